@@ -1,0 +1,51 @@
+package io.github.redislock;
+
+/**
+ * Thrown by {@link RedisDistributedLock#unlock()} (and by a reentrant acquisition) when the
+ * calling thread's hold was lost in Redis before it was released: the lease expired without
+ * renewal, the key was deleted or taken over by another owner, or the factory was closed.
+ *
+ * <p>It is an {@link IllegalMonitorStateException} because the thread no longer owns the lock;
+ * the local hold is cleared when it is thrown, so the thread may acquire the lock again. Work done
+ * under the lost hold may have overlapped another holder's: fencing tokens
+ * ({@link RedisDistributedLock#getFencingToken()}) let the protected resource reject it.
+ */
+public class LockLostException extends IllegalMonitorStateException {
+  private static final long serialVersionUID = 1L;
+
+  /** The name of the lock whose hold was lost. */
+  private final String lockName;
+
+  /** Why the hold was lost. */
+  private final String reason;
+
+  /**
+   * Creates an exception for the lost hold of a lock.
+   *
+   * @param lockName the lock's name
+   * @param reason why the hold was lost
+   */
+  public LockLostException(String lockName, String reason) {
+    super("the hold of lock '" + lockName + "' was lost before it was released: " + reason);
+    this.lockName = lockName;
+    this.reason = reason;
+  }
+
+  /**
+   * Returns the name of the lock whose hold was lost.
+   *
+   * @return the lock's name
+   */
+  public String getLockName() {
+    return lockName;
+  }
+
+  /**
+   * Returns why the hold was lost.
+   *
+   * @return the reason, in words
+   */
+  public String getReason() {
+    return reason;
+  }
+}

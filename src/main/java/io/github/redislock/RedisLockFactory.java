@@ -1,0 +1,372 @@
+package io.github.redislock;
+
+import io.github.redislock.internal.LockEngine;
+import java.net.URI;
+import java.time.Duration;
+import java.util.List;
+import java.util.Objects;
+import java.util.function.Consumer;
+import redis.clients.jedis.ConnectionPoolConfig;
+import redis.clients.jedis.DefaultJedisClientConfig;
+import redis.clients.jedis.HostAndPort;
+import redis.clients.jedis.RedisClient;
+import redis.clients.jedis.UnifiedJedis;
+import redis.clients.jedis.util.JedisURIHelper;
+
+/**
+ * Hands out {@link RedisDistributedLock}s by name, on one Redis deployment. One per application:
+ * thread-safe, long-lived, {@link AutoCloseable}.
+ *
+ * <pre>{@code
+ * try (RedisLockFactory locks = RedisLockFactory.builder()
+ *     .standalone("redis://localhost:6379")
+ *     .build()) {
+ *   Lock lock = locks.getLock("orders");
+ *   ...
+ * }
+ * }</pre>
+ *
+ * <p>A factory owns a renewal thread (while anything is held), one pub/sub connection (while
+ * anyone waits) and the Redis clients it created from URIs. Closing it stops renewals and
+ * releases nothing that users still hold: their holds are reported lost, and their next
+ * {@code unlock()} throws {@link LockLostException}. It closes only the clients it created
+ * itself, never a caller's {@link UnifiedJedis}.
+ */
+public final class RedisLockFactory implements AutoCloseable {
+  private final LockEngine engine;
+
+  private RedisLockFactory(LockEngine engine) {
+    this.engine = engine;
+  }
+
+  /**
+   * Returns a new builder.
+   *
+   * @return a builder with no endpoint and the default settings
+   */
+  public static Builder builder() {
+    return new Builder();
+  }
+
+  /**
+   * Returns the lock of the given name. Locks of the same name are the same lock: across the
+   * instances this factory returns, and across processes using the same Redis and key prefix.
+   *
+   * @param name the lock's name; its Redis key is {@code keyPrefix + name}
+   * @return the lock
+   * @throws NullPointerException if {@code name} is null
+   * @throws IllegalArgumentException if {@code name} is empty
+   * @throws IllegalStateException if this factory is closed
+   */
+  public RedisDistributedLock getLock(String name) {
+    return new RedisDistributedLock(engine, checkName(name));
+  }
+
+  /**
+   * Read-write locks are not provided yet.
+   *
+   * @param name the lock's name
+   * @return never
+   * @throws UnsupportedOperationException always
+   */
+  public RedisReadWriteLock getReadWriteLock(String name) {
+    checkName(name);
+    throw new UnsupportedOperationException("read-write locks are not implemented yet");
+  }
+
+  /**
+   * Fair (FIFO across processes) locks are not provided yet.
+   *
+   * @param name the lock's name
+   * @return never
+   * @throws UnsupportedOperationException always
+   */
+  public RedisDistributedLock getFairLock(String name) {
+    checkName(name);
+    throw new UnsupportedOperationException("fair locks are not implemented yet");
+  }
+
+  /**
+   * Stops renewals, wakes waiting threads (they throw {@link IllegalStateException}), and
+   * closes the Redis clients this factory created. Holds still held are reported lost. Calling
+   * it again has no effect.
+   */
+  @Override
+  public void close() {
+    engine.close();
+  }
+
+  /** For tests of this library: the internal engine. */
+  LockEngine engine() {
+    return engine;
+  }
+
+  private String checkName(String name) {
+    Objects.requireNonNull(name, "lock name must not be null");
+    if (name.isEmpty()) {
+      throw new IllegalArgumentException("lock name must not be empty");
+    }
+    engine.checkOpen();
+    return name;
+  }
+
+  /**
+   * Builds a {@link RedisLockFactory}. Exactly one endpoint must be given: {@link #standalone},
+   * {@link #client}, {@link #redlock} or {@link #redlockClients}. Each setting may be given once;
+   * a bad or repeated setting is rejected at once.
+   */
+  public static final class Builder {
+    static final Duration DEFAULT_LEASE = Duration.ofSeconds(30);
+    static final Duration MIN_LEASE = Duration.ofMillis(100);
+    static final Duration MAX_LEASE = Duration.ofDays(1);
+    static final Duration DEFAULT_COMMAND_TIMEOUT = Duration.ofSeconds(2);
+
+    private String endpoint;
+    private String standaloneUri;
+    private UnifiedJedis client;
+    private Duration leaseTime;
+    private Duration commandTimeout;
+    private String keyPrefix;
+    private Consumer<LockLostEvent> onLockLost;
+
+    private Builder() {}
+
+    /**
+     * Uses one Redis server, reached with a client this factory creates and closes.
+     *
+     * @param redisUri {@code redis://[user:password@]host:port[/db]}, or {@code rediss://...} for
+     *     TLS
+     * @return this builder
+     * @throws NullPointerException if {@code redisUri} is null
+     * @throws IllegalArgumentException if it is not such a URI
+     * @throws IllegalStateException if an endpoint was already set
+     */
+    public Builder standalone(String redisUri) {
+      Objects.requireNonNull(redisUri, "redisUri");
+      URI uri = parse(redisUri);
+      setEndpoint("standalone(" + uri.getHost() + ":" + uri.getPort() + ")");
+      this.standaloneUri = redisUri;
+      return this;
+    }
+
+    /**
+     * Uses the Redlock algorithm over independent masters. Not provided yet: {@link #build()}
+     * throws {@link UnsupportedOperationException} when this is set.
+     *
+     * @param redisUris one URI per master, at least three
+     * @return this builder
+     * @throws NullPointerException if the array or a URI is null
+     * @throws IllegalArgumentException if fewer than three URIs are given, or one is malformed
+     * @throws IllegalStateException if an endpoint was already set
+     */
+    public Builder redlock(String... redisUris) {
+      Objects.requireNonNull(redisUris, "redisUris");
+      if (redisUris.length < 3) {
+        throw new IllegalArgumentException(
+            "Redlock needs at least 3 independent masters, got " + redisUris.length);
+      }
+      for (String uri : redisUris) {
+        parse(Objects.requireNonNull(uri, "redisUris contains null"));
+      }
+      setEndpoint("redlock");
+      return this;
+    }
+
+    /**
+     * Uses a caller's client: a {@link RedisClient}, or a Sentinel or Cluster client. The factory
+     * never closes it.
+     *
+     * @param client the client
+     * @return this builder
+     * @throws NullPointerException if {@code client} is null
+     * @throws IllegalStateException if an endpoint was already set
+     */
+    public Builder client(UnifiedJedis client) {
+      Objects.requireNonNull(client, "client");
+      setEndpoint("client");
+      this.client = client;
+      return this;
+    }
+
+    /**
+     * Uses the Redlock algorithm over caller's clients of independent masters. Not provided yet:
+     * {@link #build()} throws {@link UnsupportedOperationException} when this is set.
+     *
+     * @param masters one client per master, at least three
+     * @return this builder
+     * @throws NullPointerException if the list or a client is null
+     * @throws IllegalArgumentException if fewer than three clients are given
+     * @throws IllegalStateException if an endpoint was already set
+     */
+    public Builder redlockClients(List<? extends UnifiedJedis> masters) {
+      Objects.requireNonNull(masters, "masters");
+      masters.forEach(m -> Objects.requireNonNull(m, "masters contains null"));
+      if (masters.size() < 3) {
+        throw new IllegalArgumentException(
+            "Redlock needs at least 3 independent masters, got " + masters.size());
+      }
+      setEndpoint("redlockClients");
+      return this;
+    }
+
+    /**
+     * Sets the lease of every hold: how long a lock outlives a holder that stopped renewing it.
+     * Holds are renewed in the background about every third of the lease. Default: 30 seconds.
+     *
+     * @param leaseTime between 100 milliseconds and one day
+     * @return this builder
+     * @throws NullPointerException if {@code leaseTime} is null
+     * @throws IllegalArgumentException if it is out of range
+     * @throws IllegalStateException if it was already set
+     */
+    public Builder leaseTime(Duration leaseTime) {
+      Objects.requireNonNull(leaseTime, "leaseTime");
+      requireUnset(this.leaseTime, "leaseTime");
+      this.leaseTime = checkRange("leaseTime", leaseTime, MIN_LEASE, MAX_LEASE);
+      return this;
+    }
+
+    /**
+     * Sets the socket and connect timeout of the clients this factory creates, and the time one
+     * Redis command is expected to take at most, which bounds how long a timed
+     * {@code tryLock} may block in a call. Default: 2 seconds.
+     *
+     * @param commandTimeout between 1 millisecond and 1 minute
+     * @return this builder
+     * @throws NullPointerException if {@code commandTimeout} is null
+     * @throws IllegalArgumentException if it is out of range
+     * @throws IllegalStateException if it was already set
+     */
+    public Builder commandTimeout(Duration commandTimeout) {
+      Objects.requireNonNull(commandTimeout, "commandTimeout");
+      requireUnset(this.commandTimeout, "commandTimeout");
+      this.commandTimeout =
+          checkRange("commandTimeout", commandTimeout, Duration.ofMillis(1), Duration.ofMinutes(1));
+      return this;
+    }
+
+    /**
+     * Sets the prefix of every lock key. Default: {@code ""}, so the key is the lock name itself.
+     *
+     * @param prefix the prefix, possibly empty
+     * @return this builder
+     * @throws NullPointerException if {@code prefix} is null
+     * @throws IllegalStateException if it was already set
+     */
+    public Builder keyPrefix(String prefix) {
+      Objects.requireNonNull(prefix, "prefix");
+      requireUnset(this.keyPrefix, "keyPrefix");
+      this.keyPrefix = prefix;
+      return this;
+    }
+
+    /**
+     * Sets a listener told once of every hold lost before its release: renewal found the key gone
+     * or taken, renewal failed until the lease ran out, or the factory was closed. It runs on the
+     * factory's renewal thread and should return quickly; its exceptions are logged.
+     *
+     * @param listener the listener
+     * @return this builder
+     * @throws NullPointerException if {@code listener} is null
+     * @throws IllegalStateException if it was already set
+     */
+    public Builder onLockLost(Consumer<LockLostEvent> listener) {
+      Objects.requireNonNull(listener, "listener");
+      requireUnset(this.onLockLost, "onLockLost");
+      this.onLockLost = listener;
+      return this;
+    }
+
+    /**
+     * Builds the factory. No Redis call is made: an unreachable Redis shows at the first lock
+     * operation, as a {@link RedisLockException}.
+     *
+     * @return the factory
+     * @throws IllegalStateException if no endpoint was set
+     * @throws UnsupportedOperationException if a Redlock endpoint was set (not provided yet)
+     */
+    public RedisLockFactory build() {
+      if (endpoint == null) {
+        throw new IllegalStateException(
+            "no Redis endpoint: call standalone(uri), client(UnifiedJedis), redlock(uris...) or"
+                + " redlockClients(clients) once");
+      }
+      if (endpoint.startsWith("redlock")) {
+        throw new UnsupportedOperationException("Redlock is not implemented yet");
+      }
+      Duration lease = leaseTime != null ? leaseTime : DEFAULT_LEASE;
+      Duration timeout = commandTimeout != null ? commandTimeout : DEFAULT_COMMAND_TIMEOUT;
+      String prefix = keyPrefix != null ? keyPrefix : "";
+      Consumer<LockLostEvent> listener = onLockLost != null ? onLockLost : event -> { };
+      boolean owned = client == null;
+      UnifiedJedis redis = owned ? createClient(standaloneUri, timeout) : client;
+      return new RedisLockFactory(
+          LockEngine.singleNode(redis, owned, prefix, lease, timeout, listener));
+    }
+
+    private void setEndpoint(String which) {
+      if (endpoint != null) {
+        throw new IllegalStateException(
+            "a Redis endpoint was already set (" + endpoint + "); set exactly one");
+      }
+      endpoint = which;
+    }
+
+    private static void requireUnset(Object current, String setting) {
+      if (current != null) {
+        throw new IllegalStateException(setting + " was already set to " + current);
+      }
+    }
+
+    private static Duration checkRange(String setting, Duration value, Duration min, Duration max) {
+      if (value.compareTo(min) < 0 || value.compareTo(max) > 0) {
+        throw new IllegalArgumentException(
+            setting + " must be between " + min + " and " + max + ", got " + value);
+      }
+      return value;
+    }
+
+    private static URI parse(String redisUri) {
+      URI uri;
+      try {
+        uri = URI.create(redisUri);
+      } catch (IllegalArgumentException e) {
+        throw new IllegalArgumentException("not a Redis URI: '" + redisUri + "'", e);
+      }
+      if (!JedisURIHelper.isValid(uri) || !JedisURIHelper.isRedisScheme(uri)) {
+        throw new IllegalArgumentException(
+            "not a Redis URI: '" + redisUri
+                + "'; expected redis://[user:password@]host:port[/db] or rediss://...");
+      }
+      return uri;
+    }
+
+    private static UnifiedJedis createClient(String redisUri, Duration timeout) {
+      URI uri = parse(redisUri);
+      int millis = (int) timeout.toMillis();
+      DefaultJedisClientConfig.Builder config =
+          DefaultJedisClientConfig.builder()
+              .user(JedisURIHelper.getUser(uri))
+              .password(JedisURIHelper.getPassword(uri))
+              .ssl(JedisURIHelper.isRedisSSLScheme(uri))
+              .socketTimeoutMillis(millis)
+              .connectionTimeoutMillis(millis)
+              .clientName("redis-lock");
+      if (JedisURIHelper.hasDbIndex(uri)) {
+        config.database(JedisURIHelper.getDBIndex(uri));
+      }
+      ConnectionPoolConfig pool = new ConnectionPoolConfig();
+      pool.setMaxTotal(64);
+      pool.setMaxIdle(64);
+      pool.setMinIdle(0);
+      pool.setJmxEnabled(false);
+      pool.setMaxWait(timeout);
+      HostAndPort address = JedisURIHelper.getHostAndPort(uri);
+      return RedisClient.builder()
+          .hostAndPort(address)
+          .clientConfig(config.build())
+          .poolConfig(pool)
+          .build();
+    }
+  }
+}

@@ -1,0 +1,36 @@
+package io.github.redislock.internal;
+
+import io.github.redislock.RedisLockException;
+import java.util.List;
+import redis.clients.jedis.UnifiedJedis;
+
+/**
+ * What differs between one Redis node and several: the {@link LockEngine} writes the {@code Lock}
+ * logic (reentrancy, waiting, interrupts, renewal) once and talks to Redis only through this.
+ * Every method throws {@link RedisLockException}, with the client's exception as its cause, when
+ * Redis cannot be reached or answers with an error.
+ */
+interface LockBackend extends AutoCloseable {
+
+  /** One attempt to take the lock with {@code token} for {@code leaseMillis}. */
+  Acquisition tryAcquire(LockKeys keys, String token, long leaseMillis);
+
+  /** Renews the lease; {@code false} when the key no longer holds {@code token}. */
+  boolean extend(LockKeys keys, String token, long leaseMillis);
+
+  /**
+   * Deletes the key if it holds {@code token} and wakes waiters; {@code false} when it did not
+   * hold it. A repeated call after a lost reply still answers {@code true}.
+   */
+  boolean release(LockKeys keys, String token);
+
+  /** Whether anyone holds the lock. */
+  boolean isLocked(LockKeys keys);
+
+  /** The clients whose pub/sub channels carry wake-ups. */
+  List<UnifiedJedis> wakeUpSources();
+
+  /** Closes the clients this backend created; never a caller's. */
+  @Override
+  void close();
+}

@@ -1,0 +1,556 @@
+package io.github.redislock.internal;
+
+import io.github.redislock.LockLostEvent;
+import io.github.redislock.LockLostException;
+import io.github.redislock.RedisLockException;
+import java.time.Duration;
+import java.util.List;
+import java.util.Objects;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.SynchronousQueue;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.function.Consumer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import redis.clients.jedis.UnifiedJedis;
+
+/**
+ * The {@code Lock} logic of one factory, written once for every backend: reentrancy counted in the
+ * JVM, a JVM-local queue per name (only its head talks to Redis), waiting on wake-ups and lease
+ * ends, deadlines and interrupts, renewal and loss reporting.
+ *
+ * <p>Everything here is keyed by lock name; {@code RedisDistributedLock} forwards to it with the
+ * calling thread.
+ */
+public final class LockEngine implements AutoCloseable {
+  private static final Logger log = LoggerFactory.getLogger(LockEngine.class);
+
+  /*
+   * Waiting. The head of a name's local queue tries Redis; when the lock is busy it subscribes
+   * to the name's wake-up channel and waits until the first of: a wake-up (a release, or its
+   * subscription becoming active, which closes the window between the failed attempt and the
+   * subscription), the holder's remaining lease, a re-check interval, the caller's deadline.
+   * The re-check is long when the holder is one of ours (it publishes on release) and the
+   * subscription is active, short otherwise (a foreign holder never publishes).
+   *
+   * Deadlines. Computed once from System.nanoTime(). A Redis call cannot be interrupted and may
+   * take up to the client's timeout (twice that when the pool reconnects in the caller's thread),
+   * so a timed attempt that might overrun the deadline runs on the I/O executor, and the caller
+   * stops waiting for it at the deadline; an abandoned attempt that turns out to have acquired
+   * is released at once.
+   */
+
+  private static final long SHORT_RECHECK_NANOS = TimeUnit.MILLISECONDS.toNanos(100);
+  private static final long LONG_RECHECK_NANOS = TimeUnit.MILLISECONDS.toNanos(1500);
+  private static final long TIMED_GRACE_NANOS = TimeUnit.MILLISECONDS.toNanos(25);
+  private static final long WARN_EVERY_NANOS = TimeUnit.SECONDS.toNanos(10);
+  private static final long MAX_TIMEOUT_NANOS = Long.MAX_VALUE / 4;
+
+  private enum Mode {
+    /** {@code tryLock()}: one attempt. */
+    ONCE,
+    /** {@code tryLock(time, unit)}. */
+    TIMED,
+    /** {@code lockInterruptibly()}. */
+    INTERRUPTIBLE,
+    /** {@code lock()}: waits through interrupts and Redis outages. */
+    UNINTERRUPTIBLE
+  }
+
+  private final LockBackend backend;
+  private final String keyPrefix;
+  private final long leaseMillis;
+  private final long leaseNanos;
+  private final long slowCallNanos;
+  private final LeaseRenewer renewer;
+  private final List<WakeUps> wakeUps;
+  private final ExecutorService io;
+  private final ConcurrentHashMap<String, NameState> states = new ConcurrentHashMap<>();
+  private final Set<Signal> waiters = ConcurrentHashMap.newKeySet();
+  private volatile boolean closed;
+
+  private LockEngine(
+      LockBackend backend,
+      String keyPrefix,
+      Duration leaseTime,
+      Duration commandTimeout,
+      Consumer<LockLostEvent> onLockLost) {
+    this.backend = backend;
+    this.keyPrefix = keyPrefix;
+    this.leaseMillis = leaseTime.toMillis();
+    this.leaseNanos = leaseTime.toNanos();
+    // A pooled Jedis call to a stalled server can take two socket timeouts plus a connect.
+    this.slowCallNanos = commandTimeout.toNanos() * 3;
+    this.renewer = new LeaseRenewer(backend, leaseMillis, onLockLost);
+    this.wakeUps = backend.wakeUpSources().stream().map(WakeUps::new).toList();
+    this.io =
+        new ThreadPoolExecutor(
+            0, Integer.MAX_VALUE, 10, TimeUnit.SECONDS, new SynchronousQueue<>(),
+            Threads.daemon("redis-lock-io"));
+  }
+
+  /**
+   * An engine on one Redis deployment.
+   *
+   * @param client the client: a standalone, Sentinel or Cluster {@code UnifiedJedis}
+   * @param ownsClient whether {@link #close()} closes it
+   * @param keyPrefix prepended to every lock name to form its key
+   * @param leaseTime the lease of every hold, renewed while held
+   * @param commandTimeout the longest one Redis command is expected to take
+   * @param onLockLost told of every hold lost before its release
+   * @return the engine
+   */
+  public static LockEngine singleNode(
+      UnifiedJedis client,
+      boolean ownsClient,
+      String keyPrefix,
+      Duration leaseTime,
+      Duration commandTimeout,
+      Consumer<LockLostEvent> onLockLost) {
+    long companionTtl = Math.max(2 * leaseTime.toMillis(), TimeUnit.MINUTES.toMillis(1));
+    return new LockEngine(
+        new SingleNodeBackend(client, ownsClient, companionTtl),
+        keyPrefix,
+        leaseTime,
+        commandTimeout,
+        onLockLost);
+  }
+
+  // ---- Lock ----
+
+  public void lock(String name) {
+    try {
+      acquire(name, Mode.UNINTERRUPTIBLE, 0);
+    } catch (InterruptedException e) {
+      throw new AssertionError("lock() does not throw InterruptedException", e);
+    }
+  }
+
+  public void lockInterruptibly(String name) throws InterruptedException {
+    acquire(name, Mode.INTERRUPTIBLE, 0);
+  }
+
+  public boolean tryLock(String name) {
+    try {
+      return acquire(name, Mode.ONCE, 0);
+    } catch (InterruptedException e) {
+      throw new AssertionError("tryLock() does not throw InterruptedException", e);
+    }
+  }
+
+  public boolean tryLock(String name, long timeoutNanos) throws InterruptedException {
+    if (timeoutNanos <= 0) {
+      if (Thread.interrupted()) {
+        throw new InterruptedException();
+      }
+      return acquire(name, Mode.ONCE, 0);
+    }
+    return acquire(name, Mode.TIMED, Math.min(timeoutNanos, MAX_TIMEOUT_NANOS));
+  }
+
+  public void unlock(String name) {
+    NameState state = states.get(name);
+    if (state == null || !state.local.isHeldByCurrentThread()) {
+      throw new IllegalMonitorStateException(
+          "the current thread does not hold lock '" + name + "'");
+    }
+    Hold hold = state.hold;
+    if (hold.isLost()) {
+      drop(state);
+      throw new LockLostException(name, hold.lostReason());
+    }
+    if (state.local.getHoldCount() > 1) {
+      state.local.unlock();
+      return;
+    }
+    if (!hold.beginRelease()) {
+      drop(state);
+      throw new LockLostException(name, hold.lostReason());
+    }
+    renewer.stop(hold);
+    boolean released;
+    try {
+      released = releaseWithRetry(hold);
+    } catch (RedisLockException e) {
+      throw new RedisLockException(
+          "lock '" + name + "' was released in this JVM, but Redis could not confirm the release;"
+              + " its key expires within the lease (" + leaseMillis + " ms)",
+          e);
+    } finally {
+      drop(state);
+    }
+    if (!released) {
+      throw new LockLostException(
+          name, "the lock key was deleted, expired or taken by another owner before unlock");
+    }
+  }
+
+  // ---- queries ----
+
+  public boolean isHeldByCurrentThread(String name) {
+    NameState state = states.get(name);
+    if (state == null || !state.local.isHeldByCurrentThread()) {
+      return false;
+    }
+    Hold hold = state.hold;
+    return hold != null && hold.isValid();
+  }
+
+  public int getHoldCount(String name) {
+    NameState state = states.get(name);
+    return isHeldByCurrentThread(name) ? state.local.getHoldCount() : 0;
+  }
+
+  public boolean isLocked(String name) {
+    checkOpen();
+    return backend.isLocked(keysOf(name));
+  }
+
+  public long getFencingToken(String name) {
+    NameState state = states.get(name);
+    if (state == null || !state.local.isHeldByCurrentThread()) {
+      throw new IllegalMonitorStateException(
+          "the current thread does not hold lock '" + name + "'");
+    }
+    Hold hold = state.hold;
+    if (!hold.isValid()) {
+      throw new LockLostException(name, hold.lostReason());
+    }
+    return hold.fencingToken;
+  }
+
+  /** Throws {@link IllegalStateException} once the factory is closed. */
+  public void checkOpen() {
+    if (closed) {
+      throw new IllegalStateException("this RedisLockFactory is closed");
+    }
+  }
+
+  /** Number of holds being renewed: for tests that check nothing leaks. */
+  public int renewingCount() {
+    return renewer.activeCount();
+  }
+
+  /** Number of wake-up channels subscribed: for tests that check nothing leaks. */
+  public int subscribedCount() {
+    return wakeUps.stream().mapToInt(WakeUps::subscribedCount).sum();
+  }
+
+  /**
+   * Stops renewals (holds still held are reported lost), wakes every waiter (they throw
+   * {@link IllegalStateException}), and closes the clients the backend created.
+   */
+  @Override
+  public void close() {
+    if (closed) {
+      return;
+    }
+    closed = true;
+    renewer.close();
+    waiters.forEach(Signal::raise);
+    wakeUps.forEach(WakeUps::close);
+    io.shutdownNow();
+    backend.close();
+  }
+
+  // ---- acquisition ----
+
+  private boolean acquire(String name, Mode mode, long timeoutNanos) throws InterruptedException {
+    checkOpen();
+    if (mode == Mode.INTERRUPTIBLE || mode == Mode.TIMED) {
+      if (Thread.interrupted()) {
+        throw new InterruptedException();
+      }
+    }
+    long deadline = System.nanoTime() + timeoutNanos;
+    NameState current = states.get(name);
+    if (current != null && current.local.isHeldByCurrentThread()) {
+      return reenter(current);
+    }
+    NameState state = enter(name);
+    boolean acquired = false;
+    try {
+      if (!queueLocally(state, mode, timeoutNanos)) {
+        return false;
+      }
+      try {
+        acquired = acquireInRedis(state, mode, deadline);
+      } finally {
+        if (!acquired) {
+          state.local.unlock();
+        }
+      }
+      return acquired;
+    } finally {
+      if (!acquired) {
+        exit(state);
+      }
+    }
+  }
+
+  private boolean reenter(NameState state) {
+    Hold hold = state.hold;
+    if (!hold.isValid()) {
+      throw new LockLostException(state.name, hold.lostReason());
+    }
+    state.local.lock();
+    return true;
+  }
+
+  private static boolean queueLocally(NameState state, Mode mode, long timeoutNanos)
+      throws InterruptedException {
+    switch (mode) {
+      case ONCE:
+        return state.local.tryLock();
+      case TIMED:
+        return state.local.tryLock(timeoutNanos, TimeUnit.NANOSECONDS);
+      case INTERRUPTIBLE:
+        state.local.lockInterruptibly();
+        return true;
+      default:
+        state.local.lock();
+        return true;
+    }
+  }
+
+  private boolean acquireInRedis(NameState state, Mode mode, long deadline)
+      throws InterruptedException {
+    Signal signal = null;
+    Backoff backoff = null;
+    boolean interrupted = false;
+    boolean answered = false;
+    long lastWarn = 0;
+    String token = Tokens.next();
+    try {
+      while (true) {
+        checkOpen();
+        long start = System.nanoTime();
+        Acquisition attempt;
+        try {
+          attempt = attempt(state, token, mode, deadline, answered);
+        } catch (RedisLockException e) {
+          String failed = token;
+          token = Tokens.next(); // a late cleanup of the failed token must not delete the next one
+          releaseLater(state.keys, failed);
+          if (mode == Mode.ONCE || !Failures.isTransient(e)) {
+            throw e;
+          }
+          long now = System.nanoTime();
+          if (mode == Mode.TIMED && deadline - now <= 0) {
+            throw e;
+          }
+          if (lastWarn == 0 || now - lastWarn >= WARN_EVERY_NANOS) {
+            lastWarn = now;
+            log.warn("Redis is unavailable to acquire lock '{}'; retrying: {}", state.name,
+                e.getMessage());
+          }
+          backoff = backoff == null ? new Backoff() : backoff;
+          long pause = backoff.nextNanos();
+          if (mode == Mode.TIMED) {
+            pause = Math.min(pause, deadline - now);
+          }
+          signal = signal == null ? waitingSignal() : signal;
+          interrupted |= await(signal, pause, mode);
+          answered = false;
+          continue;
+        }
+        if (attempt.acquired()) {
+          install(state, token, attempt.fencingToken(), start);
+          return true;
+        }
+        answered = true;
+        if (mode == Mode.ONCE) {
+          return false;
+        }
+        long now = System.nanoTime();
+        if (mode == Mode.TIMED && deadline - now <= 0) {
+          return false;
+        }
+        if (signal == null) {
+          signal = waitingSignal();
+          Signal registered = signal;
+          wakeUps.forEach(w -> w.register(state.keys.channel(), registered));
+        }
+        long wait = waitNanos(attempt, state.keys.channel());
+        if (mode == Mode.TIMED) {
+          wait = Math.min(wait, deadline - now);
+        }
+        interrupted |= await(signal, wait, mode);
+      }
+    } finally {
+      if (signal != null) {
+        Signal registered = signal;
+        waiters.remove(registered);
+        wakeUps.forEach(w -> w.unregister(state.keys.channel(), registered));
+      }
+      if (interrupted) {
+        Thread.currentThread().interrupt();
+      }
+    }
+  }
+
+  /** One attempt; a timed one that could overrun its deadline runs on the I/O executor. */
+  private Acquisition attempt(
+      NameState state, String token, Mode mode, long deadline, boolean answeredBefore)
+      throws InterruptedException {
+    long budget = deadline - System.nanoTime();
+    if (mode != Mode.TIMED || budget > slowCallNanos) {
+      return backend.tryAcquire(state.keys, token, leaseMillis);
+    }
+    CompletableFuture<Acquisition> call;
+    try {
+      call = CompletableFuture.supplyAsync(
+          () -> backend.tryAcquire(state.keys, token, leaseMillis), io);
+    } catch (RejectedExecutionException e) {
+      checkOpen();
+      throw e;
+    }
+    try {
+      return call.get(Math.max(budget, TIMED_GRACE_NANOS), TimeUnit.NANOSECONDS);
+    } catch (TimeoutException e) {
+      releaseWhenDone(call, state.keys, token);
+      if (answeredBefore) {
+        return Acquisition.busy(0, false); // the last answer was "held by another"
+      }
+      throw new RedisLockException(
+          "Redis did not answer before the deadline while acquiring lock '" + state.name + "'", e);
+    } catch (InterruptedException e) {
+      releaseWhenDone(call, state.keys, token);
+      throw e;
+    } catch (ExecutionException e) {
+      Throwable cause = e.getCause();
+      if (cause instanceof RuntimeException runtime) {
+        throw runtime;
+      }
+      throw new RedisLockException("acquiring lock '" + state.name + "' failed", cause);
+    }
+  }
+
+  private long waitNanos(Acquisition busy, String channel) {
+    boolean active = wakeUps.stream().anyMatch(w -> w.isActive(channel));
+    long recheck =
+        Backoff.jitter(busy.holderPublishes() && active ? LONG_RECHECK_NANOS : SHORT_RECHECK_NANOS);
+    if (busy.holderTtlMillis() >= 0) {
+      long ttl = TimeUnit.MILLISECONDS.toNanos(busy.holderTtlMillis() + 1);
+      return Math.min(recheck, ttl);
+    }
+    return recheck;
+  }
+
+  /**
+   * Waits on {@code signal}. Interruptible modes throw on interrupt; {@code lock()} clears the flag
+   * (so the wait does not spin) and answers {@code true}, for the flag to be re-set at the end.
+   */
+  private boolean await(Signal signal, long nanos, Mode mode) throws InterruptedException {
+    signal.await(nanos);
+    if (Thread.interrupted()) {
+      if (mode == Mode.UNINTERRUPTIBLE) {
+        return true;
+      }
+      throw new InterruptedException();
+    }
+    return false;
+  }
+
+  private Signal waitingSignal() {
+    Signal signal = new Signal();
+    waiters.add(signal);
+    if (closed) {
+      signal.raise();
+    }
+    return signal;
+  }
+
+  private void install(NameState state, String token, long fencingToken, long startNanos) {
+    Hold hold = new Hold(state.name, state.keys, token, fencingToken, startNanos + leaseNanos);
+    state.hold = hold;
+    if (!renewer.start(hold)) {
+      state.hold = null;
+      releaseLater(state.keys, token);
+      checkOpen();
+    }
+  }
+
+  // ---- release ----
+
+  /** Releases; a transient failure is retried once (its reply may have been lost). */
+  private boolean releaseWithRetry(Hold hold) {
+    try {
+      return backend.release(hold.keys, hold.token);
+    } catch (RedisLockException first) {
+      if (!Failures.isTransient(first)) {
+        throw first;
+      }
+      try {
+        return backend.release(hold.keys, hold.token);
+      } catch (RedisLockException second) {
+        second.addSuppressed(first);
+        throw second;
+      }
+    }
+  }
+
+  /** Releases {@code token} in the background, if it holds the key: for abandoned attempts. */
+  private void releaseLater(LockKeys keys, String token) {
+    try {
+      io.execute(() -> releaseQuietly(keys, token));
+    } catch (RejectedExecutionException e) {
+      log.debug("factory closed; not cleaning up an abandoned attempt on '{}'", keys.lock());
+    }
+  }
+
+  private void releaseWhenDone(CompletableFuture<Acquisition> call, LockKeys keys, String token) {
+    call.whenComplete((attempt, failure) -> {
+      if (failure != null || attempt.acquired()) {
+        releaseQuietly(keys, token);
+      }
+    });
+  }
+
+  private void releaseQuietly(LockKeys keys, String token) {
+    try {
+      backend.release(keys, token);
+    } catch (RuntimeException e) {
+      log.debug("could not clean up an abandoned attempt on '{}'", keys.lock(), e);
+    }
+  }
+
+  /** Clears the current thread's hold of {@code state}, whatever its count. */
+  private void drop(NameState state) {
+    state.hold = null;
+    for (int count = state.local.getHoldCount(); count > 0; count--) {
+      state.local.unlock();
+    }
+    exit(state);
+  }
+
+  // ---- per-name state ----
+
+  private NameState enter(String name) {
+    return states.compute(name, (n, state) -> {
+      NameState entered = state != null ? state : new NameState(n, keysOf(n));
+      entered.users++;
+      return entered;
+    });
+  }
+
+  private void exit(NameState state) {
+    states.computeIfPresent(state.name, (n, current) -> {
+      if (current == state && --current.users == 0) {
+        return null;
+      }
+      return current;
+    });
+  }
+
+  private LockKeys keysOf(String name) {
+    return LockKeys.of(keyPrefix + Objects.requireNonNull(name, "name"));
+  }
+}

@@ -1,0 +1,80 @@
+package io.github.redislock.internal;
+
+import java.util.Objects;
+import redis.clients.jedis.util.JedisClusterCRC16;
+
+/**
+ * The Redis names used by one lock: the lock key itself (wire-compatible with every client that
+ * speaks {@code SET key token NX PX ttl}), its companion hash (fencing counter and release marker)
+ * and its wake-up channel. The companion key and the channel hash to the lock key's cluster slot,
+ * so the lock's scripts never cross slots, whatever the name looks like.
+ *
+ * @param lock the lock key, {@code prefix + name}
+ * @param companion the hash holding the fencing counter and the last released token
+ * @param channel the pub/sub channel a release publishes on
+ */
+record LockKeys(String lock, String companion, String channel) {
+
+  LockKeys {
+    Objects.requireNonNull(lock, "lock");
+    Objects.requireNonNull(companion, "companion");
+    Objects.requireNonNull(channel, "channel");
+  }
+
+  /** Derives the keys of the lock whose Redis key is {@code lockKey}. */
+  static LockKeys of(String lockKey) {
+    String base = companionBase(lockKey);
+    return new LockKeys(lockKey, base + ":lock-meta", base + ":lock-wake");
+  }
+
+  /*
+   * Redis Cluster hashes only the part between the first '{' and the first '}' after it, when
+   * that part is non-empty (the hash tag); otherwise the whole key. Three cases:
+   *   - the key has a hash tag: any suffix keeps it, so "{user}:x" -> "{user}:x:lock-meta";
+   *   - the key has no '}': wrapping it in braces makes the whole key the tag: "a" -> "{a}";
+   *   - the key has a '}' but no valid tag ("a}b", "{}x"): no wrapping can reproduce its hash,
+   *     so we prefix a short tag chosen to hash to the same slot: "{7fq}a}b".
+   */
+  static String companionBase(String key) {
+    if (hasHashTag(key)) {
+      return key;
+    }
+    if (key.indexOf('}') < 0) {
+      return '{' + key + '}';
+    }
+    return '{' + SlotTags.forSlot(JedisClusterCRC16.getSlot(key)) + '}' + key;
+  }
+
+  static boolean hasHashTag(String key) {
+    int open = key.indexOf('{');
+    if (open < 0) {
+      return false;
+    }
+    int close = key.indexOf('}', open + 1);
+    return close > open + 1;
+  }
+
+  /** One short tag per cluster slot, computed once on first use (about 100k CRC16 evaluations). */
+  private static final class SlotTags {
+    private static final int SLOTS = 16384;
+    private static final String[] TAGS = compute();
+
+    static String forSlot(int slot) {
+      return TAGS[slot];
+    }
+
+    private static String[] compute() {
+      String[] tags = new String[SLOTS];
+      int found = 0;
+      for (int i = 0; found < SLOTS; i++) {
+        String tag = Integer.toString(i, 36);
+        int slot = JedisClusterCRC16.getSlot(tag);
+        if (tags[slot] == null) {
+          tags[slot] = tag;
+          found++;
+        }
+      }
+      return tags;
+    }
+  }
+}

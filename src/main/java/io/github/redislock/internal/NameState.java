@@ -1,0 +1,25 @@
+package io.github.redislock.internal;
+
+import java.util.concurrent.locks.ReentrantLock;
+
+/**
+ * What one factory knows of one lock name while some thread of this JVM holds it or waits for
+ * it. Threads of this JVM queue on {@link #local}, so that only its owner talks to Redis for the
+ * name; its hold count is the lock's reentrancy count.
+ */
+final class NameState {
+  final String name;
+  final LockKeys keys;
+  final ReentrantLock local = new ReentrantLock();
+
+  /** Threads that hold or wait for the name; guarded by the engine map's bin lock. */
+  int users;
+
+  /** The owner's Redis hold, set and cleared by the thread holding {@link #local}. */
+  volatile Hold hold;
+
+  NameState(String name, LockKeys keys) {
+    this.name = name;
+    this.keys = keys;
+  }
+}

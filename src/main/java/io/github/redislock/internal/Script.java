@@ -1,0 +1,65 @@
+package io.github.redislock.internal;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.HexFormat;
+import java.util.List;
+import redis.clients.jedis.UnifiedJedis;
+import redis.clients.jedis.exceptions.JedisNoScriptException;
+
+/**
+ * A Lua script kept as a {@code .lua} resource beside this class. It runs by {@code EVALSHA};
+ * when the server answers {@code NOSCRIPT} (a restart, a failover, a {@code SCRIPT FLUSH}) it
+ * runs once by {@code EVAL}, which also caches it again on that server.
+ */
+final class Script {
+  static final Script ACQUIRE = load("acquire.lua");
+  static final Script RELEASE = load("release.lua");
+  static final Script EXTEND = load("extend.lua");
+
+  private final String name;
+  private final String source;
+  private final String sha1;
+
+  private Script(String name, String source) {
+    this.name = name;
+    this.source = source;
+    this.sha1 = sha1(source);
+  }
+
+  Object run(UnifiedJedis client, List<String> keys, List<String> args) {
+    try {
+      return client.evalsha(sha1, keys, args);
+    } catch (JedisNoScriptException e) {
+      return client.eval(source, keys, args);
+    }
+  }
+
+  String name() {
+    return name;
+  }
+
+  private static Script load(String resource) {
+    try (InputStream in = Script.class.getResourceAsStream(resource)) {
+      if (in == null) {
+        throw new IllegalStateException("missing script resource " + resource);
+      }
+      return new Script(resource, new String(in.readAllBytes(), StandardCharsets.UTF_8));
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot read script resource " + resource, e);
+    }
+  }
+
+  private static String sha1(String source) {
+    try {
+      MessageDigest digest = MessageDigest.getInstance("SHA-1");
+      return HexFormat.of().formatHex(digest.digest(source.getBytes(StandardCharsets.UTF_8)));
+    } catch (NoSuchAlgorithmException e) {
+      throw new IllegalStateException("SHA-1 is required of every Java platform", e);
+    }
+  }
+}

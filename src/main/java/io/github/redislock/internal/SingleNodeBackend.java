@@ -1,0 +1,87 @@
+package io.github.redislock.internal;
+
+import io.github.redislock.RedisLockException;
+import java.util.List;
+import java.util.function.Supplier;
+import redis.clients.jedis.UnifiedJedis;
+import redis.clients.jedis.exceptions.JedisException;
+
+/**
+ * The lock on one Redis deployment reached through one {@link UnifiedJedis}: a standalone server,
+ * a Sentinel-managed master or a Cluster (every key of a lock sits in one slot).
+ */
+final class SingleNodeBackend implements LockBackend {
+  private final UnifiedJedis client;
+  private final boolean ownsClient;
+  private final String companionTtlMillis;
+
+  SingleNodeBackend(UnifiedJedis client, boolean ownsClient, long companionTtlMillis) {
+    this.client = client;
+    this.ownsClient = ownsClient;
+    this.companionTtlMillis = Long.toString(companionTtlMillis);
+  }
+
+  @Override
+  public Acquisition tryAcquire(LockKeys keys, String token, long leaseMillis) {
+    Object reply =
+        call("acquire", keys, () -> Script.ACQUIRE.run(
+            client,
+            List.of(keys.lock(), keys.companion()),
+            List.of(token, Long.toString(leaseMillis), companionTtlMillis)));
+    List<?> values = (List<?>) reply;
+    if (asLong(values.get(0)) == 1) {
+      return Acquisition.acquired(asLong(values.get(1)));
+    }
+    return Acquisition.busy(asLong(values.get(1)), asLong(values.get(2)) == 1);
+  }
+
+  @Override
+  public boolean extend(LockKeys keys, String token, long leaseMillis) {
+    Object reply =
+        call("renew", keys, () -> Script.EXTEND.run(
+            client,
+            List.of(keys.lock(), keys.companion()),
+            List.of(token, Long.toString(leaseMillis), companionTtlMillis)));
+    return asLong(reply) == 1;
+  }
+
+  @Override
+  public boolean release(LockKeys keys, String token) {
+    Object reply =
+        call("release", keys, () -> Script.RELEASE.run(
+            client,
+            List.of(keys.lock(), keys.companion()),
+            List.of(token, keys.channel(), companionTtlMillis)));
+    return asLong(reply) != 0;
+  }
+
+  @Override
+  public boolean isLocked(LockKeys keys) {
+    return call("inspect", keys, () -> client.exists(keys.lock()));
+  }
+
+  @Override
+  public List<UnifiedJedis> wakeUpSources() {
+    return List.of(client);
+  }
+
+  @Override
+  public void close() {
+    if (ownsClient) {
+      client.close();
+    }
+  }
+
+  private static <T> T call(String operation, LockKeys keys, Supplier<T> command) {
+    try {
+      return command.get();
+    } catch (JedisException e) {
+      throw new RedisLockException(
+          "Redis failed to " + operation + " lock key '" + keys.lock() + "': " + e.getMessage(), e);
+    }
+  }
+
+  private static long asLong(Object value) {
+    return ((Number) value).longValue();
+  }
+}

@@ -1,0 +1,214 @@
+package io.github.redislock.internal;
+
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import redis.clients.jedis.JedisPubSub;
+import redis.clients.jedis.UnifiedJedis;
+
+/**
+ * The wake-up channels of one Redis source, on one subscription connection shared by all waiters
+ * of a factory. The connection is taken while someone waits and given back after: when the last
+ * channel is unsubscribed, the subscription ends and its thread exits.
+ *
+ * <p>Every new subscription raises its channel's waiters, so that they try again: a release that
+ * happened between their last attempt and the subscription is not missed. A broken connection
+ * raises every waiter too; they fall back to re-checks (see {@link #isActive}) until it is back.
+ */
+final class WakeUps implements AutoCloseable {
+  private static final Logger log = LoggerFactory.getLogger(WakeUps.class);
+
+  private final UnifiedJedis source;
+
+  // All guarded by this.
+  private final Map<String, Set<Signal>> waiting = new HashMap<>();
+  private final Set<String> requested = new HashSet<>();
+  private final Set<String> confirmed = new HashSet<>();
+  private Listener listener;
+  private boolean connected;
+  private boolean ending;
+  private boolean closed;
+  private Thread thread;
+
+  WakeUps(UnifiedJedis source) {
+    this.source = source;
+  }
+
+  /** Raises {@code signal} whenever {@code channel} carries a release, until closed. */
+  synchronized void register(String channel, Signal signal) {
+    if (closed) {
+      signal.raise();
+      return;
+    }
+    waiting.computeIfAbsent(channel, c -> new HashSet<>()).add(signal);
+    if (thread == null) {
+      thread = Threads.daemon("redis-lock-wakeups").newThread(this::run);
+      thread.start();
+    } else {
+      reconcile();
+    }
+  }
+
+  synchronized void unregister(String channel, Signal signal) {
+    Set<Signal> signals = waiting.get(channel);
+    if (signals != null && signals.remove(signal) && signals.isEmpty()) {
+      waiting.remove(channel);
+      reconcile();
+    }
+  }
+
+  /** Whether a release on {@code channel} would reach its waiters now. */
+  synchronized boolean isActive(String channel) {
+    return confirmed.contains(channel);
+  }
+
+  /** Number of channels subscribed or asked for: for tests that check nothing leaks. */
+  synchronized int subscribedCount() {
+    return requested.size();
+  }
+
+  @Override
+  public void close() {
+    Thread running;
+    synchronized (this) {
+      closed = true;
+      raiseAll();
+      waiting.clear();
+      reconcile();
+      notifyAll();
+      running = thread;
+    }
+    if (running != null) {
+      try {
+        running.join(TimeUnit.SECONDS.toMillis(1));
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+    }
+  }
+
+  private void run() {
+    Backoff backoff = new Backoff();
+    while (true) {
+      Listener current;
+      String[] channels;
+      synchronized (this) {
+        if (closed || waiting.isEmpty()) {
+          thread = null;
+          return;
+        }
+        current = new Listener();
+        listener = current;
+        connected = false;
+        ending = false;
+        requested.clear();
+        requested.addAll(waiting.keySet());
+        channels = requested.toArray(String[]::new);
+      }
+      boolean failed = false;
+      try {
+        source.subscribe(current, channels);
+        backoff = new Backoff();
+      } catch (RuntimeException e) {
+        failed = true;
+        log.debug("wake-up subscription failed; waiters re-check until it is back", e);
+      }
+      synchronized (this) {
+        listener = null;
+        connected = false;
+        requested.clear();
+        confirmed.clear();
+        raiseAll();
+        if (failed && !closed && !waiting.isEmpty()) {
+          try {
+            wait(TimeUnit.NANOSECONDS.toMillis(backoff.nextNanos()) + 1);
+          } catch (InterruptedException e) {
+            thread = null;
+            return;
+          }
+        }
+      }
+    }
+  }
+
+  /** Brings the subscription in line with the waiting channels. Caller holds the monitor. */
+  private void reconcile() {
+    if (listener == null || !connected || ending) {
+      return; // the subscriber thread subscribes to everything waiting when it (re)connects
+    }
+    try {
+      if (waiting.isEmpty()) {
+        ending = true; // no command may follow: the connection goes back to the pool
+        listener.unsubscribe();
+        return;
+      }
+      List<String> add = new ArrayList<>();
+      for (String channel : waiting.keySet()) {
+        if (requested.add(channel)) {
+          add.add(channel);
+        }
+      }
+      List<String> remove = new ArrayList<>();
+      for (String channel : requested) {
+        if (!waiting.containsKey(channel)) {
+          remove.add(channel);
+        }
+      }
+      requested.removeAll(remove);
+      if (!add.isEmpty()) {
+        listener.subscribe(add.toArray(String[]::new));
+      }
+      if (!remove.isEmpty()) {
+        listener.unsubscribe(remove.toArray(String[]::new));
+      }
+    } catch (RuntimeException e) {
+      log.debug("wake-up subscription change failed; the subscriber thread reconnects", e);
+    }
+  }
+
+  private void raise(String channel) {
+    Set<Signal> signals = waiting.get(channel);
+    if (signals != null) {
+      signals.forEach(Signal::raise);
+    }
+  }
+
+  private void raiseAll() {
+    waiting.values().forEach(signals -> signals.forEach(Signal::raise));
+  }
+
+  private final class Listener extends JedisPubSub {
+    @Override
+    public void onSubscribe(String channel, int subscribedChannels) {
+      synchronized (WakeUps.this) {
+        if (listener != this) {
+          return;
+        }
+        connected = true;
+        confirmed.add(channel);
+        raise(channel);
+        reconcile();
+      }
+    }
+
+    @Override
+    public void onUnsubscribe(String channel, int subscribedChannels) {
+      synchronized (WakeUps.this) {
+        confirmed.remove(channel);
+      }
+    }
+
+    @Override
+    public void onMessage(String channel, String message) {
+      synchronized (WakeUps.this) {
+        raise(channel);
+      }
+    }
+  }
+}

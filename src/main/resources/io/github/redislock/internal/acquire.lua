@@ -1,0 +1,46 @@
+-- acquire.lua: take the lock when it is free and issue a fencing token, in one atomic step.
+--
+-- KEYS[1]  the lock key: a string holding the owner's token, with a PX lease
+-- KEYS[2]  the lock's companion hash (same cluster slot): field "c" is the fencing counter,
+--          field "r" the token of the last release (see release.lua)
+-- ARGV[1]  the caller's token
+-- ARGV[2]  the lease in milliseconds
+-- ARGV[3]  the companion hash's time to live in milliseconds
+--
+-- Replies:
+--   {1, fencingToken}       acquired (also when the key already holds ARGV[1]: an earlier
+--                           attempt of this caller set it, and its reply was lost)
+--   {0, pttl, ourFormat}    held by another owner; pttl is -1 when the key never expires,
+--                           ourFormat is 1 when the holder's token looks like this library's
+--                           (such holders publish on release), else 0
+--   error                   the lock key exists but is not a string (WRONGTYPE), or the
+--                           companion hash is not a hash
+--
+-- The fencing token is max(counter + 1, server time in microseconds), so it keeps growing
+-- after the companion hash expired or was evicted.
+if not redis.call('set', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2]) then
+  local kind = redis.call('type', KEYS[1])['ok']
+  if kind ~= 'string' then
+    return redis.error_reply('WRONGTYPE the lock key ' .. KEYS[1] .. ' holds a ' .. kind .. ', not a lock token')
+  end
+  local holder = redis.call('get', KEYS[1])
+  if holder ~= ARGV[1] then
+    local ourFormat = 0
+    if string.sub(holder, 1, 4) == 'rl1:' then ourFormat = 1 end
+    return {0, redis.call('pttl', KEYS[1]), ourFormat}
+  end
+  redis.call('pexpire', KEYS[1], ARGV[2])
+end
+local fence = redis.pcall('hincrby', KEYS[2], 'c', 1)
+if type(fence) == 'table' then
+  redis.call('del', KEYS[1])
+  return fence
+end
+local time = redis.call('time')
+local now = tonumber(time[1]) * 1000000 + tonumber(time[2])
+if fence < now then
+  fence = now
+  redis.call('hset', KEYS[2], 'c', string.format('%d', now))
+end
+redis.call('pexpire', KEYS[2], ARGV[3])
+return {1, fence}

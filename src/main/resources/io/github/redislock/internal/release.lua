@@ -1,0 +1,23 @@
+-- release.lua: delete the lock key when it still holds the caller's token, and wake waiters.
+--
+-- KEYS[1]  the lock key
+-- KEYS[2]  the lock's companion hash (same cluster slot); field "r" remembers the released token
+-- ARGV[1]  the caller's token
+-- ARGV[2]  the wake-up channel to publish on
+-- ARGV[3]  the companion hash's time to live in milliseconds
+--
+-- Replies:
+--   1   released now
+--   2   already released by an earlier call with this token (its reply was lost)
+--   0   not the owner: the key is gone, holds another token, or is not a string
+if redis.pcall('get', KEYS[1]) == ARGV[1] then
+  redis.call('del', KEYS[1])
+  redis.call('hset', KEYS[2], 'r', ARGV[1])
+  redis.call('pexpire', KEYS[2], ARGV[3])
+  redis.call('publish', ARGV[2], 'released')
+  return 1
+end
+if redis.pcall('hget', KEYS[2], 'r') == ARGV[1] then
+  return 2
+end
+return 0
