@@ -1,0 +1,35 @@
+package io.github.redislock.contract;
+
+import io.github.redislock.RedisLockFactory;
+import redis.clients.jedis.Jedis;
+
+/**
+ * A Redis deployment the contract suite runs against, with the faults it can inject. Each
+ * implementation starts real servers.
+ */
+public interface Deployment extends AutoCloseable {
+
+  /** A builder with this deployment's endpoint set; the test adds the other settings. */
+  RedisLockFactory.Builder builder();
+
+  /** A new raw connection to the server that holds {@code key}, for inspection; caller closes. */
+  Jedis raw(String key);
+
+  /** A new raw connection to every server; caller closes each. */
+  java.util.List<Jedis> rawAll();
+
+  /** Makes Redis unreachable: connections are refused. */
+  void stop();
+
+  /** Brings Redis back after {@link #stop()}, empty. */
+  void restart();
+
+  /** Freezes Redis (SIGSTOP): connections hang. */
+  void pause();
+
+  /** Thaws Redis after {@link #pause()}. */
+  void resume();
+
+  @Override
+  void close();
+}

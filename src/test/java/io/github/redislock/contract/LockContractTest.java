@@ -1,0 +1,975 @@
+package io.github.redislock.contract;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
+
+import io.github.redislock.LockLostEvent;
+import io.github.redislock.LockLostException;
+import io.github.redislock.RedisDistributedLock;
+import io.github.redislock.RedisLockException;
+import io.github.redislock.RedisLockFactory;
+import io.github.redislock.testing.RedisInvariants;
+import io.github.redislock.testing.Timing;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Consumer;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Nested;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInfo;
+import org.junit.jupiter.api.TestInstance;
+import redis.clients.jedis.Jedis;
+import redis.clients.jedis.params.SetParams;
+
+/**
+ * The {@code Lock} contract, in the manner of the JDK's TCK: every method in each case (free,
+ * reentrant, held elsewhere, interrupted, timed out, lost, Redis down), one property per test.
+ * Subclasses name the deployment; the same suite runs against each.
+ */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+public abstract class LockContractTest {
+  static final Duration SHORT_LEASE = Duration.ofMillis(600);
+
+  private Deployment deployment;
+  private final List<RedisLockFactory> factories = new CopyOnWriteArrayList<>();
+  private final List<LockLostEvent> lostEvents = new CopyOnWriteArrayList<>();
+  private ExecutorService threads;
+  private String name;
+
+  /** Starts the deployment this subclass tests. */
+  protected abstract Deployment startDeployment();
+
+  @BeforeAll
+  void startRedis() {
+    deployment = startDeployment();
+  }
+
+  @AfterAll
+  void stopRedis() {
+    deployment.close();
+  }
+
+  @BeforeEach
+  void setUp(TestInfo info) {
+    name = "contract:" + info.getTestMethod().orElseThrow().getName() + ":" + System.nanoTime();
+    threads = Executors.newCachedThreadPool();
+    lostEvents.clear();
+  }
+
+  @AfterEach
+  void checkNothingLeaks() throws InterruptedException {
+    threads.shutdownNow();
+    assertThat(threads.awaitTermination(10, TimeUnit.SECONDS)).isTrue();
+    for (RedisLockFactory factory : factories) {
+      factory.close();
+    }
+    factories.clear();
+    RedisInvariants.assertNoThreads("redis-lock-");
+    for (Jedis jedis : deployment.rawAll()) {
+      try (jedis) {
+        RedisInvariants.assertNoKeysWithoutTtl(jedis);
+        RedisInvariants.assertNoSubscriptions(jedis);
+        jedis.flushAll();
+      }
+    }
+  }
+
+  // ---- helpers ----
+
+  RedisLockFactory factory() {
+    return factory(b -> { });
+  }
+
+  RedisLockFactory factory(Consumer<RedisLockFactory.Builder> settings) {
+    RedisLockFactory.Builder builder = deployment.builder().onLockLost(lostEvents::add);
+    settings.accept(builder);
+    RedisLockFactory factory = builder.build();
+    factories.add(factory);
+    return factory;
+  }
+
+  RedisDistributedLock lock() {
+    return factory().getLock(name);
+  }
+
+  Jedis raw() {
+    return deployment.raw(name);
+  }
+
+  String rawGet(String key) {
+    try (Jedis jedis = raw()) {
+      return jedis.get(key);
+    }
+  }
+
+  long redisCalls() {
+    long total = 0;
+    for (Jedis jedis : deployment.rawAll()) {
+      try (jedis) {
+        for (String line : jedis.info("commandstats").split("\r?\n")) {
+          if (line.startsWith("cmdstat_") && !line.startsWith("cmdstat_info:")) {
+            String calls = line.substring(line.indexOf("calls=") + 6);
+            total += Long.parseLong(calls.substring(0, calls.indexOf(',')));
+          }
+        }
+      }
+    }
+    return total;
+  }
+
+  /** Runs {@code task} on a new thread of this test. */
+  <T> Future<T> inThread(java.util.concurrent.Callable<T> task) {
+    return threads.submit(task);
+  }
+
+  /** A thread of this test that holds {@code lock} until {@link Holder#release()}. */
+  Holder holdInOtherThread(RedisDistributedLock lock) throws Exception {
+    Holder holder = new Holder(lock);
+    threads.execute(holder);
+    holder.acquired.await(Timing.awaitAtMost().toMillis(), TimeUnit.MILLISECONDS);
+    assertThat(holder.acquired.getCount()).isZero();
+    return holder;
+  }
+
+  static final class Holder implements Runnable {
+    final RedisDistributedLock lock;
+    final CountDownLatch acquired = new CountDownLatch(1);
+    final CountDownLatch release = new CountDownLatch(1);
+    final CompletableFuture<Void> done = new CompletableFuture<>();
+    volatile Thread thread;
+
+    Holder(RedisDistributedLock lock) {
+      this.lock = lock;
+    }
+
+    @Override
+    public void run() {
+      thread = Thread.currentThread();
+      lock.lock();
+      try {
+        acquired.countDown();
+        release.await();
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      } finally {
+        try {
+          lock.unlock();
+          done.complete(null);
+        } catch (RuntimeException e) {
+          done.completeExceptionally(e);
+        }
+      }
+    }
+
+    void release() throws Exception {
+      release.countDown();
+      done.get(Timing.awaitAtMost().toMillis(), TimeUnit.MILLISECONDS);
+    }
+  }
+
+  static void awaitWaiting(Future<?> task, Thread[] thread) {
+    await().atMost(Timing.awaitAtMost()).until(() -> thread[0] != null
+        && (thread[0].getState() == Thread.State.WAITING
+            || thread[0].getState() == Thread.State.TIMED_WAITING));
+    assertThat(task).isNotDone();
+  }
+
+  // ---- the lock is free ----
+
+  @Nested
+  class WhenFree {
+    @Test
+    void lockAcquiresWithHoldCountOne() {
+      RedisDistributedLock lock = lock();
+      lock.lock();
+      try {
+        assertThat(lock.isHeldByCurrentThread()).isTrue();
+        assertThat(lock.getHoldCount()).isEqualTo(1);
+      } finally {
+        lock.unlock();
+      }
+    }
+
+    @Test
+    void tryLockReturnsTrue() {
+      RedisDistributedLock lock = lock();
+      assertThat(lock.tryLock()).isTrue();
+      lock.unlock();
+    }
+
+    @Test
+    void timedTryLockReturnsTrue() throws InterruptedException {
+      RedisDistributedLock lock = lock();
+      assertThat(lock.tryLock(1, TimeUnit.SECONDS)).isTrue();
+      lock.unlock();
+    }
+
+    @Test
+    void timedTryLockWithZeroTimeoutMakesOneAttempt() throws InterruptedException {
+      RedisDistributedLock lock = lock();
+      assertThat(lock.tryLock(0, TimeUnit.SECONDS)).isTrue();
+      lock.unlock();
+      assertThat(lock.tryLock(-5, TimeUnit.SECONDS)).isTrue();
+      lock.unlock();
+    }
+
+    @Test
+    void lockInterruptiblyAcquires() throws InterruptedException {
+      RedisDistributedLock lock = lock();
+      lock.lockInterruptibly();
+      assertThat(lock.isHeldByCurrentThread()).isTrue();
+      lock.unlock();
+    }
+
+    @Test
+    void lockSetsTheKeyToARandomTokenWithTheLease() {
+      RedisDistributedLock lock = factory(b -> b.leaseTime(Duration.ofSeconds(20))).getLock(name);
+      lock.lock();
+      try (Jedis jedis = raw()) {
+        String token = jedis.get(name);
+        assertThat(token).startsWith("rl1:").hasSize(4 + 32);
+        assertThat(jedis.pttl(name)).isBetween(1L, 20_000L);
+      } finally {
+        lock.unlock();
+      }
+    }
+
+    @Test
+    void eachHoldHasANewToken() {
+      RedisDistributedLock lock = lock();
+      lock.lock();
+      String first = rawGet(name);
+      lock.unlock();
+      lock.lock();
+      String second = rawGet(name);
+      lock.unlock();
+      assertThat(second).isNotEqualTo(first);
+    }
+
+    @Test
+    void unlockDeletesTheKey() {
+      RedisDistributedLock lock = lock();
+      lock.lock();
+      lock.unlock();
+      assertThat(rawGet(name)).isNull();
+      assertThat(lock.isHeldByCurrentThread()).isFalse();
+      assertThat(lock.getHoldCount()).isZero();
+    }
+
+    @Test
+    void isLockedIsFalse() {
+      assertThat(lock().isLocked()).isFalse();
+    }
+
+    @Test
+    void unlockWithoutHoldingThrowsIllegalMonitorState() {
+      RedisDistributedLock lock = lock();
+      assertThatThrownBy(lock::unlock).isInstanceOf(IllegalMonitorStateException.class)
+          .isNotInstanceOf(LockLostException.class).hasMessageContaining(name);
+    }
+
+    @Test
+    void fencingTokenWithoutHoldingThrowsIllegalMonitorState() {
+      assertThatThrownBy(lock()::getFencingToken)
+          .isInstanceOf(IllegalMonitorStateException.class);
+    }
+  }
+
+  // ---- the current thread holds it ----
+
+  @Nested
+  class WhenHeldByCurrentThread {
+    @Test
+    void lockIncrementsTheHoldCount() {
+      RedisDistributedLock lock = lock();
+      lock.lock();
+      lock.lock();
+      assertThat(lock.getHoldCount()).isEqualTo(2);
+      lock.unlock();
+      lock.unlock();
+    }
+
+    @Test
+    void reentrantAcquireAndInnerReleaseMakeNoRedisCall() throws InterruptedException {
+      RedisDistributedLock lock = lock();
+      lock.lock();
+      try {
+        long before = redisCalls();
+        lock.lock();
+        assertThat(lock.tryLock()).isTrue();
+        assertThat(lock.tryLock(1, TimeUnit.SECONDS)).isTrue();
+        lock.lockInterruptibly();
+        lock.getHoldCount();
+        lock.isHeldByCurrentThread();
+        lock.getFencingToken();
+        lock.unlock();
+        lock.unlock();
+        lock.unlock();
+        lock.unlock();
+        assertThat(redisCalls()).isEqualTo(before);
+      } finally {
+        lock.unlock();
+      }
+    }
+
+    @Test
+    void innerUnlockKeepsTheKey() {
+      RedisDistributedLock lock = lock();
+      lock.lock();
+      lock.lock();
+      lock.unlock();
+      assertThat(rawGet(name)).isNotNull();
+      assertThat(lock.isHeldByCurrentThread()).isTrue();
+      lock.unlock();
+      assertThat(rawGet(name)).isNull();
+    }
+
+    @Test
+    void anotherInstanceOfTheSameNameIsTheSameLock() {
+      RedisLockFactory factory = factory();
+      RedisDistributedLock first = factory.getLock(name);
+      RedisDistributedLock second = factory.getLock(name);
+      first.lock();
+      assertThat(second.tryLock()).isTrue();
+      assertThat(second.getHoldCount()).isEqualTo(2);
+      second.unlock();
+      first.unlock();
+    }
+
+    @Test
+    void isLockedIsTrue() {
+      RedisDistributedLock lock = lock();
+      lock.lock();
+      try {
+        assertThat(lock.isLocked()).isTrue();
+      } finally {
+        lock.unlock();
+      }
+    }
+
+    @Test
+    void fencingTokenIsPositiveAndStableWhileHeld() {
+      RedisDistributedLock lock = lock();
+      lock.lock();
+      try {
+        long token = lock.getFencingToken();
+        assertThat(token).isPositive();
+        lock.lock();
+        assertThat(lock.getFencingToken()).isEqualTo(token);
+        lock.unlock();
+      } finally {
+        lock.unlock();
+      }
+    }
+
+    @Test
+    void holdIsRenewedBeyondTheLease() {
+      RedisDistributedLock lock = factory(b -> b.leaseTime(SHORT_LEASE)).getLock(name);
+      lock.lock();
+      try (Jedis jedis = raw()) {
+        String token = jedis.get(name);
+        // Several leases pass: the key is still ours only if renewal extended it.
+        long until = System.nanoTime() + 4 * SHORT_LEASE.toNanos();
+        await().atMost(Timing.awaitAtMost()).until(() -> System.nanoTime() - until > 0);
+        assertThat(jedis.get(name)).isEqualTo(token);
+        assertThat(lock.isHeldByCurrentThread()).isTrue();
+      } finally {
+        lock.unlock();
+      }
+      assertThat(lostEvents).isEmpty();
+    }
+  }
+
+  // ---- another thread, here or elsewhere, holds it ----
+
+  @Nested
+  class WhenHeldElsewhere {
+    @Test
+    void tryLockReturnsFalseWhileAnotherThreadHoldsIt() throws Exception {
+      RedisDistributedLock lock = lock();
+      Holder holder = holdInOtherThread(lock);
+      assertThat(lock.tryLock()).isFalse();
+      assertThat(lock.isHeldByCurrentThread()).isFalse();
+      holder.release();
+    }
+
+    @Test
+    void tryLockReturnsFalseWhileAnotherFactoryHoldsIt() throws Exception {
+      Holder holder = holdInOtherThread(factory().getLock(name));
+      assertThat(lock().tryLock()).isFalse();
+      holder.release();
+    }
+
+    @Test
+    void timedTryLockReturnsFalseWhenTheTimeElapses() throws Exception {
+      Holder holder = holdInOtherThread(factory().getLock(name));
+      assertThat(lock().tryLock(200, TimeUnit.MILLISECONDS)).isFalse();
+      holder.release();
+    }
+
+    @Test
+    void timedTryLockAcquiresWhenReleasedInTime() throws Exception {
+      Holder holder = holdInOtherThread(factory().getLock(name));
+      RedisDistributedLock lock = lock();
+      Thread[] waiter = new Thread[1];
+      Future<Boolean> result = inThread(() -> {
+        waiter[0] = Thread.currentThread();
+        boolean acquired = lock.tryLock(Timing.awaitAtMost().toMillis(), TimeUnit.MILLISECONDS);
+        if (acquired) {
+          lock.unlock();
+        }
+        return acquired;
+      });
+      awaitWaiting(result, waiter);
+      holder.release();
+      assertThat(result.get(Timing.awaitAtMost().toMillis(), TimeUnit.MILLISECONDS)).isTrue();
+    }
+
+    @Test
+    void lockWaitsUntilTheHolderInAnotherFactoryReleases() throws Exception {
+      Holder holder = holdInOtherThread(factory().getLock(name));
+      RedisDistributedLock lock = lock();
+      Thread[] waiter = new Thread[1];
+      Future<Long> result = inThread(() -> {
+        waiter[0] = Thread.currentThread();
+        lock.lock();
+        try {
+          return lock.getFencingToken();
+        } finally {
+          lock.unlock();
+        }
+      });
+      awaitWaiting(result, waiter);
+      holder.release();
+      assertThat(result.get(Timing.awaitAtMost().toMillis(), TimeUnit.MILLISECONDS)).isPositive();
+    }
+
+    @Test
+    void lockWaitsUntilAnotherThreadOfTheSameFactoryReleases() throws Exception {
+      RedisDistributedLock lock = lock();
+      Holder holder = holdInOtherThread(lock);
+      Thread[] waiter = new Thread[1];
+      Future<Boolean> result = inThread(() -> {
+        waiter[0] = Thread.currentThread();
+        lock.lock();
+        lock.unlock();
+        return true;
+      });
+      awaitWaiting(result, waiter);
+      holder.release();
+      assertThat(result.get(Timing.awaitAtMost().toMillis(), TimeUnit.MILLISECONDS)).isTrue();
+    }
+
+    @Test
+    void lockInterruptiblyWaitsUntilReleased() throws Exception {
+      Holder holder = holdInOtherThread(factory().getLock(name));
+      RedisDistributedLock lock = lock();
+      Thread[] waiter = new Thread[1];
+      Future<Boolean> result = inThread(() -> {
+        waiter[0] = Thread.currentThread();
+        lock.lockInterruptibly();
+        lock.unlock();
+        return true;
+      });
+      awaitWaiting(result, waiter);
+      holder.release();
+      assertThat(result.get(Timing.awaitAtMost().toMillis(), TimeUnit.MILLISECONDS)).isTrue();
+    }
+
+    @Test
+    void unlockByANonOwnerThreadThrowsIllegalMonitorState() throws Exception {
+      RedisDistributedLock lock = lock();
+      Holder holder = holdInOtherThread(lock);
+      assertThatThrownBy(lock::unlock).isInstanceOf(IllegalMonitorStateException.class);
+      assertThat(rawGet(name)).isNotNull();
+      holder.release();
+    }
+
+    @Test
+    void isLockedIsTrue() throws Exception {
+      Holder holder = holdInOtherThread(factory().getLock(name));
+      assertThat(lock().isLocked()).isTrue();
+      holder.release();
+    }
+
+    @Test
+    void fencingTokensIncreaseFromHolderToHolder() {
+      List<Long> tokens = new ArrayList<>();
+      for (int i = 0; i < 5; i++) {
+        RedisDistributedLock lock = factory().getLock(name);
+        lock.lock();
+        tokens.add(lock.getFencingToken());
+        lock.unlock();
+      }
+      assertThat(tokens).isSorted().doesNotHaveDuplicates();
+    }
+
+    @Test
+    void fencingTokensKeepIncreasingAfterTheCounterIsDeleted() {
+      RedisDistributedLock lock = lock();
+      lock.lock();
+      long first = lock.getFencingToken();
+      lock.unlock();
+      try (Jedis jedis = raw()) {
+        jedis.flushAll();
+      }
+      lock.lock();
+      long second = lock.getFencingToken();
+      lock.unlock();
+      assertThat(second).isGreaterThan(first);
+    }
+  }
+
+  // ---- interrupts ----
+
+  @Nested
+  class WhenInterrupted {
+    @Test
+    void lockInterruptiblyThrowsWhenInterruptedWhileWaiting() throws Exception {
+      Holder holder = holdInOtherThread(factory().getLock(name));
+      String holderToken = rawGet(name);
+      RedisDistributedLock lock = lock();
+      Thread[] waiter = new Thread[1];
+      Future<Throwable> result = inThread(() -> {
+        waiter[0] = Thread.currentThread();
+        try {
+          lock.lockInterruptibly();
+          return null;
+        } catch (InterruptedException e) {
+          return e;
+        }
+      });
+      awaitWaiting(result, waiter);
+      waiter[0].interrupt();
+      assertThat(result.get(Timing.awaitAtMost().toMillis(), TimeUnit.MILLISECONDS))
+          .isInstanceOf(InterruptedException.class);
+      assertThat(rawGet(name)).isEqualTo(holderToken);
+      holder.release();
+      assertThat(rawGet(name)).isNull();
+    }
+
+    @Test
+    void lockInterruptiblyThrowsWhenAlreadyInterrupted() {
+      RedisDistributedLock lock = lock();
+      Thread.currentThread().interrupt();
+      assertThatThrownBy(lock::lockInterruptibly).isInstanceOf(InterruptedException.class);
+      assertThat(Thread.interrupted()).isFalse();
+      assertThat(rawGet(name)).isNull();
+    }
+
+    @Test
+    void timedTryLockThrowsWhenAlreadyInterrupted() {
+      RedisDistributedLock lock = lock();
+      Thread.currentThread().interrupt();
+      assertThatThrownBy(() -> lock.tryLock(1, TimeUnit.SECONDS))
+          .isInstanceOf(InterruptedException.class);
+      assertThat(rawGet(name)).isNull();
+    }
+
+    @Test
+    void timedTryLockThrowsWhenInterruptedWhileWaiting() throws Exception {
+      Holder holder = holdInOtherThread(factory().getLock(name));
+      RedisDistributedLock lock = lock();
+      Thread[] waiter = new Thread[1];
+      Future<Throwable> result = inThread(() -> {
+        waiter[0] = Thread.currentThread();
+        try {
+          lock.tryLock(1, TimeUnit.HOURS);
+          return null;
+        } catch (InterruptedException e) {
+          return e;
+        }
+      });
+      awaitWaiting(result, waiter);
+      waiter[0].interrupt();
+      assertThat(result.get(Timing.awaitAtMost().toMillis(), TimeUnit.MILLISECONDS))
+          .isInstanceOf(InterruptedException.class);
+      holder.release();
+      assertThat(rawGet(name)).isNull();
+    }
+
+    @Test
+    void lockKeepsWaitingThroughAnInterruptAndRestoresTheFlag() throws Exception {
+      Holder holder = holdInOtherThread(factory().getLock(name));
+      RedisDistributedLock lock = lock();
+      Thread[] waiter = new Thread[1];
+      Future<Boolean> result = inThread(() -> {
+        waiter[0] = Thread.currentThread();
+        lock.lock();
+        boolean interrupted = Thread.currentThread().isInterrupted();
+        lock.unlock();
+        return interrupted;
+      });
+      awaitWaiting(result, waiter);
+      waiter[0].interrupt();
+      awaitWaiting(result, waiter); // still waiting after the interrupt
+      holder.release();
+      assertThat(result.get(Timing.awaitAtMost().toMillis(), TimeUnit.MILLISECONDS)).isTrue();
+    }
+
+    @Test
+    void interruptedLocalWaiterLeavesTheQueue() throws Exception {
+      RedisDistributedLock lock = lock();
+      Holder holder = holdInOtherThread(lock);
+      Thread[] waiter = new Thread[1];
+      Future<Throwable> result = inThread(() -> {
+        waiter[0] = Thread.currentThread();
+        try {
+          lock.lockInterruptibly();
+          return null;
+        } catch (InterruptedException e) {
+          return e;
+        }
+      });
+      awaitWaiting(result, waiter);
+      waiter[0].interrupt();
+      assertThat(result.get(Timing.awaitAtMost().toMillis(), TimeUnit.MILLISECONDS))
+          .isInstanceOf(InterruptedException.class);
+      holder.release();
+      assertThat(lock.tryLock()).isTrue();
+      lock.unlock();
+    }
+  }
+
+  // ---- the hold was lost ----
+
+  @Nested
+  class WhenLost {
+    private RedisDistributedLock heldWithShortLease() {
+      RedisDistributedLock lock = factory(b -> b.leaseTime(SHORT_LEASE)).getLock(name);
+      lock.lock();
+      return lock;
+    }
+
+    private void awaitLost(RedisDistributedLock lock) {
+      await().atMost(Timing.awaitAtMost()).pollInSameThread()
+          .until(() -> !lock.isHeldByCurrentThread());
+    }
+
+    @Test
+    void deletedKeyIsReportedLostAndUnlockThrowsLockLost() {
+      RedisDistributedLock lock = heldWithShortLease();
+      try (Jedis jedis = raw()) {
+        jedis.del(name);
+      }
+      awaitLost(lock);
+      assertThat(lock.getHoldCount()).isZero();
+      assertThatThrownBy(lock::unlock).isInstanceOf(LockLostException.class)
+          .hasMessageContaining(name);
+      assertThatThrownBy(lock::unlock).isInstanceOf(IllegalMonitorStateException.class)
+          .isNotInstanceOf(LockLostException.class);
+    }
+
+    @Test
+    void keyTakenByAnotherOwnerIsReportedLost() {
+      RedisDistributedLock lock = heldWithShortLease();
+      long token = lock.getFencingToken();
+      try (Jedis jedis = raw()) {
+        jedis.set(name, "someone-else", SetParams.setParams().px(60_000));
+      }
+      awaitLost(lock);
+      await().atMost(Timing.awaitAtMost()).until(() -> lostEvents.size() == 1);
+      assertThat(lostEvents.get(0).lockName()).isEqualTo(name);
+      assertThat(lostEvents.get(0).fencingToken()).isEqualTo(token);
+      assertThatThrownBy(lock::unlock).isInstanceOf(LockLostException.class);
+      assertThat(rawGet(name)).isEqualTo("someone-else");
+      try (Jedis jedis = raw()) {
+        jedis.del(name);
+      }
+    }
+
+    @Test
+    void listenerIsCalledOncePerLostHold() {
+      RedisDistributedLock lock = heldWithShortLease();
+      try (Jedis jedis = raw()) {
+        jedis.del(name);
+      }
+      awaitLost(lock);
+      await().atMost(Timing.awaitAtMost()).until(() -> !lostEvents.isEmpty());
+      assertThatThrownBy(lock::unlock).isInstanceOf(LockLostException.class);
+      assertThat(lostEvents).hasSize(1);
+    }
+
+    @Test
+    void reentrantLockOnALostHoldThrowsLockLost() {
+      RedisDistributedLock lock = heldWithShortLease();
+      try (Jedis jedis = raw()) {
+        jedis.del(name);
+      }
+      awaitLost(lock);
+      assertThatThrownBy(lock::lock).isInstanceOf(LockLostException.class);
+      assertThatThrownBy(lock::getFencingToken).isInstanceOf(LockLostException.class);
+      assertThatThrownBy(lock::unlock).isInstanceOf(LockLostException.class);
+      assertThat(lock.tryLock()).isTrue();
+      lock.unlock();
+    }
+
+    @Test
+    void closingTheFactoryLosesHoldsWithoutReleasingThem() {
+      RedisLockFactory factory = factory();
+      RedisDistributedLock lock = factory.getLock(name);
+      lock.lock();
+      factory.close();
+      assertThat(rawGet(name)).isNotNull();
+      assertThat(lock.isHeldByCurrentThread()).isFalse();
+      assertThatThrownBy(lock::unlock).isInstanceOf(LockLostException.class);
+      assertThat(lostEvents).hasSize(1);
+      try (Jedis jedis = raw()) {
+        jedis.del(name);
+      }
+    }
+
+    @Test
+    void closedFactoryRejectsNewAcquisitions() {
+      RedisLockFactory factory = factory();
+      RedisDistributedLock lock = factory.getLock(name);
+      factory.close();
+      assertThatThrownBy(lock::lock).isInstanceOf(IllegalStateException.class);
+      assertThatThrownBy(() -> factory.getLock(name)).isInstanceOf(IllegalStateException.class);
+    }
+
+    @Test
+    void closingTheFactoryWakesItsWaiters() throws Exception {
+      Holder holder = holdInOtherThread(factory().getLock(name));
+      RedisLockFactory factory = factory();
+      RedisDistributedLock lock = factory.getLock(name);
+      Thread[] waiter = new Thread[1];
+      AtomicReference<Throwable> failure = new AtomicReference<>();
+      Future<?> result = inThread(() -> {
+        waiter[0] = Thread.currentThread();
+        try {
+          lock.lock();
+        } catch (RuntimeException e) {
+          failure.set(e);
+        }
+        return null;
+      });
+      awaitWaiting(result, waiter);
+      factory.close();
+      result.get(Timing.awaitAtMost().toMillis(), TimeUnit.MILLISECONDS);
+      assertThat(failure.get()).isInstanceOf(IllegalStateException.class);
+      holder.release();
+    }
+  }
+
+  // ---- Redis is down ----
+
+  @Nested
+  class WhenRedisIsDown {
+    @Test
+    void tryLockThrowsRedisLockException() {
+      RedisDistributedLock lock = lock();
+      deployment.stop();
+      try {
+        assertThatThrownBy(lock::tryLock).isInstanceOf(RedisLockException.class)
+            .hasCauseInstanceOf(redis.clients.jedis.exceptions.JedisException.class);
+      } finally {
+        deployment.restart();
+      }
+    }
+
+    @Test
+    void timedTryLockThrowsRedisLockException() {
+      RedisDistributedLock lock = lock();
+      deployment.stop();
+      try {
+        assertThatThrownBy(() -> lock.tryLock(300, TimeUnit.MILLISECONDS))
+            .isInstanceOf(RedisLockException.class);
+      } finally {
+        deployment.restart();
+      }
+    }
+
+    @Test
+    void isLockedThrowsRedisLockException() {
+      RedisDistributedLock lock = lock();
+      deployment.stop();
+      try {
+        assertThatThrownBy(lock::isLocked).isInstanceOf(RedisLockException.class);
+      } finally {
+        deployment.restart();
+      }
+    }
+
+    @Test
+    void lockRetriesUntilRedisIsBack() throws Exception {
+      RedisDistributedLock lock = lock();
+      deployment.stop();
+      Thread[] waiter = new Thread[1];
+      Future<Long> result = inThread(() -> {
+        waiter[0] = Thread.currentThread();
+        lock.lock();
+        try {
+          return lock.getFencingToken();
+        } finally {
+          lock.unlock();
+        }
+      });
+      try {
+        awaitWaiting(result, waiter);
+      } finally {
+        deployment.restart();
+      }
+      assertThat(result.get(Timing.awaitAtMost().toMillis(), TimeUnit.MILLISECONDS)).isPositive();
+    }
+
+    @Test
+    void lockInterruptiblyCanBeInterruptedWhileRedisIsDown() throws Exception {
+      RedisDistributedLock lock = lock();
+      deployment.stop();
+      Thread[] waiter = new Thread[1];
+      Future<Throwable> result = inThread(() -> {
+        waiter[0] = Thread.currentThread();
+        try {
+          lock.lockInterruptibly();
+          return null;
+        } catch (InterruptedException e) {
+          return e;
+        }
+      });
+      try {
+        awaitWaiting(result, waiter);
+        waiter[0].interrupt();
+        assertThat(result.get(Timing.awaitAtMost().toMillis(), TimeUnit.MILLISECONDS))
+            .isInstanceOf(InterruptedException.class);
+      } finally {
+        deployment.restart();
+      }
+    }
+
+    @Test
+    void holdIsReportedLostWhenRedisRestartsEmpty() {
+      RedisDistributedLock lock = factory(b -> b.leaseTime(SHORT_LEASE)).getLock(name);
+      lock.lock();
+      deployment.stop();
+      deployment.restart();
+      await().atMost(Timing.awaitAtMost()).pollInSameThread()
+          .until(() -> !lock.isHeldByCurrentThread());
+      assertThatThrownBy(lock::unlock).isInstanceOf(LockLostException.class);
+      await().atMost(Timing.awaitAtMost()).until(() -> lostEvents.size() == 1);
+    }
+  }
+
+  // ---- interoperability and odd keys ----
+
+  @Nested
+  class OnTheWire {
+    @Test
+    void rawSetNxFailsWhileHeld() {
+      RedisDistributedLock lock = lock();
+      lock.lock();
+      try (Jedis jedis = raw()) {
+        assertThat(jedis.set(name, "other", SetParams.setParams().nx().px(10_000))).isNull();
+      } finally {
+        lock.unlock();
+      }
+    }
+
+    @Test
+    void rawHolderBlocksTryLock() {
+      try (Jedis jedis = raw()) {
+        jedis.set(name, "other", SetParams.setParams().nx().px(10_000));
+        assertThat(lock().tryLock()).isFalse();
+        jedis.del(name);
+      }
+    }
+
+    @Test
+    void rawDeleteLetsAWaitingLockIn() throws Exception {
+      try (Jedis jedis = raw()) {
+        jedis.set(name, "other", SetParams.setParams().nx().px(60_000));
+        RedisDistributedLock lock = lock();
+        Thread[] waiter = new Thread[1];
+        Future<String> result = inThread(() -> {
+          waiter[0] = Thread.currentThread();
+          lock.lock();
+          try {
+            return rawGet(name);
+          } finally {
+            lock.unlock();
+          }
+        });
+        awaitWaiting(result, waiter);
+        jedis.del(name);
+        assertThat(result.get(Timing.awaitAtMost().toMillis(), TimeUnit.MILLISECONDS))
+            .startsWith("rl1:");
+      }
+    }
+
+    @Test
+    void rawHolderWithoutExpiryIsWaitedForNotOverwritten() throws Exception {
+      try (Jedis jedis = raw()) {
+        jedis.set(name, "forever");
+        assertThat(lock().tryLock(200, TimeUnit.MILLISECONDS)).isFalse();
+        assertThat(jedis.get(name)).isEqualTo("forever");
+        jedis.del(name);
+      }
+    }
+
+    @Test
+    void keyOfTheWrongTypeIsAClearError() {
+      try (Jedis jedis = raw()) {
+        jedis.lpush(name, "not a lock");
+        jedis.pexpire(name, 60_000);
+        RedisDistributedLock lock = lock();
+        assertThatThrownBy(lock::tryLock).isInstanceOf(RedisLockException.class)
+            .hasMessageContaining("WRONGTYPE");
+        assertThatThrownBy(lock::lock).isInstanceOf(RedisLockException.class)
+            .hasMessageContaining("WRONGTYPE");
+        assertThat(jedis.type(name)).isEqualTo("list");
+        jedis.del(name);
+      }
+    }
+
+    @Test
+    void scriptFlushDoesNotBreakLocking() {
+      RedisDistributedLock lock = lock();
+      for (int i = 0; i < 3; i++) {
+        lock.lock();
+        try (Jedis jedis = raw()) {
+          jedis.scriptFlush();
+        }
+        lock.unlock();
+      }
+      assertThat(rawGet(name)).isNull();
+    }
+
+    @Test
+    void keyPrefixIsPrependedToTheName() {
+      RedisDistributedLock lock = factory(b -> b.keyPrefix("app:")).getLock(name);
+      lock.lock();
+      try {
+        assertThat(rawGet("app:" + name)).startsWith("rl1:");
+      } finally {
+        lock.unlock();
+      }
+    }
+
+    @Test
+    void namesWithHashTagsAndBracesWork() {
+      RedisLockFactory factory = factory();
+      for (String odd : List.of("{" + name + "}", name + "}", "{}" + name, "{a}" + name)) {
+        RedisDistributedLock lock = factory.getLock(odd);
+        lock.lock();
+        try {
+          assertThat(lock.getFencingToken()).isPositive();
+        } finally {
+          lock.unlock();
+        }
+      }
+    }
+  }
+}

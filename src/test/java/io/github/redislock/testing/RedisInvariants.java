@@ -1,0 +1,134 @@
+package io.github.redislock.testing;
+
+import static org.awaitility.Awaitility.await;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.LinkedHashSet;
+import java.util.Set;
+
+import redis.clients.jedis.Jedis;
+import redis.clients.jedis.params.ScanParams;
+import redis.clients.jedis.resps.ScanResult;
+
+/**
+ * Leak checks to run after a test: no immortal keys, no forgotten subscriptions, no stray threads.
+ *
+ * <p>The checks that may race with asynchronous clean-up (unsubscribes, thread exits) are retried
+ * with Awaitility for up to 5 s (scaled by {@link Timing}); failures say what leaked.
+ */
+public final class RedisInvariants {
+
+    private static final Duration SETTLE = Duration.ofSeconds(5);
+    private static final Duration POLL_INTERVAL = Duration.ofMillis(20);
+    private static final int SCAN_COUNT = 1000;
+    private static final int MAX_LISTED = 50;
+
+    private RedisInvariants() {
+    }
+
+    /**
+     * Asserts every key in the connection's current database expires: a lock library must never
+     * leave a key that lives forever. Keys that expire while scanning are ignored.
+     *
+     * @param j a raw connection to the server to check
+     * @throws AssertionError listing each key without a TTL and its type
+     */
+    public static void assertNoKeysWithoutTtl(Jedis j) {
+        List<String> offenders = new ArrayList<>();
+        for (String key : keys(j)) {
+            if (j.pttl(key) == -1) { // -2: expired meanwhile; >= 0: expires
+                offenders.add(key + " (" + j.type(key) + ")");
+            }
+        }
+        if (!offenders.isEmpty()) {
+            throw new AssertionError(offenders.size() + " key(s) without a TTL: " + limit(offenders));
+        }
+    }
+
+    /**
+     * Asserts the connection's current database is empty.
+     *
+     * @param j a raw connection to the server to check
+     * @throws AssertionError listing (up to 50 of) the keys found, with their TTL in milliseconds
+     */
+    public static void assertNoKeys(Jedis j) {
+        if (j.dbSize() == 0) {
+            return;
+        }
+        List<String> found = new ArrayList<>();
+        for (String key : keys(j)) {
+            found.add(key + " (" + j.type(key) + ", pttl " + j.pttl(key) + ")");
+        }
+        if (!found.isEmpty()) {
+            throw new AssertionError(found.size() + " key(s) left: " + limit(found));
+        }
+    }
+
+    /**
+     * Asserts, within a few seconds, that nobody is subscribed to any channel or pattern on the
+     * server ({@code PUBSUB CHANNELS *} is empty and {@code PUBSUB NUMPAT} is 0).
+     *
+     * @param j a raw connection to the server to check (not itself subscribed)
+     * @throws org.awaitility.core.ConditionTimeoutException naming the channels and pattern count left
+     */
+    public static void assertNoSubscriptions(Jedis j) {
+        await("no Pub/Sub subscriptions left")
+                .atMost(Timing.scaled(SETTLE))
+                .pollDelay(Duration.ZERO)
+                .pollInterval(POLL_INTERVAL)
+                .pollInSameThread()
+                .untilAsserted(() -> {
+                    List<String> channels = j.pubsubChannels("*");
+                    long patterns = j.pubsubNumPat();
+                    if (!channels.isEmpty() || patterns != 0) {
+                        throw new AssertionError("subscribed channels: " + channels + ", patterns: " + patterns);
+                    }
+                });
+    }
+
+    /**
+     * Asserts, within a few seconds, that no live thread of this JVM has a name starting with
+     * {@code namePrefix}: whatever started them has stopped them.
+     *
+     * @param namePrefix the thread name prefix, e.g. {@link TcpProxy#THREAD_NAME_PREFIX}
+     * @throws org.awaitility.core.ConditionTimeoutException naming the threads still alive and their state
+     */
+    public static void assertNoThreads(String namePrefix) {
+        await("no live threads named " + namePrefix + "*")
+                .atMost(Timing.scaled(SETTLE))
+                .pollDelay(Duration.ZERO)
+                .pollInterval(POLL_INTERVAL)
+                .untilAsserted(() -> {
+                    List<String> alive = new ArrayList<>();
+                    for (Thread t : Thread.getAllStackTraces().keySet()) {
+                        if (t.isAlive() && t.getName().startsWith(namePrefix)) {
+                            alive.add(t.getName() + " (" + t.getState() + ")");
+                        }
+                    }
+                    if (!alive.isEmpty()) {
+                        throw new AssertionError("live threads: " + alive);
+                    }
+                });
+    }
+
+    /** Every key of the current database, using SCAN (which may repeat keys: deduplicated). */
+    private static Set<String> keys(Jedis j) {
+        Set<String> keys = new LinkedHashSet<>();
+        ScanParams params = new ScanParams().count(SCAN_COUNT);
+        String cursor = ScanParams.SCAN_POINTER_START;
+        do {
+            ScanResult<String> page = j.scan(cursor, params);
+            keys.addAll(page.getResult());
+            cursor = page.getCursor();
+        } while (!ScanParams.SCAN_POINTER_START.equals(cursor));
+        return keys;
+    }
+
+    private static String limit(List<String> items) {
+        return items.size() <= MAX_LISTED
+                ? items.toString()
+                : items.subList(0, MAX_LISTED) + " and " + (items.size() - MAX_LISTED) + " more";
+    }
+}
