@@ -1,0 +1,125 @@
+package io.github.redislock;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.github.redislock.testing.RedisInvariants;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import redis.clients.jedis.RedisClient;
+
+/** Bad settings and bad arguments get a clear exception at once; none of these needs Redis. */
+class BuilderTest {
+  private static final String URI = "redis://127.0.0.1:1";
+
+  @AfterEach
+  void noThreadsLeft() {
+    RedisInvariants.assertNoThreads("redis-lock-");
+  }
+
+  @Test
+  void buildWithoutEndpointIsRejected() {
+    assertThatThrownBy(() -> RedisLockFactory.builder().build())
+        .isInstanceOf(IllegalStateException.class).hasMessageContaining("endpoint");
+  }
+
+  @Test
+  void secondEndpointIsRejected() {
+    RedisLockFactory.Builder builder = RedisLockFactory.builder().standalone(URI);
+    assertThatThrownBy(() -> builder.standalone(URI))
+        .isInstanceOf(IllegalStateException.class).hasMessageContaining("already set");
+    try (RedisClient client = RedisClient.create("127.0.0.1", 1)) {
+      assertThatThrownBy(() -> builder.client(client)).isInstanceOf(IllegalStateException.class);
+    }
+  }
+
+  @Test
+  void nullArgumentsAreRejected() {
+    RedisLockFactory.Builder builder = RedisLockFactory.builder();
+    assertThatThrownBy(() -> builder.standalone(null)).isInstanceOf(NullPointerException.class);
+    assertThatThrownBy(() -> builder.client(null)).isInstanceOf(NullPointerException.class);
+    assertThatThrownBy(() -> builder.leaseTime(null)).isInstanceOf(NullPointerException.class);
+    assertThatThrownBy(() -> builder.keyPrefix(null)).isInstanceOf(NullPointerException.class);
+    assertThatThrownBy(() -> builder.onLockLost(null)).isInstanceOf(NullPointerException.class);
+    assertThatThrownBy(() -> builder.redlock((String[]) null))
+        .isInstanceOf(NullPointerException.class);
+  }
+
+  @Test
+  void malformedUrisAreRejected() {
+    for (String uri : List.of("", "localhost:6379", "http://localhost:6379", "redis://")) {
+      assertThatThrownBy(() -> RedisLockFactory.builder().standalone(uri))
+          .as(uri).isInstanceOf(IllegalArgumentException.class).hasMessageContaining("Redis URI");
+    }
+  }
+
+  @Test
+  void nonPositiveOrAbsurdLeasesAreRejected() {
+    for (Duration lease :
+        List.of(Duration.ZERO, Duration.ofMillis(-1), Duration.ofMillis(1), Duration.ofDays(2))) {
+      assertThatThrownBy(() -> RedisLockFactory.builder().leaseTime(lease))
+          .as(lease.toString()).isInstanceOf(IllegalArgumentException.class)
+          .hasMessageContaining("leaseTime");
+    }
+  }
+
+  @Test
+  void repeatedSettingsAreRejected() {
+    RedisLockFactory.Builder builder =
+        RedisLockFactory.builder().leaseTime(Duration.ofSeconds(5)).keyPrefix("a");
+    assertThatThrownBy(() -> builder.leaseTime(Duration.ofSeconds(5)))
+        .isInstanceOf(IllegalStateException.class).hasMessageContaining("leaseTime");
+    assertThatThrownBy(() -> builder.keyPrefix("b"))
+        .isInstanceOf(IllegalStateException.class).hasMessageContaining("keyPrefix");
+  }
+
+  @Test
+  void redlockNeedsThreeMasters() {
+    assertThatThrownBy(() -> RedisLockFactory.builder().redlock(URI, URI))
+        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("at least 3");
+  }
+
+  @Test
+  void nullAndEmptyLockNamesAreRejected() {
+    try (RedisLockFactory factory = RedisLockFactory.builder().standalone(URI).build()) {
+      assertThatThrownBy(() -> factory.getLock(null)).isInstanceOf(NullPointerException.class)
+          .hasMessageContaining("name");
+      assertThatThrownBy(() -> factory.getLock("")).isInstanceOf(IllegalArgumentException.class)
+          .hasMessageContaining("empty");
+    }
+  }
+
+  @Test
+  void nullTimeUnitIsRejected() {
+    try (RedisLockFactory factory = RedisLockFactory.builder().standalone(URI).build()) {
+      RedisDistributedLock lock = factory.getLock("x");
+      assertThatThrownBy(() -> lock.tryLock(1, null)).isInstanceOf(NullPointerException.class)
+          .hasMessageContaining("unit");
+    }
+  }
+
+  @Test
+  void unreachableRedisIsARedisLockExceptionNotFalse() {
+    try (RedisLockFactory factory =
+        RedisLockFactory.builder().standalone(URI).commandTimeout(Duration.ofMillis(200)).build()) {
+      RedisDistributedLock lock = factory.getLock("x");
+      assertThatThrownBy(lock::tryLock).isInstanceOf(RedisLockException.class)
+          .hasMessageContaining("'x'");
+      assertThatThrownBy(() -> lock.tryLock(100, TimeUnit.MILLISECONDS))
+          .isInstanceOf(RedisLockException.class);
+    }
+  }
+
+  @Test
+  void closeIsIdempotentAndLeavesACallersClientOpen() {
+    try (RedisClient client = RedisClient.create("127.0.0.1", 1)) {
+      RedisLockFactory factory = RedisLockFactory.builder().client(client).build();
+      factory.close();
+      factory.close();
+      assertThat(client.getPool().isClosed()).isFalse();
+    }
+  }
+}
