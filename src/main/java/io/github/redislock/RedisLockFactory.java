@@ -341,6 +341,9 @@ public final class RedisLockFactory implements AutoCloseable {
       return uri;
     }
 
+    // ssl(boolean) is deprecated in Jedis 8 in favour of SslOptions, which carries no
+    // "rediss:// with the JVM's default trust" preset; this is the plain form of that.
+    @SuppressWarnings("deprecation")
     private static UnifiedJedis createClient(String redisUri, Duration timeout) {
       URI uri = parse(redisUri);
       int millis = (int) timeout.toMillis();
