@@ -297,7 +297,7 @@ public final class LockEngine implements AutoCloseable {
 
   private boolean reenter(NameState state) {
     Hold hold = state.hold;
-    if (!hold.isValid()) {
+    if (hold.isLost()) {
       throw new LockLostException(state.name, hold.lostReason());
     }
     state.local.lock();

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
+import io.github.redislock.FactoryInspector;
 import io.github.redislock.LockLostEvent;
 import io.github.redislock.LockLostException;
 import io.github.redislock.RedisDistributedLock;
@@ -74,6 +75,10 @@ public abstract class LockContractTest {
     threads.shutdownNow();
     assertThat(threads.awaitTermination(10, TimeUnit.SECONDS)).isTrue();
     for (RedisLockFactory factory : factories) {
+      assertThat(FactoryInspector.renewingCount(factory)).as("renewals still running").isZero();
+      await().atMost(Timing.awaitAtMost())
+          .untilAsserted(() -> assertThat(FactoryInspector.subscribedCount(factory))
+              .as("wake-up channels still subscribed").isZero());
       factory.close();
     }
     factories.clear();

@@ -1,0 +1,16 @@
+package io.github.redislock;
+
+/** Test access to a factory's internals, for checks that nothing leaks. */
+public final class FactoryInspector {
+  private FactoryInspector() {}
+
+  /** Holds the factory is renewing. */
+  public static int renewingCount(RedisLockFactory factory) {
+    return factory.engine().renewingCount();
+  }
+
+  /** Wake-up channels the factory is subscribed to or subscribing to. */
+  public static int subscribedCount(RedisLockFactory factory) {
+    return factory.engine().subscribedCount();
+  }
+}

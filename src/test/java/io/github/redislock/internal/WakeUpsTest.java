@@ -1,0 +1,83 @@
+package io.github.redislock.internal;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import io.github.redislock.testing.RedisInvariants;
+import io.github.redislock.testing.RedisServer;
+import io.github.redislock.testing.Timing;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import redis.clients.jedis.Jedis;
+import redis.clients.jedis.RedisClient;
+
+/** Wake-ups travel by pub/sub on one shared connection, taken only while someone waits. */
+class WakeUpsTest {
+  private static RedisServer server;
+  private static RedisClient client;
+
+  @BeforeAll
+  static void start() {
+    server = RedisServer.start();
+    client = RedisClient.create(server.host(), server.port());
+  }
+
+  @AfterAll
+  static void stop() {
+    client.close();
+    server.close();
+  }
+
+  @Test
+  void publishOnTheChannelRaisesTheRegisteredSignal() {
+    try (WakeUps wakeUps = new WakeUps(client); Jedis jedis = server.jedis()) {
+      Signal signal = new Signal();
+      wakeUps.register("ch-a", signal);
+      await().atMost(Timing.awaitAtMost()).until(() -> wakeUps.isActive("ch-a"));
+      signal.await(0); // consume the raise that announced the subscription
+      jedis.publish("ch-a", "released");
+      assertThat(signal.await(TimeUnit.SECONDS.toNanos(20))).isTrue();
+      wakeUps.unregister("ch-a", signal);
+    }
+  }
+
+  @Test
+  void channelsShareOneConnectionAndItIsGivenBackWhenNobodyWaits() {
+    try (WakeUps wakeUps = new WakeUps(client); Jedis jedis = server.jedis()) {
+      Signal first = new Signal();
+      Signal second = new Signal();
+      wakeUps.register("ch-1", first);
+      wakeUps.register("ch-2", second);
+      await().atMost(Timing.awaitAtMost())
+          .until(() -> wakeUps.isActive("ch-1") && wakeUps.isActive("ch-2"));
+      assertThat(subscriberConnections(jedis)).isEqualTo(1);
+      wakeUps.unregister("ch-1", first);
+      wakeUps.unregister("ch-2", second);
+      RedisInvariants.assertNoSubscriptions(jedis);
+      await().atMost(Timing.awaitAtMost()).until(() -> subscriberConnections(jedis) == 0);
+      RedisInvariants.assertNoThreads("redis-lock-wakeups");
+    }
+  }
+
+  @Test
+  void aNewRegistrationAfterTheConnectionWasGivenBackSubscribesAgain() {
+    try (WakeUps wakeUps = new WakeUps(client); Jedis jedis = server.jedis()) {
+      for (int round = 0; round < 3; round++) {
+        Signal signal = new Signal();
+        wakeUps.register("ch-again", signal);
+        await().atMost(Timing.awaitAtMost()).until(() -> wakeUps.isActive("ch-again"));
+        signal.await(0);
+        jedis.publish("ch-again", "released");
+        assertThat(signal.await(TimeUnit.SECONDS.toNanos(20))).isTrue();
+        wakeUps.unregister("ch-again", signal);
+        RedisInvariants.assertNoSubscriptions(jedis);
+      }
+    }
+  }
+
+  private static long subscriberConnections(Jedis jedis) {
+    return jedis.clientList().lines().filter(line -> !line.contains(" sub=0 ")).count();
+  }
+}
