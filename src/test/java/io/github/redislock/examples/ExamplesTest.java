@@ -61,6 +61,7 @@ class ExamplesTest {
     RedisInvariants.assertNoThreads("redis-lock-");
     await("no non-daemon thread left, which would keep an example's JVM alive")
         .atMost(Timing.awaitAtMost())
+        .pollInSameThread()
         .untilAsserted(() -> assertThat(Thread.getAllStackTraces().keySet())
             .filteredOn(t -> t.isAlive() && !t.isDaemon() && !threadsBefore.contains(t))
             .extracting(Thread::getName)
