@@ -3,7 +3,10 @@ package io.github.redislock;
 import io.github.redislock.internal.LockEngine;
 import java.net.URI;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
+import java.util.Set;
 import java.util.Objects;
 import java.util.function.Consumer;
 import redis.clients.jedis.ConnectionPoolConfig;
@@ -120,10 +123,14 @@ public final class RedisLockFactory implements AutoCloseable {
     static final Duration MIN_LEASE = Duration.ofMillis(100);
     static final Duration MAX_LEASE = Duration.ofDays(1);
     static final Duration DEFAULT_COMMAND_TIMEOUT = Duration.ofSeconds(2);
+    static final Duration DEFAULT_NODE_TIMEOUT = Duration.ofMillis(50);
 
     private String endpoint;
     private String standaloneUri;
     private UnifiedJedis client;
+    private List<String> redlockUris;
+    private List<UnifiedJedis> redlockMasters;
+    private Duration redlockNodeTimeout;
     private Duration leaseTime;
     private Duration commandTimeout;
     private String keyPrefix;
@@ -150,13 +157,17 @@ public final class RedisLockFactory implements AutoCloseable {
     }
 
     /**
-     * Uses the Redlock algorithm over independent masters. Not provided yet: {@link #build()}
-     * throws {@link UnsupportedOperationException} when this is set.
+     * Uses the Redlock algorithm over independent masters (no replication between them), reached
+     * with clients this factory creates and closes. A lock is held when a majority of the masters
+     * (N/2+1) granted it within its validity; see {@link RedisDistributedLock} for what this does
+     * and does not promise. An even number of masters is allowed but wasteful: four tolerate no
+     * more failures than three.
      *
-     * @param redisUris one URI per master, at least three
+     * @param redisUris one {@code redis://} or {@code rediss://} URI per master, at least three
      * @return this builder
      * @throws NullPointerException if the array or a URI is null
-     * @throws IllegalArgumentException if fewer than three URIs are given, or one is malformed
+     * @throws IllegalArgumentException if fewer than three URIs are given, one is malformed, or
+     *     one is given twice
      * @throws IllegalStateException if an endpoint was already set
      */
     public Builder redlock(String... redisUris) {
@@ -168,7 +179,12 @@ public final class RedisLockFactory implements AutoCloseable {
       for (String uri : redisUris) {
         parse(Objects.requireNonNull(uri, "redisUris contains null"));
       }
+      if (Set.of(redisUris).size() != redisUris.length) {
+        throw new IllegalArgumentException(
+            "Redlock masters must be distinct, got " + Arrays.toString(redisUris));
+      }
       setEndpoint("redlock");
+      this.redlockUris = List.of(redisUris);
       return this;
     }
 
@@ -189,13 +205,14 @@ public final class RedisLockFactory implements AutoCloseable {
     }
 
     /**
-     * Uses the Redlock algorithm over caller's clients of independent masters. Not provided yet:
-     * {@link #build()} throws {@link UnsupportedOperationException} when this is set.
+     * Uses the Redlock algorithm over caller's clients of independent masters. The factory never
+     * closes them.
      *
      * @param masters one client per master, at least three
      * @return this builder
      * @throws NullPointerException if the list or a client is null
-     * @throws IllegalArgumentException if fewer than three clients are given
+     * @throws IllegalArgumentException if fewer than three clients are given, or one is given
+     *     twice
      * @throws IllegalStateException if an endpoint was already set
      */
     public Builder redlockClients(List<? extends UnifiedJedis> masters) {
@@ -205,7 +222,31 @@ public final class RedisLockFactory implements AutoCloseable {
         throw new IllegalArgumentException(
             "Redlock needs at least 3 independent masters, got " + masters.size());
       }
+      if (masters.stream().distinct().count() != masters.size()) {
+        throw new IllegalArgumentException("Redlock masters must be distinct clients");
+      }
       setEndpoint("redlockClients");
+      this.redlockMasters = List.copyOf(masters);
+      return this;
+    }
+
+    /**
+     * Sets how long a Redlock operation waits for each master: a master that has not answered by
+     * then counts as failed for this operation. It should be much smaller than the lease, so that
+     * a dead or frozen master costs an acquisition little. Default: 50 milliseconds. Used only
+     * with {@link #redlock} and {@link #redlockClients}.
+     *
+     * @param nodeTimeout between 1 millisecond and 10 seconds, and shorter than the lease
+     * @return this builder
+     * @throws NullPointerException if {@code nodeTimeout} is null
+     * @throws IllegalArgumentException if it is out of range
+     * @throws IllegalStateException if it was already set
+     */
+    public Builder redlockNodeTimeout(Duration nodeTimeout) {
+      Objects.requireNonNull(nodeTimeout, "nodeTimeout");
+      requireUnset(this.redlockNodeTimeout, "redlockNodeTimeout");
+      this.redlockNodeTimeout =
+          checkRange("redlockNodeTimeout", nodeTimeout, Duration.ofMillis(1), Duration.ofSeconds(10));
       return this;
     }
 
@@ -283,7 +324,7 @@ public final class RedisLockFactory implements AutoCloseable {
      *
      * @return the factory
      * @throws IllegalStateException if no endpoint was set
-     * @throws UnsupportedOperationException if a Redlock endpoint was set (not provided yet)
+     * @throws IllegalArgumentException if the Redlock node timeout is not shorter than the lease
      */
     public RedisLockFactory build() {
       if (endpoint == null) {
@@ -291,17 +332,48 @@ public final class RedisLockFactory implements AutoCloseable {
             "no Redis endpoint: call standalone(uri), client(UnifiedJedis), redlock(uris...) or"
                 + " redlockClients(clients) once");
       }
-      if (endpoint.startsWith("redlock")) {
-        throw new UnsupportedOperationException("Redlock is not implemented yet");
-      }
       Duration lease = leaseTime != null ? leaseTime : DEFAULT_LEASE;
       Duration timeout = commandTimeout != null ? commandTimeout : DEFAULT_COMMAND_TIMEOUT;
       String prefix = keyPrefix != null ? keyPrefix : "";
       Consumer<LockLostEvent> listener = onLockLost != null ? onLockLost : event -> { };
+      if (redlockUris != null || redlockMasters != null) {
+        return new RedisLockFactory(buildRedlock(lease, timeout, prefix, listener));
+      }
       boolean owned = client == null;
       UnifiedJedis redis = owned ? createClient(standaloneUri, timeout) : client;
       return new RedisLockFactory(
           LockEngine.singleNode(redis, owned, prefix, lease, timeout, listener));
+    }
+
+    private LockEngine buildRedlock(
+        Duration lease, Duration timeout, String prefix, Consumer<LockLostEvent> listener) {
+      Duration nodeTimeout = redlockNodeTimeout != null ? redlockNodeTimeout : DEFAULT_NODE_TIMEOUT;
+      if (nodeTimeout.compareTo(lease) >= 0) {
+        throw new IllegalArgumentException(
+            "redlockNodeTimeout (" + nodeTimeout + ") must be shorter than leaseTime (" + lease
+                + ")");
+      }
+      if (redlockMasters != null) {
+        List<String> labels = new ArrayList<>();
+        for (int i = 1; i <= redlockMasters.size(); i++) {
+          labels.add("master " + i);
+        }
+        return LockEngine.redlock(redlockMasters, labels, false, prefix, lease, timeout,
+            nodeTimeout, listener);
+      }
+      // A frozen master holds a fan-out thread until its socket times out: keep that short.
+      Duration socketTimeout = commandTimeout != null
+          ? commandTimeout
+          : Duration.ofMillis(Math.max(200, nodeTimeout.toMillis() * 10));
+      List<UnifiedJedis> masters = new ArrayList<>();
+      List<String> labels = new ArrayList<>();
+      for (String uri : redlockUris) {
+        URI parsed = parse(uri);
+        masters.add(createClient(uri, socketTimeout));
+        labels.add(parsed.getHost() + ":" + parsed.getPort());
+      }
+      return LockEngine.redlock(masters, labels, true, prefix, lease, socketTimeout, nodeTimeout,
+          listener);
     }
 
     private void setEndpoint(String which) {

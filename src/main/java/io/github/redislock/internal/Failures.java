@@ -17,6 +17,9 @@ final class Failures {
    */
   static boolean isTransient(Throwable failure) {
     for (Throwable t = failure; t != null; t = t.getCause()) {
+      if (t instanceof TransientFailure) {
+        return true;
+      }
       if (t instanceof JedisConnectionException
           || t instanceof JedisBusyException
           || t instanceof JedisClusterOperationException) {
@@ -36,5 +39,14 @@ final class Failures {
       }
     }
     return false;
+  }
+
+  /** A failure of ours that waiting may cure: a slow majority, too many nodes unanswering. */
+  static final class TransientFailure extends RuntimeException {
+    private static final long serialVersionUID = 1L;
+
+    TransientFailure(String message) {
+      super(message, null, false, false);
+    }
   }
 }

@@ -23,6 +23,9 @@ final class Hold {
   private volatile String lostReason;
   private volatile long leaseEndNanos;
 
+  /** Whether {@link #fencingToken} was made binding (see {@code LockBackend.confirmFence}). */
+  volatile boolean fenceConfirmed;
+
   /** The next renewal; guarded by this hold's monitor (see {@link LeaseRenewer}). */
   ScheduledFuture<?> renewal;
 

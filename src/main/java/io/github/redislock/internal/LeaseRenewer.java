@@ -21,6 +21,7 @@ final class LeaseRenewer implements AutoCloseable {
 
   private final LockBackend backend;
   private final long leaseMillis;
+  private final long validNanos;
   private final long periodMillis;
   private final long retryMillis;
   private final Consumer<LockLostEvent> listener;
@@ -28,9 +29,14 @@ final class LeaseRenewer implements AutoCloseable {
   private final Set<Hold> active = ConcurrentHashMap.newKeySet();
   private volatile boolean closed;
 
-  LeaseRenewer(LockBackend backend, long leaseMillis, Consumer<LockLostEvent> listener) {
+  LeaseRenewer(
+      LockBackend backend,
+      long leaseMillis,
+      long safetyMarginNanos,
+      Consumer<LockLostEvent> listener) {
     this.backend = backend;
     this.leaseMillis = leaseMillis;
+    this.validNanos = TimeUnit.MILLISECONDS.toNanos(leaseMillis) - safetyMarginNanos;
     this.periodMillis = Math.max(1, leaseMillis / 3);
     this.retryMillis = Math.max(1, Math.min(leaseMillis / 10, 500));
     this.listener = listener;
@@ -83,7 +89,7 @@ final class LeaseRenewer implements AutoCloseable {
     long start = System.nanoTime();
     try {
       if (backend.extend(hold.keys, hold.token, leaseMillis)) {
-        hold.extendedUntil(start + TimeUnit.MILLISECONDS.toNanos(leaseMillis));
+        hold.extendedUntil(start + validNanos);
         schedule(hold, periodMillis);
       } else {
         lose(hold, "the lock key was deleted, expired or taken by another owner");

@@ -20,9 +20,23 @@ interface LockBackend extends AutoCloseable {
 
   /**
    * Deletes the key if it holds {@code token} and wakes waiters; {@code false} when it did not
-   * hold it. A repeated call after a lost reply still answers {@code true}.
+   * hold it. A repeated call after a lost reply still answers {@code true}. The fencing counter is
+   * raised to {@code fencingToken} where the key is released.
    */
-  boolean release(LockKeys keys, String token);
+  boolean release(LockKeys keys, String token, long fencingToken);
+
+  /**
+   * Makes {@code fencingToken} binding before anyone sees it: every later hold gets a greater
+   * token. One node issues it atomically with the acquisition, so this is a no-op there; Redlock
+   * raises its majority's counters. {@code false} when the hold is not ours any more.
+   */
+  boolean confirmFence(LockKeys keys, String token, long fencingToken);
+
+  /**
+   * How much sooner than the lease a hold must be taken to end, for the clock drift between
+   * this process and the servers: zero on one node, Redlock's drift allowance otherwise.
+   */
+  long safetyMarginNanos(long leaseMillis);
 
   /** Whether anyone holds the lock. */
   boolean isLocked(LockKeys keys);

@@ -69,6 +69,7 @@ public final class LockEngine implements AutoCloseable {
   private final long leaseMillis;
   private final long leaseNanos;
   private final long slowCallNanos;
+  private final long safetyMarginNanos;
   private final LeaseRenewer renewer;
   private final List<WakeUps> wakeUps;
   private final ExecutorService io;
@@ -88,7 +89,8 @@ public final class LockEngine implements AutoCloseable {
     this.leaseNanos = leaseTime.toNanos();
     // A pooled Jedis call to a stalled server can take two socket timeouts plus a connect.
     this.slowCallNanos = commandTimeout.toNanos() * 3;
-    this.renewer = new LeaseRenewer(backend, leaseMillis, onLockLost);
+    this.safetyMarginNanos = backend.safetyMarginNanos(leaseMillis);
+    this.renewer = new LeaseRenewer(backend, leaseMillis, safetyMarginNanos, onLockLost);
     this.wakeUps = backend.wakeUpSources().stream().map(WakeUps::new).toList();
     this.io =
         new ThreadPoolExecutor(
@@ -114,13 +116,47 @@ public final class LockEngine implements AutoCloseable {
       Duration leaseTime,
       Duration commandTimeout,
       Consumer<LockLostEvent> onLockLost) {
-    long companionTtl = Math.max(2 * leaseTime.toMillis(), TimeUnit.MINUTES.toMillis(1));
     return new LockEngine(
-        new SingleNodeBackend(client, ownsClient, companionTtl),
+        new SingleNodeBackend(client, ownsClient, companionTtlMillis(leaseTime)),
         keyPrefix,
         leaseTime,
         commandTimeout,
         onLockLost);
+  }
+
+  /**
+   * An engine running the Redlock algorithm over independent masters.
+   *
+   * @param masters one client per master, at least three
+   * @param labels how each master is named in messages
+   * @param ownsClients whether {@link #close()} closes them
+   * @param keyPrefix prepended to every lock name to form its key
+   * @param leaseTime the lease of every hold, renewed while held
+   * @param commandTimeout the longest one Redis command is expected to take
+   * @param nodeTimeout how long one operation waits for each node
+   * @param onLockLost told of every hold lost before its release
+   * @return the engine
+   */
+  public static LockEngine redlock(
+      List<? extends UnifiedJedis> masters,
+      List<String> labels,
+      boolean ownsClients,
+      String keyPrefix,
+      Duration leaseTime,
+      Duration commandTimeout,
+      Duration nodeTimeout,
+      Consumer<LockLostEvent> onLockLost) {
+    return new LockEngine(
+        new RedlockBackend(
+            masters, labels, ownsClients, companionTtlMillis(leaseTime), nodeTimeout.toNanos()),
+        keyPrefix,
+        leaseTime,
+        commandTimeout,
+        onLockLost);
+  }
+
+  private static long companionTtlMillis(Duration leaseTime) {
+    return Math.max(2 * leaseTime.toMillis(), TimeUnit.MINUTES.toMillis(1));
   }
 
   // ---- Lock ----
@@ -222,6 +258,13 @@ public final class LockEngine implements AutoCloseable {
     Hold hold = state.hold;
     if (!hold.isValid()) {
       throw new LockLostException(name, hold.lostReason());
+    }
+    if (!hold.fenceConfirmed) {
+      if (!backend.confirmFence(hold.keys, hold.token, hold.fencingToken)) {
+        renewer.lose(hold, "the lock key was deleted, expired or taken by another owner");
+        throw new LockLostException(name, hold.lostReason());
+      }
+      hold.fenceConfirmed = true;
     }
     return hold.fencingToken;
   }
@@ -327,18 +370,18 @@ public final class LockEngine implements AutoCloseable {
     boolean interrupted = false;
     boolean answered = false;
     long lastWarn = 0;
-    String token = Tokens.next();
     try {
       while (true) {
         checkOpen();
+        // A fresh token per attempt: a failed attempt is cleaned up in the background, and that
+        // cleanup must not delete what a later attempt acquires.
+        String token = Tokens.next();
         long start = System.nanoTime();
         Acquisition attempt;
         try {
           attempt = attempt(state, token, mode, deadline, answered);
         } catch (RedisLockException e) {
-          String failed = token;
-          token = Tokens.next(); // a late cleanup of the failed token must not delete the next one
-          releaseLater(state.keys, failed);
+          releaseLater(state.keys, token);
           if (mode == Mode.ONCE || !Failures.isTransient(e)) {
             throw e;
           }
@@ -469,7 +512,8 @@ public final class LockEngine implements AutoCloseable {
   }
 
   private void install(NameState state, String token, long fencingToken, long startNanos) {
-    Hold hold = new Hold(state.name, state.keys, token, fencingToken, startNanos + leaseNanos);
+    Hold hold = new Hold(
+        state.name, state.keys, token, fencingToken, startNanos + leaseNanos - safetyMarginNanos);
     state.hold = hold;
     if (!renewer.start(hold)) {
       state.hold = null;
@@ -483,13 +527,13 @@ public final class LockEngine implements AutoCloseable {
   /** Releases; a transient failure is retried once (its reply may have been lost). */
   private boolean releaseWithRetry(Hold hold) {
     try {
-      return backend.release(hold.keys, hold.token);
+      return backend.release(hold.keys, hold.token, hold.fencingToken);
     } catch (RedisLockException first) {
       if (!Failures.isTransient(first)) {
         throw first;
       }
       try {
-        return backend.release(hold.keys, hold.token);
+        return backend.release(hold.keys, hold.token, hold.fencingToken);
       } catch (RedisLockException second) {
         second.addSuppressed(first);
         throw second;
@@ -516,7 +560,7 @@ public final class LockEngine implements AutoCloseable {
 
   private void releaseQuietly(LockKeys keys, String token) {
     try {
-      backend.release(keys, token);
+      backend.release(keys, token, 0);
     } catch (RuntimeException e) {
       log.debug("could not clean up an abandoned attempt on '{}'", keys.lock(), e);
     }

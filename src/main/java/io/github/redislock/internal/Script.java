@@ -20,6 +20,7 @@ final class Script {
   static final Script ACQUIRE = load("acquire.lua");
   static final Script RELEASE = load("release.lua");
   static final Script EXTEND = load("extend.lua");
+  static final Script FENCE = load("fence.lua");
 
   private final String name;
   private final String source;

@@ -46,13 +46,33 @@ final class SingleNodeBackend implements LockBackend {
   }
 
   @Override
-  public boolean release(LockKeys keys, String token) {
+  public boolean release(LockKeys keys, String token, long fencingToken) {
     Object reply =
         call("release", keys, () -> Script.RELEASE.run(
             client,
             List.of(keys.lock(), keys.companion()),
-            List.of(token, keys.channel(), companionTtlMillis)));
+            List.of(token, keys.channel(), companionTtlMillis, Long.toString(fencingToken))));
     return asLong(reply) != 0;
+  }
+
+  @Override
+  public boolean confirmFence(LockKeys keys, String token, long fencingToken) {
+    return true; // issued atomically with the acquisition by this node's own counter
+  }
+
+  /** Raises this node's fencing counter to {@code fencingToken} while the key holds our token. */
+  boolean raiseFence(LockKeys keys, String token, long fencingToken) {
+    Object reply =
+        call("fence", keys, () -> Script.FENCE.run(
+            client,
+            List.of(keys.lock(), keys.companion()),
+            List.of(token, Long.toString(fencingToken), companionTtlMillis)));
+    return asLong(reply) == 1;
+  }
+
+  @Override
+  public long safetyMarginNanos(long leaseMillis) {
+    return 0;
   }
 
   @Override

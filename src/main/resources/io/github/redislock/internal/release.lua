@@ -5,6 +5,8 @@
 -- ARGV[1]  the caller's token
 -- ARGV[2]  the wake-up channel to publish on
 -- ARGV[3]  the companion hash's time to live in milliseconds
+-- ARGV[4]  the hold's fencing token: the counter is raised to it, so that under Redlock every
+--          node this hold was released on issues greater tokens afterwards
 --
 -- Replies:
 --   1   released now
@@ -13,6 +15,10 @@
 if redis.pcall('get', KEYS[1]) == ARGV[1] then
   redis.call('del', KEYS[1])
   redis.call('hset', KEYS[2], 'r', ARGV[1])
+  local counter = tonumber(redis.call('hget', KEYS[2], 'c') or '0')
+  if counter < tonumber(ARGV[4]) then
+    redis.call('hset', KEYS[2], 'c', ARGV[4])
+  end
   redis.call('pexpire', KEYS[2], ARGV[3])
   redis.call('publish', ARGV[2], 'released')
   return 1

@@ -1,0 +1,236 @@
+package io.github.redislock.internal;
+
+import io.github.redislock.RedisLockException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.SynchronousQueue;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Function;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import redis.clients.jedis.UnifiedJedis;
+
+/**
+ * The Redlock algorithm over N independent masters (no replication between them), each spoken to
+ * with the single-node scripts and the same token.
+ *
+ * <p>Every operation goes to all nodes at once, each bounded by the per-node timeout, and is
+ * decided by a majority (N/2+1): an acquisition holds when a majority said yes and the time it
+ * took leaves a positive validity (lease - elapsed - drift, drift = 1% of the lease + 2 ms);
+ * otherwise it is released on every node, also those that failed or did not answer (their reply
+ * may have been lost), as soon as each has answered. Renewal keeps the hold while a majority
+ * confirms; release goes to every node.
+ *
+ * <p>Fencing: each node issues its own token with the acquisition; the hold's token is the
+ * maximum over the nodes that said yes. Before anyone sees it, {@link #confirmFence} raises the
+ * counters of a majority to it, and so does every release: any two majorities share a node, so
+ * every later hold's token is greater.
+ */
+final class RedlockBackend implements LockBackend {
+  private static final Logger log = LoggerFactory.getLogger(RedlockBackend.class);
+  private static final long WARN_EVERY_NANOS = TimeUnit.SECONDS.toNanos(10);
+
+  /** One master: how it is named in messages, and the single-node operations on it. */
+  record Node(String label, UnifiedJedis client, SingleNodeBackend ops) {}
+
+  private final List<Node> nodes;
+  private final int quorum;
+  private final long nodeTimeoutNanos;
+  private final long nodeTimeoutMillis;
+  private final ExecutorService fanout;
+  private final AtomicLong lastMinorityWarning = new AtomicLong(System.nanoTime() - WARN_EVERY_NANOS);
+
+  RedlockBackend(
+      List<? extends UnifiedJedis> clients,
+      List<String> labels,
+      boolean ownsClients,
+      long companionTtlMillis,
+      long nodeTimeoutNanos) {
+    List<Node> list = new ArrayList<>(clients.size());
+    for (int i = 0; i < clients.size(); i++) {
+      UnifiedJedis client = clients.get(i);
+      list.add(new Node(labels.get(i), client,
+          new SingleNodeBackend(client, ownsClients, companionTtlMillis)));
+    }
+    this.nodes = List.copyOf(list);
+    this.quorum = nodes.size() / 2 + 1;
+    this.nodeTimeoutNanos = nodeTimeoutNanos;
+    this.nodeTimeoutMillis = TimeUnit.NANOSECONDS.toMillis(nodeTimeoutNanos);
+    this.fanout =
+        new ThreadPoolExecutor(
+            0, Integer.MAX_VALUE, 10, TimeUnit.SECONDS, new SynchronousQueue<>(),
+            Threads.daemon("redis-lock-redlock"));
+  }
+
+  @Override
+  public Acquisition tryAcquire(LockKeys keys, String token, long leaseMillis) {
+    long start = System.nanoTime();
+    FanOut<Node, Acquisition> round =
+        FanOut.send(nodes, node -> node.ops().tryAcquire(keys, token, leaseMillis), fanout)
+            .awaitUntil(start + nodeTimeoutNanos, r -> r.count(Acquisition::acquired) >= quorum
+                || r.count(a -> !a.acquired()) + r.failed() > nodes.size() - quorum);
+    int acquired = round.count(Acquisition::acquired);
+    if (acquired >= quorum) {
+      long elapsed = System.nanoTime() - start;
+      long validity = TimeUnit.MILLISECONDS.toNanos(leaseMillis) - elapsed
+          - safetyMarginNanos(leaseMillis);
+      if (validity > 0) {
+        warnAboutMinority(round, keys, "acquire");
+        long fence = 0;
+        for (Acquisition reply : round.replies()) {
+          if (reply != null && reply.acquired()) {
+            fence = Math.max(fence, reply.fencingToken());
+          }
+        }
+        return Acquisition.acquired(fence);
+      }
+      releaseEverywhere(round, keys, token);
+      throw new RedisLockException(
+          "acquiring lock key '" + keys.lock() + "' on a majority took "
+              + TimeUnit.NANOSECONDS.toMillis(elapsed) + " ms, leaving no validity of its "
+              + leaseMillis + " ms lease; released it on every node",
+          new Failures.TransientFailure("Redlock acquisition slower than the lease"));
+    }
+    releaseEverywhere(round, keys, token);
+    int busy = round.count(a -> !a.acquired());
+    if (busy > nodes.size() - quorum || round.failedOrMissing() <= nodes.size() - quorum) {
+      return busyEstimate(round, busy);
+    }
+    throw failure(round, "acquire", keys);
+  }
+
+  @Override
+  public boolean extend(LockKeys keys, String token, long leaseMillis) {
+    return decide(node -> node.ops().extend(keys, token, leaseMillis), "renew", keys);
+  }
+
+  @Override
+  public boolean release(LockKeys keys, String token, long fencingToken) {
+    return decide(node -> node.ops().release(keys, token, fencingToken), "release", keys);
+  }
+
+  @Override
+  public boolean confirmFence(LockKeys keys, String token, long fencingToken) {
+    return decide(node -> node.ops().raiseFence(keys, token, fencingToken), "fence", keys);
+  }
+
+  @Override
+  public boolean isLocked(LockKeys keys) {
+    return decide(node -> node.ops().isLocked(keys), "inspect", keys);
+  }
+
+  @Override
+  public long safetyMarginNanos(long leaseMillis) {
+    return TimeUnit.MILLISECONDS.toNanos(leaseMillis / 100 + 2);
+  }
+
+  @Override
+  public List<UnifiedJedis> wakeUpSources() {
+    return nodes.stream().map(Node::client).toList();
+  }
+
+  @Override
+  public void close() {
+    fanout.shutdownNow();
+    nodes.forEach(node -> node.ops().close());
+  }
+
+  /**
+   * Asks every node; {@code true} when a majority answers yes, {@code false} when enough nodes
+   * answer no that a majority of yes is impossible, else a {@link RedisLockException} naming
+   * each node's failure.
+   */
+  private boolean decide(Function<Node, Boolean> request, String operation, LockKeys keys) {
+    long start = System.nanoTime();
+    FanOut<Node, Boolean> round =
+        FanOut.send(nodes, request, fanout)
+            .awaitUntil(start + nodeTimeoutNanos, r -> r.count(Boolean::booleanValue) >= quorum
+                || r.count(yes -> !yes) > nodes.size() - quorum);
+    if (round.count(Boolean::booleanValue) >= quorum) {
+      warnAboutMinority(round, keys, operation);
+      return true;
+    }
+    if (round.count(yes -> !yes) > nodes.size() - quorum) {
+      return false;
+    }
+    throw failure(round, operation, keys);
+  }
+
+  /** Releases {@code token} on every node as soon as that node has answered the acquisition. */
+  private void releaseEverywhere(FanOut<Node, Acquisition> round, LockKeys keys, String token) {
+    round.whenEachDone((node, reply) -> {
+      try {
+        fanout.execute(() -> {
+          try {
+            node.ops().release(keys, token, 0);
+          } catch (RuntimeException e) {
+            log.debug("could not release a failed Redlock attempt on {}", node.label(), e);
+          }
+        });
+      } catch (RejectedExecutionException e) {
+        log.debug("closed; not releasing a failed Redlock attempt on {}", node.label());
+      }
+    });
+  }
+
+  /**
+   * When a holder's keys expire a majority may become free: that is when the {@code need}-th
+   * shortest remaining lease among the busy nodes runs out.
+   */
+  private Acquisition busyEstimate(FanOut<Node, Acquisition> round, int busy) {
+    List<Long> ttls = new ArrayList<>();
+    boolean publishes = true;
+    for (Acquisition reply : round.replies()) {
+      if (reply != null && !reply.acquired()) {
+        ttls.add(reply.holderTtlMillis() < 0 ? Long.MAX_VALUE : reply.holderTtlMillis());
+        publishes &= reply.holderPublishes();
+      }
+    }
+    ttls.sort(null);
+    int need = quorum - (nodes.size() - busy);
+    long ttl = need <= 0 || ttls.isEmpty() ? 0 : ttls.get(Math.min(need, ttls.size()) - 1);
+    return Acquisition.busy(ttl == Long.MAX_VALUE ? -1 : ttl, publishes && busy > 0);
+  }
+
+  private <T> RedisLockException failure(FanOut<Node, T> round, String operation, LockKeys keys) {
+    RedisLockException failure = new RedisLockException(
+        "Redlock could not " + operation + " lock key '" + keys.lock() + "' on a majority ("
+            + quorum + " of " + nodes.size() + "): "
+            + round.describeFailures(Node::label, nodeTimeoutMillis),
+        transientUnlessPermanent(round));
+    round.failures().stream().filter(f -> f != failure.getCause()).forEach(failure::addSuppressed);
+    return failure;
+  }
+
+  /**
+   * The cause to report: a permanent node failure if there is one (waiting will not cure it),
+   * else the first node failure, else (every node was merely slow) a transient marker.
+   */
+  private static <T> Throwable transientUnlessPermanent(FanOut<Node, T> round) {
+    List<RuntimeException> failures = round.failures();
+    for (RuntimeException failure : failures) {
+      if (!Failures.isTransient(failure)) {
+        return failure;
+      }
+    }
+    return failures.isEmpty()
+        ? new Failures.TransientFailure("a majority of Redlock nodes did not answer in time")
+        : failures.get(0);
+  }
+
+  private <T> void warnAboutMinority(FanOut<Node, T> round, LockKeys keys, String operation) {
+    if (round.failedOrMissing() == 0) {
+      return;
+    }
+    long now = System.nanoTime();
+    long last = lastMinorityWarning.get();
+    if (now - last >= WARN_EVERY_NANOS && lastMinorityWarning.compareAndSet(last, now)) {
+      log.warn("Redlock {} of lock key '{}' succeeded on a majority; failed nodes: {}",
+          operation, keys.lock(), round.describeFailures(Node::label, nodeTimeoutMillis));
+    }
+  }
+}
