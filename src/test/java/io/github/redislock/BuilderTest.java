@@ -83,6 +83,31 @@ class BuilderTest {
   }
 
   @Test
+  void redlockMastersMustBeDistinct() {
+    assertThatThrownBy(() -> RedisLockFactory.builder().redlock(URI, URI, "redis://127.0.0.1:2"))
+        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("distinct");
+  }
+
+  @Test
+  void redlockNodeTimeoutMustBeShorterThanTheLease() {
+    RedisLockFactory.Builder builder = RedisLockFactory.builder()
+        .redlock(URI, "redis://127.0.0.1:2", "redis://127.0.0.1:3")
+        .leaseTime(Duration.ofMillis(500))
+        .redlockNodeTimeout(Duration.ofSeconds(1));
+    assertThatThrownBy(builder::build).isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("redlockNodeTimeout");
+  }
+
+  @Test
+  void redlockBuildsWithoutContactingTheMasters() {
+    try (RedisLockFactory factory = RedisLockFactory.builder()
+        .redlock(URI, "redis://127.0.0.1:2", "redis://127.0.0.1:3").build()) {
+      assertThatThrownBy(() -> factory.getLock("x").tryLock())
+          .isInstanceOf(RedisLockException.class).hasMessageContaining("majority");
+    }
+  }
+
+  @Test
   void nullAndEmptyLockNamesAreRejected() {
     try (RedisLockFactory factory = RedisLockFactory.builder().standalone(URI).build()) {
       assertThatThrownBy(() -> factory.getLock(null)).isInstanceOf(NullPointerException.class)

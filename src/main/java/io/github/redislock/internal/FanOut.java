@@ -104,6 +104,16 @@ final class FanOut<N, T> {
     }
   }
 
+  /** Number of nodes that have not answered yet. */
+  int unanswered() {
+    lock.lock();
+    try {
+      return nodes.size() - answered;
+    } finally {
+      lock.unlock();
+    }
+  }
+
   /** Number of nodes that failed (an exception, not a missing reply). */
   int failed() {
     lock.lock();

@@ -8,6 +8,9 @@ import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.SynchronousQueue;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Function;
 import org.slf4j.Logger;
@@ -42,6 +45,11 @@ final class RedlockBackend implements LockBackend {
   private final long nodeTimeoutNanos;
   private final long nodeTimeoutMillis;
   private final ExecutorService fanout;
+  /**
+   * Acquisitions that returned with a majority while some nodes had not answered yet, by token:
+   * once the hold is released, a node whose acquisition lands late is released too.
+   */
+  private final ConcurrentHashMap<String, AtomicBoolean> lateNodes = new ConcurrentHashMap<>();
   private final AtomicLong lastMinorityWarning = new AtomicLong(System.nanoTime() - WARN_EVERY_NANOS);
 
   RedlockBackend(
@@ -80,6 +88,7 @@ final class RedlockBackend implements LockBackend {
           - safetyMarginNanos(leaseMillis);
       if (validity > 0) {
         warnAboutMinority(round, keys, "acquire");
+        releaseLateNodesAfterRelease(round, keys, token);
         long fence = 0;
         for (Acquisition reply : round.replies()) {
           if (reply != null && reply.acquired()) {
@@ -110,6 +119,10 @@ final class RedlockBackend implements LockBackend {
 
   @Override
   public boolean release(LockKeys keys, String token, long fencingToken) {
+    AtomicBoolean released = lateNodes.get(token);
+    if (released != null) {
+      released.set(true);
+    }
     return decide(node -> node.ops().release(keys, token, fencingToken), "release", keys);
   }
 
@@ -160,21 +173,46 @@ final class RedlockBackend implements LockBackend {
     throw failure(round, operation, keys);
   }
 
-  /** Releases {@code token} on every node as soon as that node has answered the acquisition. */
-  private void releaseEverywhere(FanOut<Node, Acquisition> round, LockKeys keys, String token) {
+  /**
+   * A majority answered, and the hold is being returned, while other nodes' acquisitions are in
+   * flight. Should one of those land after the hold's release was sent, it is released then.
+   */
+  private void releaseLateNodesAfterRelease(
+      FanOut<Node, Acquisition> round, LockKeys keys, String token) {
+    int missing = round.unanswered();
+    if (missing == 0) {
+      return;
+    }
+    AtomicBoolean released = new AtomicBoolean();
+    AtomicInteger remaining = new AtomicInteger(nodes.size());
+    lateNodes.put(token, released);
     round.whenEachDone((node, reply) -> {
-      try {
-        fanout.execute(() -> {
-          try {
-            node.ops().release(keys, token, 0);
-          } catch (RuntimeException e) {
-            log.debug("could not release a failed Redlock attempt on {}", node.label(), e);
-          }
-        });
-      } catch (RejectedExecutionException e) {
-        log.debug("closed; not releasing a failed Redlock attempt on {}", node.label());
+      if (released.get() && reply != null && reply.acquired()) {
+        releaseQuietly(node, keys, token);
+      }
+      if (remaining.decrementAndGet() == 0) {
+        lateNodes.remove(token);
       }
     });
+  }
+
+  private void releaseQuietly(Node node, LockKeys keys, String token) {
+    try {
+      fanout.execute(() -> {
+        try {
+          node.ops().release(keys, token, 0);
+        } catch (RuntimeException e) {
+          log.debug("could not release lock key '{}' on {}", keys.lock(), node.label(), e);
+        }
+      });
+    } catch (RejectedExecutionException e) {
+      log.debug("closed; not releasing lock key '{}' on {}", keys.lock(), node.label());
+    }
+  }
+
+  /** Releases {@code token} on every node as soon as that node has answered the acquisition. */
+  private void releaseEverywhere(FanOut<Node, Acquisition> round, LockKeys keys, String token) {
+    round.whenEachDone((node, reply) -> releaseQuietly(node, keys, token));
   }
 
   /**

@@ -20,8 +20,9 @@ import redis.clients.jedis.Jedis;
  * A {@code main} run in child JVMs by the cross-process tests. The first argument picks the mode:
  *
  * <ul>
- *   <li>{@code count <redisUri> <lockName> <counterKey> <threads> <incrementsPerThread>}: builds a
- *       factory, prints {@code ready}, waits until the key {@link #goKey(String)} exists, then each
+ *   <li>{@code count <redisUri> <lockName> <counterKey> <threads> <incrementsPerThread>
+ *       [<dataUri>]}: builds a factory (a comma-separated list of URIs means Redlock over those
+ *       masters; the counter and checks then live on {@code dataUri}), prints {@code ready}, waits until the key {@link #goKey(String)} exists, then each
  *       thread increments the counter non-atomically ({@code GET}, then {@code SET value + 1}) under
  *       the lock, on its own raw connection. Each critical section also checks, in Redis, that
  *       nobody else is inside ({@code INCR} {@link #insideKey(String)} must answer 1) and that its
@@ -107,8 +108,11 @@ public final class LockWorker {
     }
     switch (args[0]) {
       case "count":
-        requireArgs(args, 6);
-        count(args[1], args[2], args[3], Integer.parseInt(args[4]), Integer.parseInt(args[5]));
+        if (args.length != 7) {
+          requireArgs(args, 6);
+        }
+        count(args[1], args.length == 7 ? args[6] : args[1], args[2], args[3],
+            Integer.parseInt(args[4]), Integer.parseInt(args[5]));
         return 0;
       case "hold":
         requireArgs(args, 4);
@@ -133,7 +137,7 @@ public final class LockWorker {
   // ---- count ----
 
   private static void count(
-      String uri, String lockName, String counterKey, int threads, int increments)
+      String uri, String dataUri, String lockName, String counterKey, int threads, int increments)
       throws InterruptedException {
     String inside = insideKey(lockName);
     String fence = fenceKey(lockName);
@@ -144,12 +148,12 @@ public final class LockWorker {
     AtomicLong handoffs = new AtomicLong();
     AtomicReference<Throwable> failure = new AtomicReference<>();
 
-    try (RedisLockFactory factory = RedisLockFactory.builder().standalone(uri).build()) {
+    try (RedisLockFactory factory = builderFor(uri).build()) {
       RedisDistributedLock lock = factory.getLock(lockName);
       List<Jedis> connections = new ArrayList<>();
       try {
         for (int t = 0; t < threads; t++) {
-          connections.add(connect(uri));
+          connections.add(connect(dataUri));
         }
         System.out.println("ready");
         System.out.flush();
@@ -262,6 +266,16 @@ public final class LockWorker {
   }
 
   // ---- helpers ----
+
+  /**
+   * The factory's endpoint: one URI means one server, a comma-separated list means Redlock over
+   * those masters.
+   */
+  private static RedisLockFactory.Builder builderFor(String uris) {
+    return uris.contains(",")
+        ? RedisLockFactory.builder().redlock(uris.split(","))
+        : RedisLockFactory.builder().standalone(uris);
+  }
 
   /** A raw connection, independent of the lock's client. */
   private static Jedis connect(String redisUri) {

@@ -1,0 +1,222 @@
+package io.github.redislock.faults;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
+
+import io.github.redislock.RedisDistributedLock;
+import io.github.redislock.RedisLockException;
+import io.github.redislock.RedisLockFactory;
+import io.github.redislock.testing.RedisInvariants;
+import io.github.redislock.testing.RedisServer;
+import io.github.redislock.testing.Timing;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInfo;
+import redis.clients.jedis.Jedis;
+import redis.clients.jedis.params.SetParams;
+
+/** Redlock over five real masters, some killed, paused or held by someone else. */
+class RedlockFaultsTest {
+  private static final List<RedisServer> masters = new ArrayList<>();
+  private final List<RedisLockFactory> factories = new ArrayList<>();
+  private ExecutorService threads;
+  private String name;
+
+  @BeforeAll
+  static void start() {
+    for (int i = 0; i < 5; i++) {
+      masters.add(RedisServer.start());
+    }
+  }
+
+  @AfterAll
+  static void stop() {
+    masters.forEach(RedisServer::close);
+    masters.clear();
+  }
+
+  @BeforeEach
+  void setUp(TestInfo info) {
+    name = "redlock:" + info.getTestMethod().orElseThrow().getName();
+    threads = Executors.newCachedThreadPool();
+  }
+
+  @AfterEach
+  void tearDown() throws InterruptedException {
+    for (RedisServer master : masters) {
+      if (master.isPaused()) {
+        master.resume();
+      }
+      if (!master.isRunning()) {
+        master.restart();
+      }
+    }
+    threads.shutdownNow();
+    assertThat(threads.awaitTermination(10, TimeUnit.SECONDS)).isTrue();
+    factories.forEach(RedisLockFactory::close);
+    RedisInvariants.assertNoThreads("redis-lock-");
+    for (RedisServer master : masters) {
+      try (Jedis jedis = master.jedis()) {
+        RedisInvariants.assertNoKeysWithoutTtl(jedis);
+        RedisInvariants.assertNoSubscriptions(jedis);
+        jedis.flushAll();
+      }
+    }
+  }
+
+  private RedisLockFactory factory() {
+    RedisLockFactory factory = RedisLockFactory.builder()
+        .redlock(masters.stream().map(RedisServer::uri).toArray(String[]::new))
+        .redlockNodeTimeout(Timing.scaled(Duration.ofMillis(100)))
+        .build();
+    factories.add(factory);
+    return factory;
+  }
+
+  private String valueOn(int master) {
+    try (Jedis jedis = masters.get(master).jedis()) {
+      return jedis.get(name);
+    }
+  }
+
+  @Test
+  void twoOfFiveMastersKilledStillLock() {
+    masters.get(0).kill();
+    masters.get(3).kill();
+    RedisDistributedLock lock = factory().getLock(name);
+    assertThat(lock.tryLock()).isTrue();
+    assertThat(lock.getFencingToken()).isPositive();
+    lock.unlock();
+  }
+
+  @Test
+  void threeOfFiveMastersKilledIsARedisLockExceptionUntilTheyAreBack() {
+    masters.get(0).kill();
+    masters.get(2).kill();
+    masters.get(4).kill();
+    RedisDistributedLock lock = factory().getLock(name);
+    assertThatThrownBy(lock::tryLock).isInstanceOf(RedisLockException.class)
+        .hasMessageContaining("majority");
+    masters.get(0).restart();
+    masters.get(2).restart();
+    masters.get(4).restart();
+    assertThat(lock.tryLock()).isTrue();
+    lock.unlock();
+  }
+
+  @Test
+  void everyClogPatternAcquiresExactlyWhenAMajorityIsFree() {
+    RedisDistributedLock lock = factory().getLock(name);
+    for (int clogged = 0; clogged < 32; clogged++) {
+      int mask = clogged;
+      for (int i = 0; i < 5; i++) {
+        if ((mask & (1 << i)) != 0) {
+          try (Jedis jedis = masters.get(i).jedis()) {
+            jedis.set(name, "someone-else", SetParams.setParams().px(60_000));
+          }
+        }
+      }
+      boolean majorityFree = Integer.bitCount(mask) <= 2;
+      assertThat(lock.tryLock()).as("clogged nodes %s", Integer.toBinaryString(mask))
+          .isEqualTo(majorityFree);
+      if (majorityFree) {
+        lock.unlock();
+      }
+      for (int i = 0; i < 5; i++) {
+        int master = i;
+        if ((mask & (1 << i)) == 0) {
+          await("free node " + i + " after pattern " + Integer.toBinaryString(mask))
+              .atMost(Timing.awaitAtMost()).until(() -> valueOn(master) == null);
+        } else {
+          assertThat(valueOn(i)).isEqualTo("someone-else");
+          try (Jedis jedis = masters.get(i).jedis()) {
+            jedis.del(name);
+          }
+        }
+      }
+    }
+  }
+
+  @Test
+  void onePausedMasterDoesNotStopAcquisition() {
+    masters.get(1).pause();
+    RedisDistributedLock lock = factory().getLock(name);
+    assertThat(lock.tryLock()).isTrue();
+    lock.unlock();
+    masters.get(1).resume();
+  }
+
+  @Test
+  void pausedMajorityEndsATimedTryLockByItsDeadlineAndLeavesNoKey() throws Exception {
+    RedisDistributedLock lock = factory().getLock(name);
+    masters.get(0).pause();
+    masters.get(1).pause();
+    masters.get(2).pause();
+    Future<Boolean> attempt = threads.submit(() -> lock.tryLock(500, TimeUnit.MILLISECONDS));
+    await().atMost(Timing.scaled(Duration.ofMillis(1500))).until(attempt::isDone);
+    assertThatThrownBy(attempt::get).isInstanceOf(ExecutionException.class)
+        .hasCauseInstanceOf(RedisLockException.class);
+    masters.get(0).resume();
+    masters.get(1).resume();
+    masters.get(2).resume();
+    for (int i = 0; i < 5; i++) {
+      int master = i;
+      await().atMost(Timing.awaitAtMost()).until(() -> valueOn(master) == null);
+    }
+  }
+
+  @Test
+  void fencingTokensIncreaseAcrossHoldersOnDifferentMajorities() {
+    long ahead = System.currentTimeMillis() * 1000 + TimeUnit.DAYS.toMicros(365);
+    try (Jedis jedis = masters.get(0).jedis()) {
+      // Master 0's counter runs far ahead of the others (as after a clock jump there).
+      jedis.hset("{" + name + "}:lock-meta", "c", Long.toString(ahead));
+      jedis.pexpire("{" + name + "}:lock-meta", 60_000);
+    }
+    RedisDistributedLock first = factory().getLock(name);
+    first.lock();
+    long firstToken = first.getFencingToken();
+    first.unlock();
+    assertThat(firstToken).isGreaterThan(ahead);
+
+    masters.get(0).kill(); // the next majority cannot ask master 0
+    RedisDistributedLock second = factory().getLock(name);
+    second.lock();
+    long secondToken = second.getFencingToken();
+    second.unlock();
+    assertThat(secondToken).isGreaterThan(firstToken);
+  }
+
+  @Test
+  void aReleaseOnAnyMasterWakesAWaiter() throws Exception {
+    RedisLockFactory factory = factory();
+    RedisDistributedLock held = factory().getLock(name);
+    held.lock();
+    Future<Boolean> waiter = threads.submit(() -> {
+      RedisDistributedLock lock = factory.getLock(name);
+      lock.lock();
+      lock.unlock();
+      return true;
+    });
+    await().atMost(Timing.awaitAtMost()).until(() -> {
+      try (Jedis jedis = masters.get(0).jedis()) {
+        return jedis.pubsubNumSub("{" + name + "}:lock-wake").values().stream()
+            .anyMatch(count -> count > 0);
+      }
+    });
+    held.unlock();
+    assertThat(waiter.get(Timing.awaitAtMost().toMillis(), TimeUnit.MILLISECONDS)).isTrue();
+  }
+}

@@ -1,0 +1,194 @@
+package io.github.redislock.internal;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
+
+import io.github.redislock.RedisLockException;
+import io.github.redislock.testing.RedisInvariants;
+import io.github.redislock.testing.RedisServer;
+import io.github.redislock.testing.TcpProxy;
+import io.github.redislock.testing.Timing;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import redis.clients.jedis.Jedis;
+import redis.clients.jedis.RedisClient;
+import redis.clients.jedis.params.SetParams;
+
+/**
+ * Redlock's decisions on real masters, some behind a delaying proxy: the typed outcomes and the
+ * validity check.
+ */
+class RedlockBackendTest {
+  private final List<RedisServer> masters = new ArrayList<>();
+  private final List<TcpProxy> proxies = new ArrayList<>();
+  private final List<RedisClient> clients = new ArrayList<>();
+  private final LockKeys keys = LockKeys.of("redlock-backend-test");
+  private RedlockBackend backend;
+
+  @BeforeEach
+  void start() {
+    for (int i = 0; i < 5; i++) {
+      RedisServer master = RedisServer.start();
+      TcpProxy proxy = TcpProxy.start(master.port());
+      masters.add(master);
+      proxies.add(proxy);
+      clients.add(RedisClient.create("127.0.0.1", proxy.port()));
+    }
+  }
+
+  private RedlockBackend backend(Duration nodeTimeout) {
+    List<String> labels = masters.stream().map(RedisServer::uri).toList();
+    backend = new RedlockBackend(clients, labels, false, 60_000, nodeTimeout.toNanos());
+    return backend;
+  }
+
+  @AfterEach
+  void stop() {
+    if (backend != null) {
+      backend.close();
+    }
+    clients.forEach(RedisClient::close);
+    proxies.forEach(TcpProxy::close);
+    for (RedisServer master : masters) {
+      if (master.isRunning()) {
+        try (Jedis jedis = master.jedis()) {
+          RedisInvariants.assertNoKeysWithoutTtl(jedis);
+        }
+      }
+      master.close();
+    }
+    RedisInvariants.assertNoThreads("redis-lock-");
+  }
+
+  private void clog(int... nodes) {
+    for (int node : nodes) {
+      try (Jedis jedis = masters.get(node).jedis()) {
+        jedis.set(keys.lock(), "someone-else", SetParams.setParams().px(60_000));
+      }
+    }
+  }
+
+  private void awaitNoKeyOfOurs() {
+    for (RedisServer master : masters) {
+      if (!master.isRunning()) {
+        continue;
+      }
+      try (Jedis jedis = master.jedis()) {
+        await().atMost(Timing.awaitAtMost()).until(() -> {
+          String value = jedis.get(keys.lock());
+          return value == null || value.equals("someone-else");
+        });
+      }
+    }
+  }
+
+  @Test
+  void acquisitionSlowerThanTheLeaseIsRefusedAndReleasedEverywhere() {
+    RedlockBackend redlock = backend(Duration.ofSeconds(5));
+    for (int i = 0; i < 3; i++) {
+      proxies.get(i).setDelay(Duration.ofMillis(150)); // each way: a majority answers after the lease
+    }
+    assertThatThrownBy(() -> redlock.tryAcquire(keys, Tokens.next(), 200))
+        .isInstanceOf(RedisLockException.class).hasMessageContaining("leaving no validity")
+        .satisfies(e -> assertThat(Failures.isTransient(e)).isTrue());
+    awaitNoKeyOfOurs();
+  }
+
+  @Test
+  void otherOwnersOnAMajorityMeanBusyNotAnError() {
+    RedlockBackend redlock = backend(Duration.ofMillis(500));
+    clog(0, 2, 4);
+    Acquisition attempt = redlock.tryAcquire(keys, Tokens.next(), 10_000);
+    assertThat(attempt.acquired()).isFalse();
+    assertThat(attempt.holderTtlMillis()).isPositive();
+    awaitNoKeyOfOurs();
+  }
+
+  @Test
+  void failuresAloneOnAMajorityAreAnErrorNamingEachNode() {
+    RedlockBackend redlock = backend(Duration.ofMillis(500));
+    masters.get(1).kill();
+    masters.get(3).kill();
+    masters.get(4).kill();
+    assertThatThrownBy(() -> redlock.tryAcquire(keys, Tokens.next(), 10_000))
+        .isInstanceOf(RedisLockException.class)
+        .hasMessageContaining(masters.get(1).uri())
+        .hasMessageContaining(masters.get(3).uri())
+        .hasMessageContaining(masters.get(4).uri())
+        .satisfies(e -> assertThat(Failures.isTransient(e)).isTrue());
+    awaitNoKeyOfOurs();
+  }
+
+  @Test
+  void contentionMixedWithFailuresIsBusy() {
+    RedlockBackend redlock = backend(Duration.ofMillis(500));
+    clog(0, 1);
+    masters.get(2).kill();
+    assertThat(redlock.tryAcquire(keys, Tokens.next(), 10_000).acquired()).isFalse();
+    awaitNoKeyOfOurs();
+  }
+
+  @Test
+  void aStalledMinorityCostsAtMostTheNodeTimeoutAndIsReleasedWhenItAnswers() {
+    RedlockBackend redlock = backend(Duration.ofMillis(200));
+    proxies.get(3).stall();
+    proxies.get(4).stall();
+    String token = Tokens.next();
+    Acquisition held = redlock.tryAcquire(keys, token, 10_000);
+    assertThat(held.acquired()).isTrue();
+    assertThat(redlock.release(keys, token, held.fencingToken())).isTrue();
+    proxies.get(3).unstall();
+    proxies.get(4).unstall();
+    awaitNoKeyOfOurs();
+  }
+
+  @Test
+  void renewalNeedsAMajority() {
+    RedlockBackend redlock = backend(Duration.ofMillis(200));
+    String token = Tokens.next();
+    assertThat(redlock.tryAcquire(keys, token, 10_000).acquired()).isTrue();
+    assertThat(redlock.extend(keys, token, 10_000)).isTrue();
+    for (int i = 0; i < 3; i++) {
+      try (Jedis jedis = masters.get(i).jedis()) {
+        jedis.del(keys.lock());
+      }
+    }
+    assertThat(redlock.extend(keys, token, 10_000)).isFalse();
+    redlock.release(keys, token, 0);
+    awaitNoKeyOfOurs();
+  }
+
+  @Test
+  void fencingTokenIsTheMaximumOverTheMajorityAndConfirmingRaisesIt() {
+    RedlockBackend redlock = backend(Duration.ofMillis(500));
+    long ahead = TimeUnit.MILLISECONDS.toMicros(System.currentTimeMillis())
+        + TimeUnit.DAYS.toMicros(1);
+    try (Jedis jedis = masters.get(4).jedis()) {
+      jedis.hset(keys.companion(), "c", Long.toString(ahead));
+      jedis.pexpire(keys.companion(), 60_000);
+    }
+    String token = Tokens.next();
+    Acquisition held = redlock.tryAcquire(keys, token, 10_000);
+    // Master 4 may not be in the answering majority; wait until it answered too.
+    await().atMost(Timing.awaitAtMost()).until(() -> {
+      try (Jedis jedis = masters.get(4).jedis()) {
+        return token.equals(jedis.get(keys.lock()));
+      }
+    });
+    assertThat(redlock.confirmFence(keys, token, Math.max(held.fencingToken(), ahead + 1)))
+        .isTrue();
+    for (int i = 0; i < 5; i++) {
+      try (Jedis jedis = masters.get(i).jedis()) {
+        assertThat(Long.parseLong(jedis.hget(keys.companion(), "c"))).isGreaterThan(ahead);
+      }
+    }
+    redlock.release(keys, token, held.fencingToken());
+    awaitNoKeyOfOurs();
+  }
+}
