@@ -6,7 +6,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
-import java.util.Set;
+import java.util.HashSet;
 import java.util.Objects;
 import java.util.function.Consumer;
 import redis.clients.jedis.ConnectionPoolConfig;
@@ -179,7 +179,7 @@ public final class RedisLockFactory implements AutoCloseable {
       for (String uri : redisUris) {
         parse(Objects.requireNonNull(uri, "redisUris contains null"));
       }
-      if (Set.of(redisUris).size() != redisUris.length) {
+      if (new HashSet<>(Arrays.asList(redisUris)).size() != redisUris.length) {
         throw new IllegalArgumentException(
             "Redlock masters must be distinct, got " + Arrays.toString(redisUris));
       }
