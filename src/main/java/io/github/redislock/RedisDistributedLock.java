@@ -56,6 +56,15 @@ import java.util.concurrent.locks.ReentrantLock;
  * one it has seen, makes the writes of a holder whose lease expired harmless: this is what makes
  * the lock safe under pauses, clock jumps and failovers, not only efficient.
  *
+ * <p><b>Redlock.</b> A factory built with {@code redlock(...)} holds a lock when a majority of N
+ * independent masters granted it, asked in parallel, within a validity of the lease minus the
+ * time the acquisition took and a clock drift allowance (1% of the lease + 2 ms). It survives the
+ * loss of a minority of masters, which one master does not. Its safety still rests on timing
+ * assumptions: process pauses, network delays and clock drift well below the lease, and masters
+ * that do not forget keys on restart (persistence, or a restart delayed beyond the longest
+ * lease). The token of a Redlock hold is the maximum of its majority's tokens, made binding on a
+ * majority at the first {@link #getFencingToken()}.
+ *
  * <p><b>Redis failures.</b> {@link #tryLock()} returns {@code false} only when another owner
  * holds the lock; when Redis cannot be reached or answers with an error it throws
  * {@link RedisLockException}. {@link #lock()} keeps retrying through outages, with a capped,
@@ -288,9 +297,15 @@ public class RedisDistributedLock implements Lock {
    * microseconds)}). Pass it with every write to the resource the lock protects, and have the
    * resource reject writes with a lower token than it has seen.
    *
+   * <p>In this implementation, under Redlock the first call of a hold raises the fencing counters
+   * of a majority of masters to the token before returning it (one parallel round trip); later
+   * calls, and every call on one node, answer from the JVM.
+   *
    * @return the current hold's fencing token
    * @throws IllegalMonitorStateException if the current thread does not hold this lock
    * @throws LockLostException if the current thread's hold was lost
+   * @throws RedisLockException if, under Redlock, a majority of masters could not be reached to
+   *     make the token binding
    */
   public long getFencingToken() {
     return engine.getFencingToken(name);
