@@ -17,9 +17,8 @@ import redis.clients.jedis.UnifiedJedis;
 import redis.clients.jedis.util.JedisURIHelper;
 
 /**
- * Hands out {@link RedisDistributedLock}s by name, on one Redis deployment or over Redlock masters.
- * One per application:
- * thread-safe, long-lived, {@link AutoCloseable}.
+ * Hands out {@link RedisDistributedLock}s by name, on one Redis deployment or over Redlock
+ * masters. One per application: thread-safe, long-lived, {@link AutoCloseable}.
  *
  * <pre>{@code
  * try (RedisLockFactory locks = RedisLockFactory.builder()
