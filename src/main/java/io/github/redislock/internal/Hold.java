@@ -1,6 +1,5 @@
 package io.github.redislock.internal;
 
-import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
@@ -21,19 +20,24 @@ final class Hold {
 
   private final AtomicInteger status = new AtomicInteger(HELD);
   private volatile String lostReason;
+  private volatile long renewedAtNanos;
   private volatile long leaseEndNanos;
 
   /** Whether {@link #fencingToken} was made binding (see {@code LockBackend.confirmFence}). */
   volatile boolean fenceConfirmed;
 
-  /** The next renewal; guarded by this hold's monitor (see {@link LeaseRenewer}). */
-  ScheduledFuture<?> renewal;
-
-  Hold(String name, LockKeys keys, String token, long fencingToken, long leaseEndNanos) {
+  Hold(
+      String name,
+      LockKeys keys,
+      String token,
+      long fencingToken,
+      long acquiredAtNanos,
+      long leaseEndNanos) {
     this.name = name;
     this.keys = keys;
     this.token = token;
     this.fencingToken = fencingToken;
+    this.renewedAtNanos = acquiredAtNanos;
     this.leaseEndNanos = leaseEndNanos;
   }
 
@@ -77,7 +81,14 @@ final class Hold {
     return leaseEndNanos;
   }
 
-  void extendedUntil(long nanos) {
-    leaseEndNanos = nanos;
+  /** When the lease was last set: the acquisition's or the last renewal's start. */
+  long renewedAtNanos() {
+    return renewedAtNanos;
+  }
+
+  /** A renewal that started at {@code startNanos} extended the lease until {@code endNanos}. */
+  void extendedUntil(long startNanos, long endNanos) {
+    renewedAtNanos = startNanos;
+    leaseEndNanos = endNanos;
   }
 }

@@ -4,30 +4,37 @@ import io.github.redislock.LockLostEvent;
 import io.github.redislock.RedisLockException;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.locks.LockSupport;
 import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Renews every hold of one factory about every third of the lease, on one daemon thread that ends
- * when nothing has been held for a few seconds. A renewal that finds the key gone or taken marks
- * the hold lost at once; one that fails is retried until the lease, as last confirmed, would have
- * run out, and then marks it lost. Each loss is reported once to the listener.
+ * Renews every hold of one factory, on one daemon thread that runs while anything is held and
+ * ends a few ticks after the last release.
+ *
+ * <p>The thread wakes every sixth of the lease and renews the holds last confirmed a third of the
+ * lease ago or more. Taking and returning a hold only adds it to and removes it from a concurrent
+ * set: no thread is signalled on the lock's fast path. A renewal that finds the key gone or taken
+ * marks the hold lost at once; one that fails is retried at every tick until the lease, as last
+ * confirmed, would have run out, and then marks it lost. Each loss is reported once.
  */
 final class LeaseRenewer implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(LeaseRenewer.class);
+  private static final int IDLE_TICKS_BEFORE_EXIT = 3;
 
   private final LockBackend backend;
   private final long leaseMillis;
   private final long validNanos;
-  private final long periodMillis;
-  private final long retryMillis;
+  private final long renewAfterNanos;
+  private final long tickNanos;
   private final Consumer<LockLostEvent> listener;
-  private final ScheduledThreadPoolExecutor scheduler;
   private final Set<Hold> active = ConcurrentHashMap.newKeySet();
+  private final AtomicBoolean running = new AtomicBoolean();
   private volatile boolean closed;
+  private volatile Thread thread;
 
   LeaseRenewer(
       LockBackend backend,
@@ -36,15 +43,11 @@ final class LeaseRenewer implements AutoCloseable {
       Consumer<LockLostEvent> listener) {
     this.backend = backend;
     this.leaseMillis = leaseMillis;
-    this.validNanos = TimeUnit.MILLISECONDS.toNanos(leaseMillis) - safetyMarginNanos;
-    this.periodMillis = Math.max(1, leaseMillis / 3);
-    this.retryMillis = Math.max(1, Math.min(leaseMillis / 10, 500));
+    long leaseNanos = TimeUnit.MILLISECONDS.toNanos(leaseMillis);
+    this.validNanos = leaseNanos - safetyMarginNanos;
+    this.renewAfterNanos = leaseNanos / 3;
+    this.tickNanos = Math.max(TimeUnit.MILLISECONDS.toNanos(1), leaseNanos / 6);
     this.listener = listener;
-    this.scheduler = new ScheduledThreadPoolExecutor(1, Threads.daemon("redis-lock-renewal"));
-    scheduler.setKeepAliveTime(5, TimeUnit.SECONDS);
-    scheduler.allowCoreThreadTimeOut(true);
-    scheduler.setRemoveOnCancelPolicy(true);
-    scheduler.setExecuteExistingDelayedTasksAfterShutdownPolicy(false);
   }
 
   /** Starts renewing {@code hold}; {@code false} when the factory is closed. */
@@ -54,19 +57,17 @@ final class LeaseRenewer implements AutoCloseable {
       active.remove(hold);
       return false;
     }
-    schedule(hold, periodMillis);
+    if (!running.get() && running.compareAndSet(false, true)) {
+      Thread renewer = Threads.daemon("redis-lock-renewal").newThread(this::run);
+      thread = renewer;
+      renewer.start();
+    }
     return true;
   }
 
   /** Stops renewing {@code hold}, whose release has begun or which was lost. */
   void stop(Hold hold) {
     active.remove(hold);
-    synchronized (hold) {
-      if (hold.renewal != null) {
-        hold.renewal.cancel(false);
-        hold.renewal = null;
-      }
-    }
   }
 
   /** Number of holds being renewed: for tests that check nothing leaks. */
@@ -74,23 +75,41 @@ final class LeaseRenewer implements AutoCloseable {
     return active.size();
   }
 
-  private void schedule(Hold hold, long delayMillis) {
-    synchronized (hold) {
-      if (hold.isHeld() && !closed) {
-        hold.renewal = scheduler.schedule(() -> renew(hold), delayMillis, TimeUnit.MILLISECONDS);
+  private void run() {
+    int idleTicks = 0;
+    while (!closed) {
+      long now = System.nanoTime();
+      for (Hold hold : active) {
+        if (now - hold.renewedAtNanos() >= renewAfterNanos) {
+          renew(hold);
+        }
       }
+      if (active.isEmpty()) {
+        if (++idleTicks >= IDLE_TICKS_BEFORE_EXIT) {
+          running.set(false);
+          // A hold added after the emptiness check, and before running turned false, found the
+          // thread running and started none: take it on unless another thread did.
+          if (active.isEmpty() || !running.compareAndSet(false, true)) {
+            return;
+          }
+        }
+      } else {
+        idleTicks = 0;
+      }
+      LockSupport.parkNanos(this, tickNanos);
     }
+    running.set(false);
   }
 
   private void renew(Hold hold) {
     if (!hold.isHeld()) {
+      active.remove(hold);
       return;
     }
     long start = System.nanoTime();
     try {
       if (backend.extend(hold.keys, hold.token, leaseMillis)) {
-        hold.extendedUntil(start + validNanos);
-        schedule(hold, periodMillis);
+        hold.extendedUntil(start, start + validNanos);
       } else {
         lose(hold, "the lock key was deleted, expired or taken by another owner");
       }
@@ -98,15 +117,14 @@ final class LeaseRenewer implements AutoCloseable {
       if (System.nanoTime() - hold.leaseEndNanos() >= 0) {
         lose(hold, "renewal failed until the lease ran out: " + e.getMessage());
       } else {
-        log.debug("renewal of lock '{}' failed; retrying", hold.name, e);
-        schedule(hold, retryMillis);
+        log.debug("renewal of lock '{}' failed; retrying at the next tick", hold.name, e);
       }
     }
   }
 
   /** Marks {@code hold} lost and reports it, unless it was released or reported already. */
   void lose(Hold hold, String reason) {
-    stop(hold);
+    active.remove(hold);
     if (hold.markLost(reason)) {
       log.warn("lost the hold of lock '{}': {}", hold.name, reason);
       try {
@@ -117,13 +135,21 @@ final class LeaseRenewer implements AutoCloseable {
     }
   }
 
-  /** Stops every renewal; the holds still held are lost (their owners learn it on unlock). */
+  /** Stops renewing; the holds still held are lost (their owners learn it on unlock). */
   @Override
   public void close() {
     closed = true;
     for (Hold hold : active) {
       lose(hold, "the lock factory was closed");
     }
-    scheduler.shutdownNow();
+    Thread renewer = thread;
+    if (renewer != null) {
+      LockSupport.unpark(renewer);
+      try {
+        renewer.join(TimeUnit.SECONDS.toMillis(1));
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+    }
   }
 }

@@ -147,8 +147,8 @@ public final class LockEngine implements AutoCloseable {
       Duration nodeTimeout,
       Consumer<LockLostEvent> onLockLost) {
     return new LockEngine(
-        new RedlockBackend(
-            masters, labels, ownsClients, companionTtlMillis(leaseTime), nodeTimeout.toNanos()),
+        new RedlockBackend(masters, labels, ownsClients, companionTtlMillis(leaseTime),
+            nodeTimeout.toNanos(), commandTimeout.toNanos()),
         keyPrefix,
         leaseTime,
         commandTimeout,
@@ -512,8 +512,8 @@ public final class LockEngine implements AutoCloseable {
   }
 
   private void install(NameState state, String token, long fencingToken, long startNanos) {
-    Hold hold = new Hold(
-        state.name, state.keys, token, fencingToken, startNanos + leaseNanos - safetyMarginNanos);
+    Hold hold = new Hold(state.name, state.keys, token, fencingToken, startNanos,
+        startNanos + leaseNanos - safetyMarginNanos);
     state.hold = hold;
     if (!renewer.start(hold)) {
       state.hold = null;

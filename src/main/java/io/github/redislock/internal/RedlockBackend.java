@@ -44,12 +44,17 @@ final class RedlockBackend implements LockBackend {
   private final int quorum;
   private final long nodeTimeoutNanos;
   private final long nodeTimeoutMillis;
+  private final long releaseTimeoutNanos;
   private final ExecutorService fanout;
   /**
-   * Acquisitions that returned with a majority while some nodes had not answered yet, by token:
-   * once the hold is released, a node whose acquisition lands late is released too.
+   * Acquisitions that returned with a majority while some nodes had not answered yet, by token.
+   * A release first gives those nodes until the release timeout to answer (so that they count as
+   * holders, not as "not the owner"); a node that answers even later is released then.
    */
-  private final ConcurrentHashMap<String, AtomicBoolean> lateNodes = new ConcurrentHashMap<>();
+  private final ConcurrentHashMap<String, LateNodes> lateNodes = new ConcurrentHashMap<>();
+
+  /** The acquisition of a hold whose late nodes may still answer, and whether it was released. */
+  private record LateNodes(FanOut<Node, Acquisition> round, AtomicBoolean released) {}
   private final AtomicLong lastMinorityWarning = new AtomicLong(System.nanoTime() - WARN_EVERY_NANOS);
 
   RedlockBackend(
@@ -57,7 +62,8 @@ final class RedlockBackend implements LockBackend {
       List<String> labels,
       boolean ownsClients,
       long companionTtlMillis,
-      long nodeTimeoutNanos) {
+      long nodeTimeoutNanos,
+      long commandTimeoutNanos) {
     List<Node> list = new ArrayList<>(clients.size());
     for (int i = 0; i < clients.size(); i++) {
       UnifiedJedis client = clients.get(i);
@@ -68,6 +74,10 @@ final class RedlockBackend implements LockBackend {
     this.quorum = nodes.size() / 2 + 1;
     this.nodeTimeoutNanos = nodeTimeoutNanos;
     this.nodeTimeoutMillis = TimeUnit.NANOSECONDS.toMillis(nodeTimeoutNanos);
+    // A release is not raced against a lease: it waits for slow masters' actual replies rather
+    // than giving up after the node timeout and retrying, since by then another holder may have
+    // come and gone, and the retry could no longer tell that the first attempt released.
+    this.releaseTimeoutNanos = Math.max(nodeTimeoutNanos, commandTimeoutNanos);
     this.fanout =
         new ThreadPoolExecutor(
             0, Integer.MAX_VALUE, 10, TimeUnit.SECONDS, new SynchronousQueue<>(),
@@ -109,31 +119,35 @@ final class RedlockBackend implements LockBackend {
     if (busy > nodes.size() - quorum || round.failedOrMissing() <= nodes.size() - quorum) {
       return busyEstimate(round, busy);
     }
-    throw failure(round, "acquire", keys);
+    throw failure(round, "acquire", keys, nodeTimeoutNanos);
   }
 
   @Override
   public boolean extend(LockKeys keys, String token, long leaseMillis) {
-    return decide(node -> node.ops().extend(keys, token, leaseMillis), "renew", keys);
+    return decide(node -> node.ops().extend(keys, token, leaseMillis), "renew", keys,
+        nodeTimeoutNanos);
   }
 
   @Override
   public boolean release(LockKeys keys, String token, long fencingToken) {
-    AtomicBoolean released = lateNodes.get(token);
-    if (released != null) {
-      released.set(true);
+    LateNodes late = lateNodes.get(token);
+    if (late != null) {
+      late.round().awaitUntil(System.nanoTime() + releaseTimeoutNanos, r -> r.unanswered() == 0);
+      late.released().set(true);
     }
-    return decide(node -> node.ops().release(keys, token, fencingToken), "release", keys);
+    return decide(node -> node.ops().release(keys, token, fencingToken), "release", keys,
+        releaseTimeoutNanos);
   }
 
   @Override
   public boolean confirmFence(LockKeys keys, String token, long fencingToken) {
-    return decide(node -> node.ops().raiseFence(keys, token, fencingToken), "fence", keys);
+    return decide(node -> node.ops().raiseFence(keys, token, fencingToken), "fence", keys,
+        nodeTimeoutNanos);
   }
 
   @Override
   public boolean isLocked(LockKeys keys) {
-    return decide(node -> node.ops().isLocked(keys), "inspect", keys);
+    return decide(node -> node.ops().isLocked(keys), "inspect", keys, nodeTimeoutNanos);
   }
 
   @Override
@@ -157,11 +171,12 @@ final class RedlockBackend implements LockBackend {
    * answer no that a majority of yes is impossible, else a {@link RedisLockException} naming
    * each node's failure.
    */
-  private boolean decide(Function<Node, Boolean> request, String operation, LockKeys keys) {
+  private boolean decide(
+      Function<Node, Boolean> request, String operation, LockKeys keys, long timeoutNanos) {
     long start = System.nanoTime();
     FanOut<Node, Boolean> round =
         FanOut.send(nodes, request, fanout)
-            .awaitUntil(start + nodeTimeoutNanos, r -> r.count(Boolean::booleanValue) >= quorum
+            .awaitUntil(start + timeoutNanos, r -> r.count(Boolean::booleanValue) >= quorum
                 || r.count(yes -> !yes) > nodes.size() - quorum);
     if (round.count(Boolean::booleanValue) >= quorum) {
       warnAboutMinority(round, keys, operation);
@@ -170,7 +185,7 @@ final class RedlockBackend implements LockBackend {
     if (round.count(yes -> !yes) > nodes.size() - quorum) {
       return false;
     }
-    throw failure(round, operation, keys);
+    throw failure(round, operation, keys, timeoutNanos);
   }
 
   /**
@@ -185,7 +200,7 @@ final class RedlockBackend implements LockBackend {
     }
     AtomicBoolean released = new AtomicBoolean();
     AtomicInteger remaining = new AtomicInteger(nodes.size());
-    lateNodes.put(token, released);
+    lateNodes.put(token, new LateNodes(round, released));
     round.whenEachDone((node, reply) -> {
       if (released.get() && reply != null && reply.acquired()) {
         releaseQuietly(node, keys, token);
@@ -234,11 +249,12 @@ final class RedlockBackend implements LockBackend {
     return Acquisition.busy(ttl == Long.MAX_VALUE ? -1 : ttl, publishes && busy > 0);
   }
 
-  private <T> RedisLockException failure(FanOut<Node, T> round, String operation, LockKeys keys) {
+  private <T> RedisLockException failure(
+      FanOut<Node, T> round, String operation, LockKeys keys, long timeoutNanos) {
     RedisLockException failure = new RedisLockException(
         "Redlock could not " + operation + " lock key '" + keys.lock() + "' on a majority ("
             + quorum + " of " + nodes.size() + "): "
-            + round.describeFailures(Node::label, nodeTimeoutMillis),
+            + round.describeFailures(Node::label, TimeUnit.NANOSECONDS.toMillis(timeoutNanos)),
         transientUnlessPermanent(round));
     round.failures().stream().filter(f -> f != failure.getCause()).forEach(failure::addSuppressed);
     return failure;

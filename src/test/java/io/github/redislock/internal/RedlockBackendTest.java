@@ -44,7 +44,8 @@ class RedlockBackendTest {
 
   private RedlockBackend backend(Duration nodeTimeout) {
     List<String> labels = masters.stream().map(RedisServer::uri).toList();
-    backend = new RedlockBackend(clients, labels, false, 60_000, nodeTimeout.toNanos());
+    backend = new RedlockBackend(clients, labels, false, 60_000, nodeTimeout.toNanos(),
+        nodeTimeout.toNanos());
     return backend;
   }
 
@@ -70,6 +71,15 @@ class RedlockBackendTest {
     for (int node : nodes) {
       try (Jedis jedis = masters.get(node).jedis()) {
         jedis.set(keys.lock(), "someone-else", SetParams.setParams().px(60_000));
+      }
+    }
+  }
+
+  /** A call returns once a majority answered: waits until the others have the key too. */
+  private void awaitHeldEverywhere(String token) {
+    for (RedisServer master : masters) {
+      try (Jedis jedis = master.jedis()) {
+        await().atMost(Timing.awaitAtMost()).until(() -> token.equals(jedis.get(keys.lock())));
       }
     }
   }
@@ -153,6 +163,7 @@ class RedlockBackendTest {
     RedlockBackend redlock = backend(Duration.ofMillis(200));
     String token = Tokens.next();
     assertThat(redlock.tryAcquire(keys, token, 10_000).acquired()).isTrue();
+    awaitHeldEverywhere(token);
     assertThat(redlock.extend(keys, token, 10_000)).isTrue();
     for (int i = 0; i < 3; i++) {
       try (Jedis jedis = masters.get(i).jedis()) {
@@ -175,12 +186,7 @@ class RedlockBackendTest {
     }
     String token = Tokens.next();
     Acquisition held = redlock.tryAcquire(keys, token, 10_000);
-    // Master 4 may not be in the answering majority; wait until it answered too.
-    await().atMost(Timing.awaitAtMost()).until(() -> {
-      try (Jedis jedis = masters.get(4).jedis()) {
-        return token.equals(jedis.get(keys.lock()));
-      }
-    });
+    awaitHeldEverywhere(token); // master 4 may not be in the majority that answered first
     assertThat(redlock.confirmFence(keys, token, Math.max(held.fencingToken(), ahead + 1)))
         .isTrue();
     for (int i = 0; i < 5; i++) {
