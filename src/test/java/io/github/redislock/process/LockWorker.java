@@ -50,6 +50,8 @@ public final class LockWorker {
           "-D" + Timing.TIME_SCALE_PROPERTY + "=" + Timing.scale());
 
   private static final Duration RAW_TIMEOUT = Duration.ofSeconds(5);
+  /** Redlock masters here share two cores with every JVM of the test: allow them some slack. */
+  private static final Duration NODE_TIMEOUT = Timing.scaled(Duration.ofMillis(200));
   private static final Duration GO_TIMEOUT = Duration.ofSeconds(60);
 
   private LockWorker() {}
@@ -273,7 +275,7 @@ public final class LockWorker {
    */
   private static RedisLockFactory.Builder builderFor(String uris) {
     return uris.contains(",")
-        ? RedisLockFactory.builder().redlock(uris.split(","))
+        ? RedisLockFactory.builder().redlock(uris.split(",")).redlockNodeTimeout(NODE_TIMEOUT)
         : RedisLockFactory.builder().standalone(uris);
   }
 
