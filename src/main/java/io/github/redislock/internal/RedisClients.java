@@ -169,7 +169,8 @@ public final class RedisClients {
     return RedisSentinelClient.builder()
         .masterName(endpoint.masterName())
         .sentinels(new LinkedHashSet<>(endpoint.nodes()))
-        .sentinelClientConfig(config(timeout, false).build())
+        // Jedis talks to Sentinels with RESP2 and warns on every connection unless told so.
+        .sentinelClientConfig(config(timeout, false).autoNegotiateProtocol(false).build())
         .clientConfig(nodeConfig(endpoint, timeout))
         .poolConfig(pool(timeout))
         .build();
