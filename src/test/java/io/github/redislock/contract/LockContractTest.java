@@ -125,8 +125,10 @@ public abstract class LockContractTest {
     for (Jedis jedis : deployment.rawAll()) {
       try (jedis) {
         for (String line : jedis.info("commandstats").split("\r?\n")) {
+          // Left out: INFO and CLIENT, which the counting connection sends itself (Jedis sends
+          // CLIENT SETINFO on connect; Redis 6.2 counts it as a failed call, 7.0 rejects it).
           String command = line.startsWith("cmdstat_") ? line.substring(8, line.indexOf(':')) : "";
-          if (!command.isEmpty() && !command.equals("info")
+          if (!command.isEmpty() && !command.equals("info") && !command.startsWith("client")
               && !deployment.backgroundCommands().contains(command)) {
             String calls = line.substring(line.indexOf("calls=") + 6);
             total += Long.parseLong(calls.substring(0, calls.indexOf(',')));
