@@ -1,20 +1,17 @@
 package io.github.redislock;
 
 import io.github.redislock.internal.LockEngine;
-import java.net.URI;
+import io.github.redislock.internal.RedisClients;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.HashSet;
+import java.util.Locale;
 import java.util.Objects;
 import java.util.function.Consumer;
-import redis.clients.jedis.ConnectionPoolConfig;
-import redis.clients.jedis.DefaultJedisClientConfig;
-import redis.clients.jedis.HostAndPort;
 import redis.clients.jedis.RedisClient;
 import redis.clients.jedis.UnifiedJedis;
-import redis.clients.jedis.util.JedisURIHelper;
 
 /**
  * Hands out {@link RedisDistributedLock}s by name, on one Redis deployment or over Redlock
@@ -115,8 +112,9 @@ public final class RedisLockFactory implements AutoCloseable {
 
   /**
    * Builds a {@link RedisLockFactory}. Exactly one endpoint must be given: {@link #standalone},
-   * {@link #client}, {@link #redlock} or {@link #redlockClients}. Each setting may be given once;
-   * a bad or repeated setting is rejected at once.
+   * {@link #sentinel}, {@link #cluster}, {@link #client}, {@link #redlock} or
+   * {@link #redlockClients}. Each setting may be given once; a bad or repeated setting is rejected
+   * at once.
    */
   public static final class Builder {
     static final Duration DEFAULT_LEASE = Duration.ofSeconds(30);
@@ -126,7 +124,7 @@ public final class RedisLockFactory implements AutoCloseable {
     static final Duration DEFAULT_NODE_TIMEOUT = Duration.ofMillis(50);
 
     private String endpoint;
-    private String standaloneUri;
+    private String endpointUri;
     private UnifiedJedis client;
     private List<String> redlockUris;
     private List<UnifiedJedis> redlockMasters;
@@ -150,9 +148,47 @@ public final class RedisLockFactory implements AutoCloseable {
      */
     public Builder standalone(String redisUri) {
       Objects.requireNonNull(redisUri, "redisUri");
-      URI uri = parse(redisUri);
-      setEndpoint("standalone(" + uri.getHost() + ":" + uri.getPort() + ")");
-      this.standaloneUri = redisUri;
+      setUri("standalone", redisUri, RedisClients.Kind.STANDALONE);
+      return this;
+    }
+
+    /**
+     * Uses the master of a Redis Sentinel deployment, reached with a client this factory creates
+     * and closes. The client asks the Sentinels for the master at {@link #build()}, and follows
+     * it across failovers. Replication is asynchronous: a lock taken just before a failover may be
+     * missing on the new master; its holder then learns that its hold was lost (see
+     * {@link #onLockLost}), and fencing tokens keep increasing.
+     *
+     * @param sentinelUri {@code redis-sentinel://[user:password@]host:port[,host:port...]/masterName[/db]},
+     *     with the addresses of the Sentinels; the user and password are the master's
+     * @return this builder
+     * @throws NullPointerException if {@code sentinelUri} is null
+     * @throws IllegalArgumentException if it is not such a URI
+     * @throws IllegalStateException if an endpoint was already set
+     */
+    public Builder sentinel(String sentinelUri) {
+      Objects.requireNonNull(sentinelUri, "sentinelUri");
+      setUri("sentinel", sentinelUri, RedisClients.Kind.SENTINEL);
+      return this;
+    }
+
+    /**
+     * Uses a Redis Cluster, reached with a client this factory creates and closes. The client
+     * asks the seed nodes for the cluster's slots at {@link #build()}. Every key of one lock is in
+     * one slot, whatever the lock's name. A master that fails over to a replica may not have
+     * replicated a lock taken just before; as with {@link #sentinel}, its holder then learns that
+     * its hold was lost.
+     *
+     * @param clusterUri {@code redis-cluster://[user:password@]host:port[,host:port...]}, with
+     *     one or more of the cluster's nodes
+     * @return this builder
+     * @throws NullPointerException if {@code clusterUri} is null
+     * @throws IllegalArgumentException if it is not such a URI
+     * @throws IllegalStateException if an endpoint was already set
+     */
+    public Builder cluster(String clusterUri) {
+      Objects.requireNonNull(clusterUri, "clusterUri");
+      setUri("cluster", clusterUri, RedisClients.Kind.CLUSTER);
       return this;
     }
 
@@ -319,18 +355,22 @@ public final class RedisLockFactory implements AutoCloseable {
     }
 
     /**
-     * Builds the factory. No Redis call is made: an unreachable Redis shows at the first lock
-     * operation, as a {@link RedisLockException}.
+     * Builds the factory. With {@link #standalone} or {@link #client} no Redis call is made: an
+     * unreachable Redis shows at the first lock operation, as a {@link RedisLockException}. With
+     * {@link #sentinel} or {@link #cluster}, the client this factory creates learns the topology
+     * now.
      *
      * @return the factory
      * @throws IllegalStateException if no endpoint was set
      * @throws IllegalArgumentException if the Redlock node timeout is not shorter than the lease
+     * @throws RedisLockException with {@link #sentinel} or {@link #cluster}, if no Sentinel or
+     *     seed node answered, or the Sentinels do not know the master
      */
     public RedisLockFactory build() {
       if (endpoint == null) {
         throw new IllegalStateException(
-            "no Redis endpoint: call standalone(uri), client(UnifiedJedis), redlock(uris...) or"
-                + " redlockClients(clients) once");
+            "no Redis endpoint: call standalone(uri), sentinel(uri), cluster(uri),"
+                + " client(UnifiedJedis), redlock(uris...) or redlockClients(clients) once");
       }
       Duration lease = leaseTime != null ? leaseTime : DEFAULT_LEASE;
       Duration timeout = commandTimeout != null ? commandTimeout : DEFAULT_COMMAND_TIMEOUT;
@@ -340,7 +380,7 @@ public final class RedisLockFactory implements AutoCloseable {
         return new RedisLockFactory(buildRedlock(lease, timeout, prefix, listener));
       }
       boolean owned = client == null;
-      UnifiedJedis redis = owned ? createClient(standaloneUri, timeout) : client;
+      UnifiedJedis redis = owned ? RedisClients.create(endpointUri, timeout) : client;
       return new RedisLockFactory(
           LockEngine.singleNode(redis, owned, prefix, lease, timeout, listener));
     }
@@ -368,12 +408,22 @@ public final class RedisLockFactory implements AutoCloseable {
       List<UnifiedJedis> masters = new ArrayList<>();
       List<String> labels = new ArrayList<>();
       for (String uri : redlockUris) {
-        URI parsed = parse(uri);
-        masters.add(createClient(uri, socketTimeout));
-        labels.add(parsed.getHost() + ":" + parsed.getPort());
+        masters.add(RedisClients.create(uri, socketTimeout));
+        labels.add(RedisClients.describe(uri));
       }
       return LockEngine.redlock(masters, labels, true, prefix, lease, socketTimeout, nodeTimeout,
           listener);
+    }
+
+    private void setUri(String method, String uri, RedisClients.Kind kind) {
+      RedisClients.Kind actual = RedisClients.kind(uri);
+      if (actual != kind) {
+        throw new IllegalArgumentException(
+            method + "(uri) takes " + kind.form() + ", not '" + RedisClients.describe(uri)
+                + "': call " + actual.name().toLowerCase(Locale.ROOT) + "(uri) for it");
+      }
+      setEndpoint(method + "(" + RedisClients.describe(uri) + ")");
+      this.endpointUri = uri;
     }
 
     private void setEndpoint(String which) {
@@ -398,50 +448,13 @@ public final class RedisLockFactory implements AutoCloseable {
       return value;
     }
 
-    private static URI parse(String redisUri) {
-      URI uri;
-      try {
-        uri = URI.create(redisUri);
-      } catch (IllegalArgumentException e) {
-        throw new IllegalArgumentException("not a Redis URI: '" + redisUri + "'", e);
-      }
-      if (!JedisURIHelper.isValid(uri) || !JedisURIHelper.isRedisScheme(uri)) {
+    /** Checks a Redlock master's URI: {@code redis://} or {@code rediss://}. */
+    private static void parse(String redisUri) {
+      if (RedisClients.kind(redisUri) != RedisClients.Kind.STANDALONE) {
         throw new IllegalArgumentException(
-            "not a Redis URI: '" + redisUri
-                + "'; expected redis://[user:password@]host:port[/db] or rediss://...");
+            "not a Redis URI of one server: '" + RedisClients.describe(redisUri) + "'; expected "
+                + RedisClients.Kind.STANDALONE.form());
       }
-      return uri;
-    }
-
-    // ssl(boolean) is deprecated in Jedis 8 in favour of SslOptions, which carries no
-    // "rediss:// with the JVM's default trust" preset; this is the plain form of that.
-    @SuppressWarnings("deprecation")
-    private static UnifiedJedis createClient(String redisUri, Duration timeout) {
-      URI uri = parse(redisUri);
-      int millis = (int) timeout.toMillis();
-      DefaultJedisClientConfig.Builder config =
-          DefaultJedisClientConfig.builder()
-              .user(JedisURIHelper.getUser(uri))
-              .password(JedisURIHelper.getPassword(uri))
-              .ssl(JedisURIHelper.isRedisSSLScheme(uri))
-              .socketTimeoutMillis(millis)
-              .connectionTimeoutMillis(millis)
-              .clientName("redis-lock");
-      if (JedisURIHelper.hasDbIndex(uri)) {
-        config.database(JedisURIHelper.getDBIndex(uri));
-      }
-      ConnectionPoolConfig pool = new ConnectionPoolConfig();
-      pool.setMaxTotal(64);
-      pool.setMaxIdle(64);
-      pool.setMinIdle(0);
-      pool.setJmxEnabled(false);
-      pool.setMaxWait(timeout);
-      HostAndPort address = JedisURIHelper.getHostAndPort(uri);
-      return RedisClient.builder()
-          .hostAndPort(address)
-          .clientConfig(config.build())
-          .poolConfig(pool)
-          .build();
     }
   }
 }

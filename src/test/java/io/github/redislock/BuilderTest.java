@@ -57,6 +57,50 @@ class BuilderTest {
   }
 
   @Test
+  void eachUriMethodTakesOnlyItsOwnForm() {
+    assertThatThrownBy(() -> RedisLockFactory.builder().standalone("redis-cluster://h:1"))
+        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("call cluster(uri)");
+    assertThatThrownBy(() -> RedisLockFactory.builder().sentinel("redis://h:1"))
+        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("call standalone(uri)");
+    assertThatThrownBy(() -> RedisLockFactory.builder().cluster("redis-sentinel://h:1/m"))
+        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("call sentinel(uri)");
+    assertThatThrownBy(() -> RedisLockFactory.builder().sentinel("redis-sentinel://h:1"))
+        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("master name");
+    assertThatThrownBy(() -> RedisLockFactory.builder().sentinel(null))
+        .isInstanceOf(NullPointerException.class);
+    assertThatThrownBy(() -> RedisLockFactory.builder().cluster(null))
+        .isInstanceOf(NullPointerException.class);
+  }
+
+  @Test
+  void sentinelAndClusterCountAsTheOneEndpoint() {
+    RedisLockFactory.Builder builder =
+        RedisLockFactory.builder().sentinel("redis-sentinel://:pw@h:1,h:2/orders");
+    assertThatThrownBy(() -> builder.cluster("redis-cluster://h:3"))
+        .isInstanceOf(IllegalStateException.class)
+        .hasMessageContaining("sentinel(redis-sentinel://h:1,h:2/orders)")
+        .hasMessageNotContaining("pw");
+    assertThatThrownBy(() -> RedisLockFactory.builder().cluster("redis-cluster://h:3").standalone(URI))
+        .isInstanceOf(IllegalStateException.class).hasMessageContaining("already set");
+  }
+
+  @Test
+  void redissIsAcceptedByStandalone() {
+    try (RedisLockFactory factory =
+        RedisLockFactory.builder().standalone("rediss://127.0.0.1:1").build()) {
+      assertThat(factory.getLock("x").getName()).isEqualTo("x");
+    }
+  }
+
+  @Test
+  void unreachableSentinelsFailTheBuildWithRedisLockException() {
+    RedisLockFactory.Builder builder = RedisLockFactory.builder()
+        .sentinel("redis-sentinel://127.0.0.1:1/mymaster").commandTimeout(Duration.ofMillis(200));
+    assertThatThrownBy(builder::build).isInstanceOf(RedisLockException.class)
+        .hasMessageContaining("127.0.0.1:1");
+  }
+
+  @Test
   void nonPositiveOrAbsurdLeasesAreRejected() {
     for (Duration lease :
         List.of(Duration.ZERO, Duration.ofMillis(-1), Duration.ofMillis(1), Duration.ofDays(2))) {

@@ -15,8 +15,25 @@ public interface Deployment extends AutoCloseable {
   /** A new raw connection to the server that holds {@code key}, for inspection; caller closes. */
   Jedis raw(String key);
 
+  /**
+   * New raw connections to every server that keeps a copy of {@code key} as a lock: the one that
+   * holds it, or every Redlock master. Caller closes each.
+   */
+  default java.util.List<Jedis> rawCopies(String key) {
+    return java.util.List.of(raw(key));
+  }
+
   /** A new raw connection to every server; caller closes each. */
   java.util.List<Jedis> rawAll();
+
+  /**
+   * Commands that the deployment's own machinery sends to the servers of {@link #rawAll()} at any
+   * time (Sentinels ping and publish, replicas acknowledge), as {@code INFO commandstats} names
+   * them: tests that count the library's Redis calls leave them out.
+   */
+  default java.util.Set<String> backgroundCommands() {
+    return java.util.Set.of();
+  }
 
   /** Makes Redis unreachable: connections are refused. */
   void stop();

@@ -112,7 +112,16 @@ public abstract class LockContractTest {
     return factory().getLock(name);
   }
 
-  /** Runs {@code command} on every server of the deployment (every Redlock master). */
+  /** Runs {@code command} on every server that keeps a copy of {@code key} (Redlock: all). */
+  void onCopies(String key, Consumer<Jedis> command) {
+    for (Jedis jedis : deployment.rawCopies(key)) {
+      try (jedis) {
+        command.accept(jedis);
+      }
+    }
+  }
+
+  /** Runs {@code command} on every server of the deployment. */
   void onAll(Consumer<Jedis> command) {
     for (Jedis jedis : deployment.rawAll()) {
       try (jedis) {
@@ -127,8 +136,8 @@ public abstract class LockContractTest {
    */
   String rawGet(String key) {
     Map<String, Integer> votes = new HashMap<>();
-    List<Jedis> all = deployment.rawAll();
-    for (Jedis jedis : all) {
+    List<Jedis> copies = deployment.rawCopies(key);
+    for (Jedis jedis : copies) {
       try (jedis) {
         String value = jedis.get(key);
         if (value != null) {
@@ -136,14 +145,14 @@ public abstract class LockContractTest {
         }
       }
     }
-    return votes.entrySet().stream().filter(e -> e.getValue() > all.size() / 2)
+    return votes.entrySet().stream().filter(e -> e.getValue() > copies.size() / 2)
         .map(Map.Entry::getKey).findFirst().orElse(null);
   }
 
   /** The longest remaining time to live of {@code key} on any server. */
   long rawPttl(String key) {
     long pttl = -2;
-    for (Jedis jedis : deployment.rawAll()) {
+    for (Jedis jedis : deployment.rawCopies(key)) {
       try (jedis) {
         pttl = Math.max(pttl, jedis.pttl(key));
       }
@@ -155,7 +164,7 @@ public abstract class LockContractTest {
   void awaitSettled(String key) {
     await().atMost(Timing.awaitAtMost()).until(() -> {
       List<String> values = new ArrayList<>();
-      onAll(jedis -> values.add(jedis.get(key)));
+      onCopies(key, jedis -> values.add(jedis.get(key)));
       return values.stream().distinct().count() == 1;
     });
   }
@@ -181,7 +190,11 @@ public abstract class LockContractTest {
     for (Jedis jedis : deployment.rawAll()) {
       try (jedis) {
         for (String line : jedis.info("commandstats").split("\r?\n")) {
-          if (line.startsWith("cmdstat_") && !line.startsWith("cmdstat_info:")) {
+          // Left out: INFO and CLIENT, which the counting connection sends itself (Jedis sends
+          // CLIENT SETINFO on connect; Redis 6.2 counts it as a failed call, 7.0 rejects it).
+          String command = line.startsWith("cmdstat_") ? line.substring(8, line.indexOf(':')) : "";
+          if (!command.isEmpty() && !command.equals("info") && !command.startsWith("client")
+              && !deployment.backgroundCommands().contains(command)) {
             String calls = line.substring(line.indexOf("calls=") + 6);
             total += Long.parseLong(calls.substring(0, calls.indexOf(',')));
           }
@@ -587,7 +600,7 @@ public abstract class LockContractTest {
       lock.lock();
       long first = lock.getFencingToken();
       lock.unlock();
-      onAll(Jedis::flushAll);
+      onCopies(name, Jedis::flushAll);
       lock.lock();
       long second = lock.getFencingToken();
       lock.unlock();
@@ -724,7 +737,7 @@ public abstract class LockContractTest {
     @Test
     void deletedKeyIsReportedLostAndUnlockThrowsLockLost() {
       RedisDistributedLock lock = heldWithShortLease();
-      onAll(jedis -> jedis.del(name));
+      onCopies(name, jedis -> jedis.del(name));
       awaitLost(lock);
       assertThat(lock.getHoldCount()).isZero();
       assertThatThrownBy(lock::unlock).isInstanceOf(LockLostException.class)
@@ -737,20 +750,20 @@ public abstract class LockContractTest {
     void keyTakenByAnotherOwnerIsReportedLost() {
       RedisDistributedLock lock = heldWithShortLease();
       long token = lock.getFencingToken();
-      onAll(jedis -> jedis.set(name, "someone-else", SetParams.setParams().px(60_000)));
+      onCopies(name, jedis -> jedis.set(name, "someone-else", SetParams.setParams().px(60_000)));
       awaitLost(lock);
       await().atMost(Timing.awaitAtMost()).until(() -> lostEvents.size() == 1);
       assertThat(lostEvents.get(0).lockName()).isEqualTo(name);
       assertThat(lostEvents.get(0).fencingToken()).isEqualTo(token);
       assertThatThrownBy(lock::unlock).isInstanceOf(LockLostException.class);
       assertThat(rawGet(name)).isEqualTo("someone-else");
-      onAll(jedis -> jedis.del(name));
+      onCopies(name, jedis -> jedis.del(name));
     }
 
     @Test
     void listenerIsCalledOncePerLostHold() {
       RedisDistributedLock lock = heldWithShortLease();
-      onAll(jedis -> jedis.del(name));
+      onCopies(name, jedis -> jedis.del(name));
       awaitLost(lock);
       await().atMost(Timing.awaitAtMost()).until(() -> !lostEvents.isEmpty());
       assertThatThrownBy(lock::unlock).isInstanceOf(LockLostException.class);
@@ -760,7 +773,7 @@ public abstract class LockContractTest {
     @Test
     void reentrantLockOnALostHoldThrowsLockLost() {
       RedisDistributedLock lock = heldWithShortLease();
-      onAll(jedis -> jedis.del(name));
+      onCopies(name, jedis -> jedis.del(name));
       awaitLost(lock);
       assertThatThrownBy(lock::lock).isInstanceOf(LockLostException.class);
       assertThatThrownBy(lock::getFencingToken).isInstanceOf(LockLostException.class);
@@ -779,7 +792,7 @@ public abstract class LockContractTest {
       assertThat(lock.isHeldByCurrentThread()).isFalse();
       assertThatThrownBy(lock::unlock).isInstanceOf(LockLostException.class);
       assertThat(lostEvents).hasSize(1);
-      onAll(jedis -> jedis.del(name));
+      onCopies(name, jedis -> jedis.del(name));
     }
 
     @Test
@@ -923,7 +936,7 @@ public abstract class LockContractTest {
       lock.lock();
       try {
         awaitSettled(name);
-        onAll(jedis ->
+        onCopies(name, jedis ->
             assertThat(jedis.set(name, "other", SetParams.setParams().nx().px(10_000))).isNull());
       } finally {
         lock.unlock();
@@ -932,15 +945,15 @@ public abstract class LockContractTest {
 
     @Test
     void rawHolderBlocksTryLock() {
-      onAll(jedis -> jedis.set(name, "other", SetParams.setParams().nx().px(10_000)));
+      onCopies(name, jedis -> jedis.set(name, "other", SetParams.setParams().nx().px(10_000)));
       assertThat(lock().tryLock()).isFalse();
       assertThat(rawGet(name)).isEqualTo("other");
-      onAll(jedis -> jedis.del(name));
+      onCopies(name, jedis -> jedis.del(name));
     }
 
     @Test
     void rawDeleteLetsAWaitingLockIn() throws Exception {
-      onAll(jedis -> jedis.set(name, "other", SetParams.setParams().nx().px(60_000)));
+      onCopies(name, jedis -> jedis.set(name, "other", SetParams.setParams().nx().px(60_000)));
       RedisDistributedLock lock = lock();
       Thread[] waiter = new Thread[1];
       Future<String> result = inThread(() -> {
@@ -953,22 +966,22 @@ public abstract class LockContractTest {
         }
       });
       awaitWaiting(result, waiter);
-      onAll(jedis -> jedis.del(name));
+      onCopies(name, jedis -> jedis.del(name));
       assertThat(result.get(Timing.awaitAtMost().toMillis(), TimeUnit.MILLISECONDS))
           .startsWith("rl1:");
     }
 
     @Test
     void rawHolderWithoutExpiryIsWaitedForNotOverwritten() throws Exception {
-      onAll(jedis -> jedis.set(name, "forever"));
+      onCopies(name, jedis -> jedis.set(name, "forever"));
       assertThat(lock().tryLock(200, TimeUnit.MILLISECONDS)).isFalse();
       assertThat(rawGet(name)).isEqualTo("forever");
-      onAll(jedis -> jedis.del(name));
+      onCopies(name, jedis -> jedis.del(name));
     }
 
     @Test
     void keyOfTheWrongTypeIsAClearError() {
-      onAll(jedis -> {
+      onCopies(name, jedis -> {
         jedis.lpush(name, "not a lock");
         jedis.pexpire(name, 60_000);
       });
@@ -977,8 +990,8 @@ public abstract class LockContractTest {
           .hasMessageContaining("WRONGTYPE");
       assertThatThrownBy(lock::lock).isInstanceOf(RedisLockException.class)
           .hasMessageContaining("WRONGTYPE");
-      onAll(jedis -> assertThat(jedis.type(name)).isEqualTo("list"));
-      onAll(jedis -> jedis.del(name));
+      onCopies(name, jedis -> assertThat(jedis.type(name)).isEqualTo("list"));
+      onCopies(name, jedis -> jedis.del(name));
     }
 
     @Test

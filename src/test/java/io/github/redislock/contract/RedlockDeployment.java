@@ -45,6 +45,11 @@ public final class RedlockDeployment implements Deployment {
   }
 
   @Override
+  public List<redis.clients.jedis.Jedis> rawCopies(String key) {
+    return rawAll();
+  }
+
+  @Override
   public List<redis.clients.jedis.Jedis> rawAll() {
     return servers.stream().map(RedisServer::jedis).toList();
   }

@@ -24,6 +24,7 @@ public final class RedisInvariants {
     private static final Duration POLL_INTERVAL = Duration.ofMillis(20);
     private static final int SCAN_COUNT = 1000;
     private static final int MAX_LISTED = 50;
+    private static final String REDIS_INTERNAL_CHANNELS = "__sentinel__:";
 
     private RedisInvariants() {
     }
@@ -68,7 +69,9 @@ public final class RedisInvariants {
 
     /**
      * Asserts, within a few seconds, that nobody is subscribed to any channel or pattern on the
-     * server ({@code PUBSUB CHANNELS *} is empty and {@code PUBSUB NUMPAT} is 0).
+     * server ({@code PUBSUB CHANNELS *} is empty and {@code PUBSUB NUMPAT} is 0). The channels of
+     * Redis's own machinery ({@code __sentinel__:hello}, on which Sentinels talk through a master
+     * and its replicas) do not count.
      *
      * @param j a raw connection to the server to check (not itself subscribed)
      * @throws org.awaitility.core.ConditionTimeoutException naming the channels and pattern count left
@@ -80,7 +83,9 @@ public final class RedisInvariants {
                 .pollInterval(POLL_INTERVAL)
                 .pollInSameThread()
                 .untilAsserted(() -> {
-                    List<String> channels = j.pubsubChannels("*");
+                    List<String> channels = j.pubsubChannels("*").stream()
+                            .filter(channel -> !channel.startsWith(REDIS_INTERNAL_CHANNELS))
+                            .toList();
                     long patterns = j.pubsubNumPat();
                     if (!channels.isEmpty() || patterns != 0) {
                         throw new AssertionError("subscribed channels: " + channels + ", patterns: " + patterns);

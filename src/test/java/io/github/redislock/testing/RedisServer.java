@@ -65,12 +65,16 @@ public final class RedisServer implements AutoCloseable {
     private volatile boolean paused;
     private boolean closed;
 
-    private RedisServer(Path binary, int port, Path dir, List<String> extraArgs) {
+    private RedisServer(Path binary, int port, Path dir, Path configFile, List<String> extraArgs) {
         this.binary = binary;
         this.port = port;
         this.dir = dir;
         this.logFile = dir.resolve("redis.log");
-        List<String> cmd = new ArrayList<>(List.of(binary.toString(),
+        List<String> cmd = new ArrayList<>(List.of(binary.toString()));
+        if (configFile != null) {
+            cmd.add(configFile.toString()); // redis-server takes a config file only as its first argument
+        }
+        cmd.addAll(List.of(
                 "--port", Integer.toString(port),
                 "--bind", HOST,
                 "--save", "",
@@ -106,11 +110,34 @@ public final class RedisServer implements AutoCloseable {
      * @throws IllegalStateException if the server does not come up within 10 s (scaled), with its log
      */
     public static RedisServer startWith(Path binary, String... extraArgs) {
-        List<String> extra = List.of(extraArgs);
+        return start(binary, null, List.of(extraArgs));
+    }
+
+    /**
+     * Starts a server from a configuration file with the given text, written to
+     * {@code redis.conf} in the server's own (writable) directory, followed by the usual arguments
+     * (which override the file). A Sentinel, for example, rewrites its file as it learns:
+     * <pre>{@code
+     * RedisServer.startWithConfig("sentinel monitor mymaster 127.0.0.1 6379 2\n", "--sentinel");
+     * }</pre>
+     * The file is kept across {@link #restart()}, with whatever the server rewrote into it.
+     *
+     * @param config    the configuration file's text
+     * @param extraArgs further {@code redis-server} arguments, e.g. {@code "--sentinel"}
+     * @return the running server; close it
+     * @throws IllegalStateException if the server does not come up within 10 s (scaled), with its log
+     */
+    public static RedisServer startWithConfig(String config, String... extraArgs) {
+        return start(RedisBinary.path(), config, List.of(extraArgs));
+    }
+
+    private static RedisServer start(Path binary, String config, List<String> extra) {
         boolean cluster = isClusterEnabled(extra);
         String lastLog = "";
         for (int attempt = 1; attempt <= START_ATTEMPTS; attempt++) {
-            RedisServer server = new RedisServer(binary, freePort(cluster), createTempDir(), extra);
+            Path dir = createTempDir();
+            Path configFile = config == null ? null : writeConfig(dir, config);
+            RedisServer server = new RedisServer(binary, freePort(cluster), dir, configFile, extra);
             LIVE.add(server);
             boolean ready = false;
             try {
@@ -469,6 +496,16 @@ public final class RedisServer implements AutoCloseable {
         } catch (IOException e) {
             return false;
         }
+    }
+
+    private static Path writeConfig(Path dir, String config) {
+        Path file = dir.resolve("redis.conf");
+        try {
+            Files.writeString(file, config, StandardCharsets.UTF_8);
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot write " + file, e);
+        }
+        return file;
     }
 
     private static Path createTempDir() {

@@ -1,0 +1,188 @@
+package io.github.redislock.internal;
+
+import io.github.redislock.RedisLockException;
+import java.time.Duration;
+import java.util.LinkedHashSet;
+import redis.clients.jedis.ConnectionPoolConfig;
+import redis.clients.jedis.DefaultJedisClientConfig;
+import redis.clients.jedis.JedisClientConfig;
+import redis.clients.jedis.RedisClient;
+import redis.clients.jedis.RedisClusterClient;
+import redis.clients.jedis.RedisSentinelClient;
+import redis.clients.jedis.UnifiedJedis;
+import redis.clients.jedis.exceptions.JedisException;
+
+/**
+ * Creates the Jedis clients of a {@code RedisLockFactory} from URIs. The forms:
+ *
+ * <ul>
+ *   <li>{@code redis://[user:password@]host:port[/db]}: one server, reached with a
+ *       {@link RedisClient};
+ *   <li>{@code rediss://[user:password@]host:port[/db]}: the same over TLS, trusting the JVM's
+ *       default trust store;
+ *   <li>{@code redis-sentinel://[user:password@]host:port[,host:port...]/masterName[/db]}: the
+ *       master the Sentinels at these addresses know as {@code masterName}, followed across
+ *       failovers by a {@link RedisSentinelClient}. The user and password authenticate to the
+ *       master, not to the Sentinels;
+ *   <li>{@code redis-cluster://[user:password@]host:port[,host:port...]}: a Redis Cluster
+ *       discovered from these seed nodes, reached with a {@link RedisClusterClient}. There is no
+ *       database number: a cluster has only database 0.
+ * </ul>
+ *
+ * <p>Every port must be given. An IPv6 host is written in brackets ({@code [::1]:6379}). The user
+ * information is {@code user:password}, or {@code :password} for the default user; both parts are
+ * percent-decoded, so a password containing {@code @ : / , ? #} or {@code %} must encode them.
+ * Query parameters and fragments are not accepted. Error messages never repeat a password.
+ *
+ * <p>Every client gets the command timeout as its socket and connect timeout, a pool of at most
+ * 64 connections per server that waits at most the command timeout for a free one, and the client
+ * name {@code redis-lock}. A cluster client makes at most two attempts per command (a redirection
+ * or reconnection, then the retry), so it never sleeps between retries in the caller's thread:
+ * retrying with a backoff is the lock's job, which it does interruptibly. Sentinel and Cluster
+ * clients ask their Sentinels or seed nodes for the topology as soon as they are created.
+ */
+public final class RedisClients {
+  private static final int MAX_CONNECTIONS_PER_NODE = 64;
+  private static final String CLIENT_NAME = "redis-lock";
+
+  /** The kinds of deployment a URI can name, with the scheme and the documented form of each. */
+  public enum Kind {
+    /** One server: {@code redis://} or {@code rediss://}. */
+    STANDALONE("redis://[user:password@]host:port[/db] or rediss://[user:password@]host:port[/db]"),
+    /** A Sentinel-managed master: {@code redis-sentinel://}. */
+    SENTINEL("redis-sentinel://[user:password@]host:port[,host:port...]/masterName[/db]"),
+    /** A Redis Cluster: {@code redis-cluster://}. */
+    CLUSTER("redis-cluster://[user:password@]host:port[,host:port...]");
+
+    private final String form;
+
+    Kind(String form) {
+      this.form = form;
+    }
+
+    /** The documented form of this kind's URIs. */
+    public String form() {
+      return form;
+    }
+  }
+
+  private RedisClients() {}
+
+  /**
+   * Creates a client for {@code uri}; the caller closes it.
+   *
+   * @param uri a URI of one of the forms in the class comment
+   * @param commandTimeout the socket and connect timeout, and the longest wait for a pooled
+   *     connection
+   * @return a {@link RedisClient}, {@link RedisSentinelClient} or {@link RedisClusterClient}
+   * @throws IllegalArgumentException if {@code uri} is not of those forms
+   * @throws RedisLockException if a Sentinel or Cluster client cannot learn the topology: no
+   *     Sentinel or seed node answered, or the Sentinels do not know the master
+   */
+  public static UnifiedJedis create(String uri, Duration commandTimeout) {
+    RedisUri endpoint = RedisUri.parse(uri);
+    try {
+      return switch (endpoint.kind()) {
+        case STANDALONE -> standalone(endpoint, commandTimeout);
+        case SENTINEL -> sentinel(endpoint, commandTimeout);
+        case CLUSTER -> cluster(endpoint, commandTimeout);
+      };
+    } catch (JedisException e) {
+      throw new RedisLockException("cannot reach " + endpoint + ": " + e.getMessage(), e);
+    }
+  }
+
+  /**
+   * Checks that {@code uri} is of one of the forms in the class comment.
+   *
+   * @param uri the URI
+   * @throws NullPointerException if {@code uri} is null
+   * @throws IllegalArgumentException naming the part that is wrong
+   */
+  public static void validate(String uri) {
+    RedisUri.parse(uri);
+  }
+
+  /**
+   * Validates {@code uri} and tells which kind of deployment it names.
+   *
+   * @param uri the URI
+   * @return its kind
+   * @throws NullPointerException if {@code uri} is null
+   * @throws IllegalArgumentException naming the part that is wrong
+   */
+  public static Kind kind(String uri) {
+    return RedisUri.parse(uri).kind();
+  }
+
+  /**
+   * Describes the deployment {@code uri} names, without its user information, for messages.
+   *
+   * @param uri the URI
+   * @return for example {@code "redis-sentinel://10.0.0.1:26379,10.0.0.2:26379/mymaster"}
+   * @throws IllegalArgumentException if {@code uri} is malformed
+   */
+  public static String describe(String uri) {
+    return RedisUri.parse(uri).toString();
+  }
+
+  // ssl(boolean) is deprecated in Jedis 8 in favour of SslOptions, which carries no
+  // "rediss:// with the JVM's default trust" preset; this is the plain form of that.
+  @SuppressWarnings("deprecation")
+  private static DefaultJedisClientConfig.Builder config(Duration timeout, boolean tls) {
+    int millis = (int) timeout.toMillis();
+    return DefaultJedisClientConfig.builder()
+        .ssl(tls)
+        .socketTimeoutMillis(millis)
+        .connectionTimeoutMillis(millis)
+        .clientName(CLIENT_NAME);
+  }
+
+  /** The configuration of the data nodes: credentials, database, timeouts. */
+  private static JedisClientConfig nodeConfig(RedisUri endpoint, Duration timeout) {
+    return config(timeout, endpoint.tls())
+        .user(endpoint.user())
+        .password(endpoint.password())
+        .database(endpoint.database())
+        .build();
+  }
+
+  private static ConnectionPoolConfig pool(Duration timeout) {
+    ConnectionPoolConfig pool = new ConnectionPoolConfig();
+    pool.setMaxTotal(MAX_CONNECTIONS_PER_NODE);
+    pool.setMaxIdle(MAX_CONNECTIONS_PER_NODE);
+    pool.setMinIdle(0);
+    pool.setJmxEnabled(false);
+    pool.setMaxWait(timeout);
+    return pool;
+  }
+
+  private static UnifiedJedis standalone(RedisUri endpoint, Duration timeout) {
+    return RedisClient.builder()
+        .hostAndPort(endpoint.nodes().get(0))
+        .clientConfig(nodeConfig(endpoint, timeout))
+        .poolConfig(pool(timeout))
+        .build();
+  }
+
+  private static UnifiedJedis sentinel(RedisUri endpoint, Duration timeout) {
+    return RedisSentinelClient.builder()
+        .masterName(endpoint.masterName())
+        .sentinels(new LinkedHashSet<>(endpoint.nodes()))
+        // Jedis talks to Sentinels with RESP2 and warns on every connection unless told so.
+        .sentinelClientConfig(config(timeout, false).autoNegotiateProtocol(false).build())
+        .clientConfig(nodeConfig(endpoint, timeout))
+        .poolConfig(pool(timeout))
+        .build();
+  }
+
+  private static UnifiedJedis cluster(RedisUri endpoint, Duration timeout) {
+    return RedisClusterClient.builder()
+        .nodes(new LinkedHashSet<>(endpoint.nodes()))
+        .maxAttempts(2)
+        .maxTotalRetriesDuration(timeout.multipliedBy(2))
+        .clientConfig(nodeConfig(endpoint, timeout))
+        .poolConfig(pool(timeout))
+        .build();
+  }
+}

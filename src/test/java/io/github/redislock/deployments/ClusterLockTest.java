@@ -1,0 +1,308 @@
+package io.github.redislock.deployments;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
+
+import io.github.redislock.FactoryInspector;
+import io.github.redislock.LockLostEvent;
+import io.github.redislock.LockLostException;
+import io.github.redislock.RedisDistributedLock;
+import io.github.redislock.RedisLockFactory;
+import io.github.redislock.testing.RedisCluster;
+import io.github.redislock.testing.RedisInvariants;
+import io.github.redislock.testing.RedisServer;
+import io.github.redislock.testing.Timing;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.stream.Collectors;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInfo;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+import redis.clients.jedis.Jedis;
+import redis.clients.jedis.JedisPubSub;
+import redis.clients.jedis.util.JedisClusterCRC16;
+
+/**
+ * What is particular to a real 3-master Redis Cluster: a lock's scripts touch only keys of one
+ * slot whatever its name looks like (no {@code CROSSSLOT}), wake-ups published on one master
+ * reach waiters subscribed on another, many names spread over every master, and a master killed
+ * without a replica loses its holds and serves again, empty, after a restart.
+ */
+class ClusterLockTest {
+  private static final Duration SHORT_LEASE = Duration.ofMillis(600);
+
+  private static RedisCluster cluster;
+  private final List<RedisLockFactory> factories = new ArrayList<>();
+  private final List<LockLostEvent> lostEvents = new CopyOnWriteArrayList<>();
+  private ExecutorService threads;
+  private String prefix;
+
+  @BeforeAll
+  static void startCluster() {
+    cluster = RedisCluster.start();
+  }
+
+  @AfterAll
+  static void stopCluster() {
+    cluster.close();
+  }
+
+  @BeforeEach
+  void setUp(TestInfo info) {
+    prefix = "cluster:" + info.getTestMethod().orElseThrow().getName() + ":";
+    threads = Executors.newCachedThreadPool();
+  }
+
+  @AfterEach
+  void checkNothingLeaks() throws InterruptedException {
+    threads.shutdownNow();
+    assertThat(threads.awaitTermination(10, TimeUnit.SECONDS)).isTrue();
+    factories.forEach(RedisLockFactory::close);
+    RedisInvariants.assertNoThreads("redis-lock-");
+    for (Jedis jedis : cluster.jedisAll()) {
+      try (jedis) {
+        RedisInvariants.assertNoKeysWithoutTtl(jedis);
+        RedisInvariants.assertNoSubscriptions(jedis);
+        jedis.flushAll();
+      }
+    }
+  }
+
+  private RedisLockFactory factory(Consumer<RedisLockFactory.Builder> settings) {
+    RedisLockFactory.Builder builder = RedisLockFactory.builder()
+        .cluster(cluster.uri())
+        .commandTimeout(Duration.ofMillis(500))
+        .onLockLost(lostEvents::add);
+    settings.accept(builder);
+    RedisLockFactory factory = builder.build();
+    factories.add(factory);
+    return factory;
+  }
+
+  private RedisLockFactory factory() {
+    return factory(b -> { });
+  }
+
+  /** Every key on every master, with the master that holds it. */
+  private static List<String> keysWithMaster() {
+    List<String> keys = new ArrayList<>();
+    for (RedisServer master : cluster.masters()) {
+      try (Jedis jedis = master.jedis()) {
+        jedis.keys("*").forEach(key -> keys.add(master.port() + " " + key));
+      }
+    }
+    return keys;
+  }
+
+  /** Names with a hash tag, with braces that make none, and without braces. */
+  private static final List<String> ODD_NAMES = List.of(
+      "{user:42}:cart", "a}b", "}{", "{}x", "{a}{b}", "x{", "{", "}", "plain", "x{}y{z}",
+      "ünï{cødé}", "{{x}}");
+
+  @Test
+  void everyOperationOfANameWithOrWithoutHashTagStaysInOneSlot() {
+    RedisLockFactory factory = factory(b -> b.leaseTime(SHORT_LEASE));
+    List<RedisDistributedLock> locks = new ArrayList<>();
+    List<String> tokens = new ArrayList<>();
+    List<Long> fences = new ArrayList<>();
+    for (String suffix : ODD_NAMES) {
+      String name = prefix + suffix;
+      RedisDistributedLock lock = factory.getLock(name);
+      lock.lock();
+      locks.add(lock);
+      fences.add(lock.getFencingToken());
+      assertThat(lock.isLocked()).isTrue();
+      try (Jedis jedis = cluster.jedisFor(name)) {
+        tokens.add(jedis.get(name));
+      }
+    }
+    // Each name has its lock key and one companion key, both in the name's slot.
+    Map<Integer, Long> namesPerSlot = locks.stream().collect(Collectors.groupingBy(
+        lock -> JedisClusterCRC16.getSlot(lock.getName()), Collectors.counting()));
+    Map<Integer, Long> keysPerSlot = new HashMap<>();
+    for (Jedis jedis : cluster.jedisAll()) {
+      try (jedis) {
+        for (String key : jedis.keys("*")) {
+          keysPerSlot.merge((int) jedis.clusterKeySlot(key), 1L, Long::sum);
+        }
+      }
+    }
+    namesPerSlot.replaceAll((slot, names) -> 2 * names);
+    assertThat(keysPerSlot).isEqualTo(namesPerSlot);
+
+    long until = System.nanoTime() + 3 * SHORT_LEASE.toNanos();
+    await().atMost(Timing.awaitAtMost()).until(() -> System.nanoTime() - until > 0);
+    for (int i = 0; i < locks.size(); i++) {
+      try (Jedis jedis = cluster.jedisFor(locks.get(i).getName())) {
+        assertThat(jedis.get(locks.get(i).getName())).as("renewed past several leases")
+            .isEqualTo(tokens.get(i));
+      }
+    }
+    locks.forEach(RedisDistributedLock::unlock);
+
+    for (int i = 0; i < locks.size(); i++) {
+      RedisDistributedLock lock = locks.get(i);
+      assertThat(lock.isLocked()).isFalse();
+      assertThat(lock.tryLock()).isTrue();
+      assertThat(lock.getFencingToken()).isGreaterThan(fences.get(i));
+      lock.unlock();
+    }
+    assertThat(lostEvents).isEmpty();
+  }
+
+  @ParameterizedTest(name = "[{index}] {0}")
+  @ValueSource(strings = {"{user:42}:cart", "a}b", "plain"})
+  void aReleaseOnOneMasterWakesAWaiterOfAnotherFactory(String suffix) throws Exception {
+    String name = prefix + suffix;
+    RedisDistributedLock holderLock = factory().getLock(name);
+    RedisLockFactory waiting = factory();
+    CountDownLatch release = new CountDownLatch(1);
+    Future<?> holder = threads.submit(() -> {
+      holderLock.lock();
+      try {
+        release.await();
+      } finally {
+        holderLock.unlock();
+      }
+      return null;
+    });
+    await().atMost(Timing.awaitAtMost()).until(holderLock::isLocked);
+
+    Future<Long> waiter = threads.submit(() -> {
+      RedisDistributedLock lock = waiting.getLock(name);
+      lock.lock();
+      try {
+        return lock.getFencingToken();
+      } finally {
+        lock.unlock();
+      }
+    });
+    await().atMost(Timing.awaitAtMost())
+        .until(() -> FactoryInspector.subscribedCount(waiting) == 1);
+    String channel = subscribedChannel();
+
+    // A subscriber on a master that does not hold the key hears the release too.
+    List<String> heard = new CopyOnWriteArrayList<>();
+    RedisServer elsewhere = cluster.masters().stream()
+        .filter(m -> m != cluster.masterOf(name)).findFirst().orElseThrow();
+    JedisPubSub listener = new JedisPubSub() {
+      @Override
+      public void onMessage(String ch, String message) {
+        heard.add(message);
+      }
+    };
+    Future<?> subscription = threads.submit(() -> {
+      try (Jedis jedis = elsewhere.jedis(Duration.ZERO)) {
+        jedis.subscribe(listener, channel);
+      }
+      return null;
+    });
+    try {
+      await().atMost(Timing.awaitAtMost()).until(() -> listener.getSubscribedChannels() == 1);
+      release.countDown();
+      holder.get(Timing.awaitAtMost().toMillis(), TimeUnit.MILLISECONDS);
+      assertThat(waiter.get(Timing.awaitAtMost().toMillis(), TimeUnit.MILLISECONDS)).isPositive();
+      await().atMost(Timing.awaitAtMost()).until(() -> heard.contains("released"));
+    } finally {
+      release.countDown();
+      if (listener.isSubscribed()) {
+        listener.unsubscribe();
+      }
+    }
+    subscription.get(Timing.awaitAtMost().toMillis(), TimeUnit.MILLISECONDS);
+  }
+
+  /** The one channel a waiting factory subscribed to, on whichever master it picked. */
+  private static String subscribedChannel() {
+    return await().atMost(Timing.awaitAtMost()).until(() -> {
+      List<String> channels = new ArrayList<>();
+      for (Jedis jedis : cluster.jedisAll()) {
+        try (jedis) {
+          channels.addAll(jedis.pubsubChannels("*"));
+        }
+      }
+      return channels;
+    }, channels -> channels.size() == 1).get(0);
+  }
+
+  @Test
+  void locksOfManyNamesSpreadOverEveryMaster() {
+    RedisLockFactory factory = factory();
+    List<RedisDistributedLock> held = new ArrayList<>();
+    for (int i = 0; i < 60; i++) {
+      RedisDistributedLock lock = factory.getLock(prefix + i);
+      lock.lock();
+      held.add(lock);
+    }
+    try {
+      for (RedisServer master : cluster.masters()) {
+        try (Jedis jedis = master.jedis()) {
+          assertThat(jedis.keys(prefix + "*")).as("lock keys on " + master).isNotEmpty();
+        }
+      }
+    } finally {
+      held.forEach(RedisDistributedLock::unlock);
+    }
+    for (RedisDistributedLock lock : held) {
+      try (Jedis jedis = cluster.jedisFor(lock.getName())) {
+        assertThat(jedis.exists(lock.getName())).isFalse();
+      }
+    }
+  }
+
+  @Test
+  void aKeyPrefixWithAHashTagPutsEveryLockOnOneMaster() {
+    RedisLockFactory factory = factory(b -> b.keyPrefix("{" + prefix + "}"));
+    Set<Integer> slots = new HashSet<>();
+    for (int i = 0; i < 20; i++) {
+      RedisDistributedLock lock = factory.getLock("name-" + i);
+      lock.lock();
+      lock.unlock();
+      slots.add(JedisClusterCRC16.getSlot("{" + prefix + "}name-" + i));
+    }
+    assertThat(slots).hasSize(1);
+    try (Jedis jedis = cluster.jedisFor("{" + prefix + "}")) {
+      assertThat(jedis.keys("*")).hasSize(20);
+    }
+    assertThat(keysWithMaster()).hasSize(20);
+  }
+
+  @Test
+  void aMasterKilledWithoutReplicaLosesItsHoldsAndServesAgainAfterARestart() {
+    String name = prefix + "lock";
+    RedisServer master = cluster.masterOf(name);
+    RedisDistributedLock lock = factory(b -> b.leaseTime(SHORT_LEASE)).getLock(name);
+    lock.lock();
+    long fence = lock.getFencingToken();
+    master.kill();
+    try {
+      await().atMost(Timing.awaitAtMost()).until(() -> lostEvents.size() == 1);
+      assertThat(lostEvents.get(0).lockName()).isEqualTo(name);
+      assertThat(lock.isHeldByCurrentThread()).isFalse();
+      assertThatThrownBy(lock::unlock).isInstanceOf(LockLostException.class);
+    } finally {
+      cluster.restart(master);
+    }
+    await().atMost(Timing.awaitAtMost()).pollInSameThread().ignoreExceptions().until(lock::tryLock);
+    assertThat(lock.getFencingToken()).isGreaterThan(fence);
+    lock.unlock();
+  }
+}
