@@ -9,14 +9,25 @@ package io.github.redislock.internal;
  *     never expires
  * @param holderPublishes whether the current holder is known to publish on release (it is one of
  *     ours), so that waiters may rely on the wake-up rather than on re-checks
+ * @param grant what the backend needs to know of this hold at its release (Redlock: which nodes
+ *     granted it), or {@code null}
  */
-record Acquisition(boolean acquired, long fencingToken, long holderTtlMillis, boolean holderPublishes) {
+record Acquisition(
+    boolean acquired,
+    long fencingToken,
+    long holderTtlMillis,
+    boolean holderPublishes,
+    Object grant) {
 
   static Acquisition acquired(long fencingToken) {
-    return new Acquisition(true, fencingToken, 0, false);
+    return acquired(fencingToken, null);
+  }
+
+  static Acquisition acquired(long fencingToken, Object grant) {
+    return new Acquisition(true, fencingToken, 0, false, grant);
   }
 
   static Acquisition busy(long holderTtlMillis, boolean holderPublishes) {
-    return new Acquisition(false, 0, holderTtlMillis, holderPublishes);
+    return new Acquisition(false, 0, holderTtlMillis, holderPublishes, null);
   }
 }

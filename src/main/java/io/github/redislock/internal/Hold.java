@@ -1,5 +1,6 @@
 package io.github.redislock.internal;
 
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
@@ -17,8 +18,10 @@ final class Hold {
   final LockKeys keys;
   final String token;
   final long fencingToken;
+  final Object grant;
 
   private final AtomicInteger status = new AtomicInteger(HELD);
+  private final AtomicBoolean renewing = new AtomicBoolean();
   private volatile String lostReason;
   private volatile long renewedAtNanos;
   private volatile long leaseEndNanos;
@@ -31,12 +34,14 @@ final class Hold {
       LockKeys keys,
       String token,
       long fencingToken,
+      Object grant,
       long acquiredAtNanos,
       long leaseEndNanos) {
     this.name = name;
     this.keys = keys;
     this.token = token;
     this.fencingToken = fencingToken;
+    this.grant = grant;
     this.renewedAtNanos = acquiredAtNanos;
     this.leaseEndNanos = leaseEndNanos;
   }
@@ -79,6 +84,15 @@ final class Hold {
 
   long leaseEndNanos() {
     return leaseEndNanos;
+  }
+
+  /** Claims the hold's one renewal in flight; {@code false} while another is running. */
+  boolean beginRenewal() {
+    return renewing.compareAndSet(false, true);
+  }
+
+  void endRenewal() {
+    renewing.set(false);
   }
 
   /** When the lease was last set: the acquisition's or the last renewal's start. */

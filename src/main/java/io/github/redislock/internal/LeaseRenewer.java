@@ -4,6 +4,8 @@ import io.github.redislock.LockLostEvent;
 import io.github.redislock.RedisLockException;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executor;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.locks.LockSupport;
@@ -15,9 +17,10 @@ import org.slf4j.LoggerFactory;
  * Renews every hold of one factory, on one daemon thread that runs while anything is held and
  * ends a few ticks after the last release.
  *
- * <p>The thread wakes every sixth of the lease and renews the holds last confirmed a third of the
- * lease ago or more. Taking and returning a hold only adds it to and removes it from a concurrent
- * set: no thread is signalled on the lock's fast path. A renewal that finds the key gone or taken
+ * <p>The thread wakes every sixth of the lease and starts a renewal, on the I/O executor, for each
+ * hold last confirmed a third of the lease ago or more and not being renewed already; so a stalled
+ * node delays only its own holds' renewals. Taking and returning a hold only adds it to and
+ * removes it from a concurrent set: no thread is signalled on the lock's fast path. A renewal that finds the key gone or taken
  * marks the hold lost at once; one that fails is retried at every tick until the lease, as last
  * confirmed, would have run out, and then marks it lost. Each loss is reported once.
  */
@@ -31,6 +34,7 @@ final class LeaseRenewer implements AutoCloseable {
   private final long renewAfterNanos;
   private final long tickNanos;
   private final Consumer<LockLostEvent> listener;
+  private final Executor executor;
   private final Set<Hold> active = ConcurrentHashMap.newKeySet();
   private final AtomicBoolean running = new AtomicBoolean();
   private volatile boolean closed;
@@ -40,7 +44,8 @@ final class LeaseRenewer implements AutoCloseable {
       LockBackend backend,
       long leaseMillis,
       long safetyMarginNanos,
-      Consumer<LockLostEvent> listener) {
+      Consumer<LockLostEvent> listener,
+      Executor executor) {
     this.backend = backend;
     this.leaseMillis = leaseMillis;
     long leaseNanos = TimeUnit.MILLISECONDS.toNanos(leaseMillis);
@@ -48,6 +53,7 @@ final class LeaseRenewer implements AutoCloseable {
     this.renewAfterNanos = leaseNanos / 3;
     this.tickNanos = Math.max(TimeUnit.MILLISECONDS.toNanos(1), leaseNanos / 6);
     this.listener = listener;
+    this.executor = executor;
   }
 
   /** Starts renewing {@code hold}; {@code false} when the factory is closed. */
@@ -80,8 +86,12 @@ final class LeaseRenewer implements AutoCloseable {
     while (!closed) {
       long now = System.nanoTime();
       for (Hold hold : active) {
-        if (now - hold.renewedAtNanos() >= renewAfterNanos) {
-          renew(hold);
+        if (now - hold.renewedAtNanos() >= renewAfterNanos && hold.beginRenewal()) {
+          try {
+            executor.execute(() -> renew(hold));
+          } catch (RejectedExecutionException e) {
+            hold.endRenewal(); // closing
+          }
         }
       }
       if (active.isEmpty()) {
@@ -102,6 +112,14 @@ final class LeaseRenewer implements AutoCloseable {
   }
 
   private void renew(Hold hold) {
+    try {
+      renewOnce(hold);
+    } finally {
+      hold.endRenewal();
+    }
+  }
+
+  private void renewOnce(Hold hold) {
     if (!hold.isHeld()) {
       active.remove(hold);
       return;

@@ -21,14 +21,15 @@ interface LockBackend extends AutoCloseable {
   /**
    * Deletes the key if it holds {@code token} and wakes waiters; {@code false} when it did not
    * hold it. A repeated call after a lost reply still answers {@code true}. The fencing counter is
-   * raised to {@code fencingToken} where the key is released.
+   * raised to {@code fencingToken} where the key is released. {@code grant} is the
+   * {@link Acquisition#grant()} of the hold, or {@code null} for an attempt that was not granted.
    */
-  boolean release(LockKeys keys, String token, long fencingToken);
+  boolean release(LockKeys keys, String token, long fencingToken, Object grant);
 
   /**
    * Makes {@code fencingToken} binding before anyone sees it: every later hold gets a greater
    * token. One node issues it atomically with the acquisition, so this is a no-op there; Redlock
-   * raises its majority's counters. {@code false} when the hold is not ours any more.
+   * raises a majority's counters. {@code false} when the hold is known not to be ours any more.
    */
   boolean confirmFence(LockKeys keys, String token, long fencingToken);
 

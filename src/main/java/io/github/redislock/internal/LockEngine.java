@@ -90,12 +90,12 @@ public final class LockEngine implements AutoCloseable {
     // A pooled Jedis call to a stalled server can take two socket timeouts plus a connect.
     this.slowCallNanos = commandTimeout.toNanos() * 3;
     this.safetyMarginNanos = backend.safetyMarginNanos(leaseMillis);
-    this.renewer = new LeaseRenewer(backend, leaseMillis, safetyMarginNanos, onLockLost);
-    this.wakeUps = backend.wakeUpSources().stream().map(WakeUps::new).toList();
     this.io =
         new ThreadPoolExecutor(
             0, Integer.MAX_VALUE, 10, TimeUnit.SECONDS, new SynchronousQueue<>(),
             Threads.daemon("redis-lock-io"));
+    this.renewer = new LeaseRenewer(backend, leaseMillis, safetyMarginNanos, onLockLost, io);
+    this.wakeUps = backend.wakeUpSources().stream().map(WakeUps::new).toList();
   }
 
   /**
@@ -405,7 +405,7 @@ public final class LockEngine implements AutoCloseable {
           continue;
         }
         if (attempt.acquired()) {
-          install(state, token, attempt.fencingToken(), start);
+          install(state, token, attempt, start);
           return true;
         }
         answered = true;
@@ -511,9 +511,9 @@ public final class LockEngine implements AutoCloseable {
     return signal;
   }
 
-  private void install(NameState state, String token, long fencingToken, long startNanos) {
-    Hold hold = new Hold(state.name, state.keys, token, fencingToken, startNanos,
-        startNanos + leaseNanos - safetyMarginNanos);
+  private void install(NameState state, String token, Acquisition granted, long startNanos) {
+    Hold hold = new Hold(state.name, state.keys, token, granted.fencingToken(), granted.grant(),
+        startNanos, startNanos + leaseNanos - safetyMarginNanos);
     state.hold = hold;
     if (!renewer.start(hold)) {
       state.hold = null;
@@ -524,20 +524,29 @@ public final class LockEngine implements AutoCloseable {
 
   // ---- release ----
 
-  /** Releases; a transient failure is retried once (its reply may have been lost). */
+  /**
+   * Releases; a transient failure is retried once (its reply may have been lost). After a failed
+   * attempt, which may have deleted the key, "not the owner" is no proof that the hold was lost:
+   * the retry then reports the release as unconfirmed rather than lost.
+   */
   private boolean releaseWithRetry(Hold hold) {
     try {
-      return backend.release(hold.keys, hold.token, hold.fencingToken);
+      return backend.release(hold.keys, hold.token, hold.fencingToken, hold.grant);
     } catch (RedisLockException first) {
       if (!Failures.isTransient(first)) {
         throw first;
       }
+      boolean released;
       try {
-        return backend.release(hold.keys, hold.token, hold.fencingToken);
+        released = backend.release(hold.keys, hold.token, hold.fencingToken, hold.grant);
       } catch (RedisLockException second) {
         second.addSuppressed(first);
         throw second;
       }
+      if (!released) {
+        throw first;
+      }
+      return true;
     }
   }
 
@@ -560,7 +569,7 @@ public final class LockEngine implements AutoCloseable {
 
   private void releaseQuietly(LockKeys keys, String token) {
     try {
-      backend.release(keys, token, 0);
+      backend.release(keys, token, 0, null);
     } catch (RuntimeException e) {
       log.debug("could not clean up an abandoned attempt on '{}'", keys.lock(), e);
     }

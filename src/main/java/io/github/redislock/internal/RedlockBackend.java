@@ -8,9 +8,7 @@ import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.SynchronousQueue;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Function;
 import org.slf4j.Logger;
@@ -47,14 +45,11 @@ final class RedlockBackend implements LockBackend {
   private final long releaseTimeoutNanos;
   private final ExecutorService fanout;
   /**
-   * Acquisitions that returned with a majority while some nodes had not answered yet, by token.
-   * A release first gives those nodes until the release timeout to answer (so that they count as
-   * holders, not as "not the owner"); a node that answers even later is released then.
+   * What a release must know of a hold: which nodes granted it (the acquisition's replies, which
+   * keep arriving from nodes that answer after the majority did), and whether it was released
+   * (a node that grants it after that is released at once).
    */
-  private final ConcurrentHashMap<String, LateNodes> lateNodes = new ConcurrentHashMap<>();
-
-  /** The acquisition of a hold whose late nodes may still answer, and whether it was released. */
-  private record LateNodes(FanOut<Node, Acquisition> round, AtomicBoolean released) {}
+  private record Grant(FanOut<Node, Acquisition> round, AtomicBoolean released) {}
   private final AtomicLong lastMinorityWarning = new AtomicLong(System.nanoTime() - WARN_EVERY_NANOS);
 
   RedlockBackend(
@@ -98,14 +93,13 @@ final class RedlockBackend implements LockBackend {
           - safetyMarginNanos(leaseMillis);
       if (validity > 0) {
         warnAboutMinority(round, keys, "acquire");
-        releaseLateNodesAfterRelease(round, keys, token);
         long fence = 0;
         for (Acquisition reply : round.replies()) {
           if (reply != null && reply.acquired()) {
             fence = Math.max(fence, reply.fencingToken());
           }
         }
-        return Acquisition.acquired(fence);
+        return Acquisition.acquired(fence, grant(round, keys, token));
       }
       releaseEverywhere(round, keys, token);
       throw new RedisLockException(
@@ -128,20 +122,58 @@ final class RedlockBackend implements LockBackend {
         nodeTimeoutNanos);
   }
 
+  /**
+   * Releases on every node, and judges the release by the nodes that granted the hold: it was
+   * lost when so many of them answer "not ours" that no majority can have kept it; it was
+   * released when a majority of nodes confirm, or when the granting nodes that did not confirm
+   * are unreachable (their keys expire with the lease: a node failure is not a lost hold).
+   */
   @Override
-  public boolean release(LockKeys keys, String token, long fencingToken) {
-    LateNodes late = lateNodes.get(token);
-    if (late != null) {
-      late.round().awaitUntil(System.nanoTime() + releaseTimeoutNanos, r -> r.unanswered() == 0);
-      late.released().set(true);
+  public boolean release(LockKeys keys, String token, long fencingToken, Object grant) {
+    if (!(grant instanceof Grant granted)) {
+      return decide(node -> node.ops().release(keys, token, fencingToken, null), "release",
+          keys, releaseTimeoutNanos);
     }
-    return decide(node -> node.ops().release(keys, token, fencingToken), "release", keys,
-        releaseTimeoutNanos);
+    long start = System.nanoTime();
+    // Nodes still granting are given until the release timeout, so that they count as holders.
+    granted.round().awaitUntil(start + releaseTimeoutNanos, r -> r.unanswered() == 0);
+    granted.released().set(true);
+    List<Acquisition> grants = granted.round().replies();
+    FanOut<Node, Boolean> round =
+        FanOut.send(nodes, node -> node.ops().release(keys, token, fencingToken, null), fanout)
+            .awaitUntil(start + releaseTimeoutNanos, r -> r.unanswered() == 0);
+    List<Boolean> answers = round.replies();
+    int granting = 0;
+    int confirmed = 0;
+    int denied = 0;
+    for (int i = 0; i < nodes.size(); i++) {
+      Acquisition grantReply = grants.get(i);
+      if (grantReply != null && grantReply.acquired()) {
+        granting++;
+        Boolean answer = answers.get(i);
+        if (answer != null && answer) {
+          confirmed++;
+        } else if (answer != null) {
+          denied++;
+        }
+      }
+    }
+    if (granting - denied < quorum) {
+      log.debug("Redlock release of lock key '{}': {} of its {} granting nodes no longer held it",
+          keys.lock(), denied, granting);
+      return false;
+    }
+    if (confirmed < quorum) {
+      log.warn("Redlock release of lock key '{}' confirmed by {} of {} nodes; the others could not"
+          + " be reached and expire it with its lease: {}", keys.lock(), confirmed, nodes.size(),
+          round.describeFailures(Node::label, TimeUnit.NANOSECONDS.toMillis(releaseTimeoutNanos)));
+    }
+    return true;
   }
 
   @Override
   public boolean confirmFence(LockKeys keys, String token, long fencingToken) {
-    return decide(node -> node.ops().raiseFence(keys, token, fencingToken), "fence", keys,
+    return decide(node -> node.ops().raiseFence(keys, fencingToken), "fence", keys,
         nodeTimeoutNanos);
   }
 
@@ -183,39 +215,36 @@ final class RedlockBackend implements LockBackend {
       return true;
     }
     if (round.count(yes -> !yes) > nodes.size() - quorum) {
+      if (log.isDebugEnabled()) {
+        log.debug("Redlock {} of lock key '{}': a majority does not hold it; answers: {}",
+            operation, keys.lock(), describeAnswers(round));
+      }
       return false;
     }
     throw failure(round, operation, keys, timeoutNanos);
   }
 
   /**
-   * A majority answered, and the hold is being returned, while other nodes' acquisitions are in
-   * flight. Should one of those land after the hold's release was sent, it is released then.
+   * A majority granted the hold, which is returned while other nodes' grants may be in flight.
+   * Should one of those land after the hold's release was sent, it is released then.
    */
-  private void releaseLateNodesAfterRelease(
-      FanOut<Node, Acquisition> round, LockKeys keys, String token) {
-    int missing = round.unanswered();
-    if (missing == 0) {
-      return;
+  private Grant grant(FanOut<Node, Acquisition> round, LockKeys keys, String token) {
+    Grant grant = new Grant(round, new AtomicBoolean());
+    if (round.unanswered() > 0) {
+      round.whenEachDone((node, reply) -> {
+        if (grant.released().get() && reply != null && reply.acquired()) {
+          releaseQuietly(node, keys, token);
+        }
+      });
     }
-    AtomicBoolean released = new AtomicBoolean();
-    AtomicInteger remaining = new AtomicInteger(nodes.size());
-    lateNodes.put(token, new LateNodes(round, released));
-    round.whenEachDone((node, reply) -> {
-      if (released.get() && reply != null && reply.acquired()) {
-        releaseQuietly(node, keys, token);
-      }
-      if (remaining.decrementAndGet() == 0) {
-        lateNodes.remove(token);
-      }
-    });
+    return grant;
   }
 
   private void releaseQuietly(Node node, LockKeys keys, String token) {
     try {
       fanout.execute(() -> {
         try {
-          node.ops().release(keys, token, 0);
+          node.ops().release(keys, token, 0, null);
         } catch (RuntimeException e) {
           log.debug("could not release lock key '{}' on {}", keys.lock(), node.label(), e);
         }
@@ -223,6 +252,16 @@ final class RedlockBackend implements LockBackend {
     } catch (RejectedExecutionException e) {
       log.debug("closed; not releasing lock key '{}' on {}", keys.lock(), node.label());
     }
+  }
+
+  private String describeAnswers(FanOut<Node, Boolean> round) {
+    List<Boolean> replies = round.replies();
+    StringBuilder text = new StringBuilder();
+    for (int i = 0; i < nodes.size(); i++) {
+      text.append(i == 0 ? "" : ", ").append(nodes.get(i).label()).append('=')
+          .append(replies.get(i) == null ? "failed or no reply" : replies.get(i) ? "ours" : "not ours");
+    }
+    return text.toString();
   }
 
   /** Releases {@code token} on every node as soon as that node has answered the acquisition. */

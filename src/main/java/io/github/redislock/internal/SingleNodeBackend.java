@@ -46,7 +46,7 @@ final class SingleNodeBackend implements LockBackend {
   }
 
   @Override
-  public boolean release(LockKeys keys, String token, long fencingToken) {
+  public boolean release(LockKeys keys, String token, long fencingToken, Object grant) {
     Object reply =
         call("release", keys, () -> Script.RELEASE.run(
             client,
@@ -60,13 +60,13 @@ final class SingleNodeBackend implements LockBackend {
     return true; // issued atomically with the acquisition by this node's own counter
   }
 
-  /** Raises this node's fencing counter to {@code fencingToken} while the key holds our token. */
-  boolean raiseFence(LockKeys keys, String token, long fencingToken) {
+  /** Raises this node's fencing counter to at least {@code fencingToken}. */
+  boolean raiseFence(LockKeys keys, long fencingToken) {
     Object reply =
         call("fence", keys, () -> Script.FENCE.run(
             client,
-            List.of(keys.lock(), keys.companion()),
-            List.of(token, Long.toString(fencingToken), companionTtlMillis)));
+            List.of(keys.companion()),
+            List.of(Long.toString(fencingToken), companionTtlMillis)));
     return asLong(reply) == 1;
   }
 
@@ -96,8 +96,22 @@ final class SingleNodeBackend implements LockBackend {
     try {
       return command.get();
     } catch (JedisException e) {
+      restoreInterrupt(e);
       throw new RedisLockException(
           "Redis failed to " + operation + " lock key '" + keys.lock() + "': " + e.getMessage(), e);
+    }
+  }
+
+  /**
+   * Jedis's cluster client sleeps between retries and wraps an interrupt of that sleep without
+   * restoring the flag: restore it, so that the engine sees the interrupt.
+   */
+  private static void restoreInterrupt(Throwable failure) {
+    for (Throwable t = failure; t != null; t = t.getCause()) {
+      if (t instanceof InterruptedException) {
+        Thread.currentThread().interrupt();
+        return;
+      }
     }
   }
 

@@ -3,16 +3,39 @@ package io.github.redislock.contract;
 import io.github.redislock.RedisLockFactory;
 import io.github.redislock.testing.RedisCluster;
 import java.time.Duration;
+import java.util.HashSet;
 import java.util.List;
+import redis.clients.jedis.DefaultJedisClientConfig;
+import redis.clients.jedis.RedisClusterClient;
 import redis.clients.jedis.Jedis;
 
 /**
- * A real 3-master Redis Cluster, reached by {@code cluster(uri)}. Its faults act on every master
+ * A real 3-master Redis Cluster, reached by {@code cluster(uri)} or through a caller's
+ * {@link RedisClusterClient} with Jedis's default retry settings. Its faults act on every master
  * at once: Redis is down only when no slot is served, and a restart brings back the same cluster,
  * empty.
  */
 public final class ClusterDeployment implements Deployment {
   private final RedisCluster cluster = RedisCluster.start();
+  private final RedisClusterClient callersClient;
+
+  /** A cluster reached by {@code cluster(uri)}. */
+  public ClusterDeployment() {
+    this(false);
+  }
+
+  /**
+   * A cluster reached by {@code cluster(uri)}, or by {@code client(...)} with a client of the
+   * caller's that Jedis's defaults configure (it retries, sleeping between attempts).
+   */
+  public ClusterDeployment(boolean throughCallersClient) {
+    callersClient = throughCallersClient
+        ? RedisClusterClient.builder()
+            .nodes(new HashSet<>(cluster.seeds()))
+            .clientConfig(DefaultJedisClientConfig.builder().socketTimeoutMillis(500).build())
+            .build()
+        : null;
+  }
 
   public RedisCluster cluster() {
     return cluster;
@@ -20,7 +43,9 @@ public final class ClusterDeployment implements Deployment {
 
   @Override
   public RedisLockFactory.Builder builder() {
-    return RedisLockFactory.builder().cluster(cluster.uri()).commandTimeout(Duration.ofMillis(500));
+    RedisLockFactory.Builder builder = RedisLockFactory.builder();
+    return (callersClient != null ? builder.client(callersClient) : builder.cluster(cluster.uri()))
+        .commandTimeout(Duration.ofMillis(500));
   }
 
   @Override
@@ -55,6 +80,9 @@ public final class ClusterDeployment implements Deployment {
 
   @Override
   public void close() {
+    if (callersClient != null) {
+      callersClient.close();
+    }
     cluster.close();
   }
 }

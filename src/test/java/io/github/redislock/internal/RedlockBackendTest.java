@@ -152,7 +152,7 @@ class RedlockBackendTest {
     String token = Tokens.next();
     Acquisition held = redlock.tryAcquire(keys, token, 10_000);
     assertThat(held.acquired()).isTrue();
-    assertThat(redlock.release(keys, token, held.fencingToken())).isTrue();
+    assertThat(redlock.release(keys, token, held.fencingToken(), held.grant())).isTrue();
     proxies.get(3).unstall();
     proxies.get(4).unstall();
     awaitNoKeyOfOurs();
@@ -162,7 +162,8 @@ class RedlockBackendTest {
   void renewalNeedsAMajority() {
     RedlockBackend redlock = backend(Duration.ofMillis(200));
     String token = Tokens.next();
-    assertThat(redlock.tryAcquire(keys, token, 10_000).acquired()).isTrue();
+    Acquisition held = redlock.tryAcquire(keys, token, 10_000);
+    assertThat(held.acquired()).isTrue();
     awaitHeldEverywhere(token);
     assertThat(redlock.extend(keys, token, 10_000)).isTrue();
     for (int i = 0; i < 3; i++) {
@@ -171,8 +172,20 @@ class RedlockBackendTest {
       }
     }
     assertThat(redlock.extend(keys, token, 10_000)).isFalse();
-    redlock.release(keys, token, 0);
+    assertThat(redlock.release(keys, token, 0, held.grant())).as("a lost hold").isFalse();
     awaitNoKeyOfOurs();
+  }
+
+  @Test
+  void aReleaseWhoseGrantingMastersAreUnreachableIsNotALostHold() {
+    RedlockBackend redlock = backend(Duration.ofMillis(200));
+    String token = Tokens.next();
+    Acquisition held = redlock.tryAcquire(keys, token, 10_000);
+    awaitHeldEverywhere(token);
+    masters.get(0).kill();
+    masters.get(1).kill();
+    masters.get(2).kill();
+    assertThat(redlock.release(keys, token, held.fencingToken(), held.grant())).isTrue();
   }
 
   @Test
@@ -194,7 +207,7 @@ class RedlockBackendTest {
         assertThat(Long.parseLong(jedis.hget(keys.companion(), "c"))).isGreaterThan(ahead);
       }
     }
-    redlock.release(keys, token, held.fencingToken());
+    redlock.release(keys, token, held.fencingToken(), held.grant());
     awaitNoKeyOfOurs();
   }
 }

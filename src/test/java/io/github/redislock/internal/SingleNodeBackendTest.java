@@ -44,17 +44,17 @@ class SingleNodeBackendTest {
   void repeatedReleaseAfterALostReplyStillReportsReleased() {
     String token = Tokens.next();
     assertThat(backend.tryAcquire(keys, token, 10_000).acquired()).isTrue();
-    assertThat(backend.release(keys, token, 0)).isTrue();
-    assertThat(backend.release(keys, token, 0)).isTrue();
+    assertThat(backend.release(keys, token, 0, null)).isTrue();
+    assertThat(backend.release(keys, token, 0, null)).isTrue();
   }
 
   @Test
   void releaseOfATokenThatNeverHeldTheLockIsRefused() {
     String token = Tokens.next();
     assertThat(backend.tryAcquire(keys, token, 10_000).acquired()).isTrue();
-    assertThat(backend.release(keys, Tokens.next(), 0)).isFalse();
+    assertThat(backend.release(keys, Tokens.next(), 0, null)).isFalse();
     assertThat(backend.isLocked(keys)).isTrue();
-    assertThat(backend.release(keys, token, 0)).isTrue();
+    assertThat(backend.release(keys, token, 0, null)).isTrue();
   }
 
   @Test
@@ -64,7 +64,7 @@ class SingleNodeBackendTest {
     Acquisition again = backend.tryAcquire(keys, token, 10_000);
     assertThat(again.acquired()).isTrue();
     assertThat(again.fencingToken()).isGreaterThan(first.fencingToken());
-    backend.release(keys, token, 0);
+    backend.release(keys, token, 0, null);
   }
 
   @Test
@@ -75,7 +75,7 @@ class SingleNodeBackendTest {
     assertThat(busy.acquired()).isFalse();
     assertThat(busy.holderTtlMillis()).isBetween(1L, 10_000L);
     assertThat(busy.holderPublishes()).isTrue();
-    backend.release(keys, token, 0);
+    backend.release(keys, token, 0, null);
     try (Jedis jedis = server.jedis()) {
       jedis.set(keys.lock(), "foreign");
     }
@@ -96,7 +96,7 @@ class SingleNodeBackendTest {
     try (Jedis jedis = server.jedis()) {
       assertThat(jedis.pttl(keys.lock())).isGreaterThan(1_000);
     }
-    backend.release(keys, token, 0);
+    backend.release(keys, token, 0, null);
     assertThat(backend.extend(keys, token, 50_000)).isFalse();
   }
 
@@ -104,7 +104,7 @@ class SingleNodeBackendTest {
   void fencingTokensFollowServerTimeWhenTheCounterIsGone() {
     String token = Tokens.next();
     long first = backend.tryAcquire(keys, token, 10_000).fencingToken();
-    backend.release(keys, token, 0);
+    backend.release(keys, token, 0, null);
     try (Jedis jedis = server.jedis()) {
       jedis.del(keys.companion());
       jedis.hset(keys.companion(), "c", "5");
@@ -113,6 +113,6 @@ class SingleNodeBackendTest {
     String next = Tokens.next();
     long second = backend.tryAcquire(keys, next, 10_000).fencingToken();
     assertThat(second).isGreaterThan(first);
-    backend.release(keys, next, 0);
+    backend.release(keys, next, 0, null);
   }
 }

@@ -52,6 +52,11 @@ public final class LockWorker {
   private static final Duration RAW_TIMEOUT = Duration.ofSeconds(5);
   /** Redlock masters here share two cores with every JVM of the test: allow them some slack. */
   private static final Duration NODE_TIMEOUT = Timing.scaled(Duration.ofMillis(200));
+  /**
+   * The lease of Redlock workers: short, so that a test can keep a killed master down for longer
+   * than any lease before restarting it, as Redlock requires of masters without persistence.
+   */
+  static final Duration REDLOCK_LEASE = Timing.scaled(Duration.ofSeconds(2));
   private static final Duration GO_TIMEOUT = Duration.ofSeconds(60);
 
   private LockWorker() {}
@@ -276,6 +281,7 @@ public final class LockWorker {
   private static RedisLockFactory.Builder builderFor(String uris) {
     return uris.contains(",")
         ? RedisLockFactory.builder().redlock(uris.split(",")).redlockNodeTimeout(NODE_TIMEOUT)
+            .leaseTime(REDLOCK_LEASE)
         : RedisLockFactory.builder().standalone(uris);
   }
 
