@@ -131,7 +131,7 @@ final class RedlockBackend implements LockBackend {
   @Override
   public boolean release(LockKeys keys, String token, long fencingToken, Object grant) {
     if (!(grant instanceof Grant granted)) {
-      return decide(node -> node.ops().release(keys, token, fencingToken, null), "release",
+      return decide(node -> node.ops().releaseRaising(keys, token, fencingToken), "release",
           keys, releaseTimeoutNanos);
     }
     long start = System.nanoTime();
@@ -140,7 +140,7 @@ final class RedlockBackend implements LockBackend {
     granted.released().set(true);
     List<Acquisition> grants = granted.round().replies();
     FanOut<Node, Boolean> round =
-        FanOut.send(nodes, node -> node.ops().release(keys, token, fencingToken, null), fanout)
+        FanOut.send(nodes, node -> node.ops().releaseRaising(keys, token, fencingToken), fanout)
             .awaitUntil(start + releaseTimeoutNanos, r -> r.unanswered() == 0);
     List<Boolean> answers = round.replies();
     int granting = 0;
@@ -244,7 +244,7 @@ final class RedlockBackend implements LockBackend {
     try {
       fanout.execute(() -> {
         try {
-          node.ops().release(keys, token, 0, null);
+          node.ops().releaseRaising(keys, token, 0);
         } catch (RuntimeException e) {
           log.debug("could not release lock key '{}' on {}", keys.lock(), node.label(), e);
         }

@@ -47,6 +47,15 @@ final class SingleNodeBackend implements LockBackend {
 
   @Override
   public boolean release(LockKeys keys, String token, long fencingToken, Object grant) {
+    // This node issued the token from its own counter: the counter is at least the token.
+    return releaseRaising(keys, token, 0);
+  }
+
+  /**
+   * Releases, and raises this node's fencing counter to {@code fencingToken} if it releases (for
+   * Redlock, where the token may come from another node's counter; 0 raises nothing).
+   */
+  boolean releaseRaising(LockKeys keys, String token, long fencingToken) {
     Object reply =
         call("release", keys, () -> Script.RELEASE.run(
             client,

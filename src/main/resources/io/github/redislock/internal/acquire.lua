@@ -16,8 +16,9 @@
 --   error                   the lock key exists but is not a string (WRONGTYPE), or the
 --                           companion hash is not a hash
 --
--- The fencing token is max(counter + 1, server time in microseconds), so it keeps growing
--- after the companion hash expired or was evicted.
+-- The fencing token is counter + 1, and the server time in microseconds when the counter is
+-- missing, so it keeps growing after the companion hash expired or was evicted (the counter
+-- cannot overtake the clock: that would take more than one acquisition per microsecond).
 if not redis.call('set', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2]) then
   local kind = redis.call('type', KEYS[1])['ok']
   if kind ~= 'string' then
@@ -36,11 +37,13 @@ if type(fence) == 'table' then
   redis.call('del', KEYS[1])
   return fence
 end
-local time = redis.call('time')
-local now = tonumber(time[1]) * 1000000 + tonumber(time[2])
-if fence < now then
-  fence = now
-  redis.call('hset', KEYS[2], 'c', string.format('%d', now))
+if fence == 1 then
+  -- The counter was missing (first use, expired or evicted): start it from the server's time, so
+  -- that it stays above every token issued before. The hash lives for ARGV[3] from here, renewed
+  -- while a hold is renewed.
+  local time = redis.call('time')
+  fence = tonumber(time[1]) * 1000000 + tonumber(time[2])
+  redis.call('hset', KEYS[2], 'c', string.format('%d', fence))
+  redis.call('pexpire', KEYS[2], ARGV[3])
 end
-redis.call('pexpire', KEYS[2], ARGV[3])
 return {1, fence}

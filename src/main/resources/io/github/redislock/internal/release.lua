@@ -5,8 +5,9 @@
 -- ARGV[1]  the caller's token
 -- ARGV[2]  the wake-up channel to publish on
 -- ARGV[3]  the companion hash's time to live in milliseconds
--- ARGV[4]  the hold's fencing token: the counter is raised to it, so that under Redlock every
---          node this hold was released on issues greater tokens afterwards
+-- ARGV[4]  the hold's fencing token, or 0: under Redlock the counter is raised to it, so that
+--          every node this hold was released on issues greater tokens afterwards (one node's
+--          counter is at least the token already)
 --
 -- Replies:
 --   1   released now
@@ -14,12 +15,15 @@
 --   0   not the owner: the key is gone, holds another token, or is not a string
 if redis.pcall('get', KEYS[1]) == ARGV[1] then
   redis.call('del', KEYS[1])
-  redis.call('hset', KEYS[2], 'r', ARGV[1])
-  local counter = tonumber(redis.call('hget', KEYS[2], 'c') or '0')
-  if counter < tonumber(ARGV[4]) then
-    redis.call('hset', KEYS[2], 'c', ARGV[4])
+  if redis.call('hset', KEYS[2], 'r', ARGV[1]) == 1 then
+    redis.call('pexpire', KEYS[2], ARGV[3]) -- the field is new: the hash may be too
   end
-  redis.call('pexpire', KEYS[2], ARGV[3])
+  if ARGV[4] ~= '0' then
+    local counter = tonumber(redis.call('hget', KEYS[2], 'c') or '0')
+    if counter < tonumber(ARGV[4]) then
+      redis.call('hset', KEYS[2], 'c', ARGV[4])
+    end
+  end
   redis.call('publish', ARGV[2], 'released')
   return 1
 end
