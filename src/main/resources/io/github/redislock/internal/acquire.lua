@@ -16,9 +16,8 @@
 --   error                   the lock key exists but is not a string (WRONGTYPE), or the
 --                           companion hash is not a hash
 --
--- The fencing token is counter + 1, and the server time in microseconds when the counter is
--- missing, so it keeps growing after the companion hash expired or was evicted (the counter
--- cannot overtake the clock: that would take more than one acquisition per microsecond).
+-- The fencing token is max(counter + 1, server time in microseconds), so it keeps growing after
+-- the companion hash expired, was evicted, or reached a failed-over replica only in part.
 if not redis.call('set', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2]) then
   local kind = redis.call('type', KEYS[1])['ok']
   if kind ~= 'string' then
@@ -32,18 +31,15 @@ if not redis.call('set', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2]) then
   end
   redis.call('pexpire', KEYS[1], ARGV[2])
 end
-local fence = redis.pcall('hincrby', KEYS[2], 'c', 1)
-if type(fence) == 'table' then
+local counter = redis.pcall('hget', KEYS[2], 'c')
+if type(counter) == 'table' then
   redis.call('del', KEYS[1])
-  return fence
+  return counter
 end
-if fence == 1 then
-  -- The counter was missing (first use, expired or evicted): start it from the server's time, so
-  -- that it stays above every token issued before. The hash lives for ARGV[3] from here, renewed
-  -- while a hold is renewed.
-  local time = redis.call('time')
-  fence = tonumber(time[1]) * 1000000 + tonumber(time[2])
-  redis.call('hset', KEYS[2], 'c', string.format('%d', fence))
-  redis.call('pexpire', KEYS[2], ARGV[3])
+local time = redis.call('time')
+local fence = math.max(tonumber(counter or '0') + 1,
+    tonumber(time[1]) * 1000000 + tonumber(time[2]))
+if redis.call('hset', KEYS[2], 'c', string.format('%d', fence)) == 1 then
+  redis.call('pexpire', KEYS[2], ARGV[3]) -- the field is new: the hash may be too
 end
 return {1, fence}

@@ -106,7 +106,9 @@ class SingleNodeBackendTest {
     long first = backend.tryAcquire(keys, token, 10_000).fencingToken();
     backend.release(keys, token, 0, null);
     try (Jedis jedis = server.jedis()) {
-      jedis.del(keys.companion()); // expired or evicted
+      jedis.del(keys.companion());
+      jedis.hset(keys.companion(), "c", "5");
+      jedis.pexpire(keys.companion(), 60_000);
     }
     String next = Tokens.next();
     long second = backend.tryAcquire(keys, next, 10_000).fencingToken();
