@@ -112,7 +112,7 @@ class RedlockBackendTest {
 
   @Test
   void otherOwnersOnAMajorityMeanBusyNotAnError() {
-    RedlockBackend redlock = backend(Duration.ofMillis(500));
+    RedlockBackend redlock = backend(Timing.scaled(Duration.ofSeconds(2)));
     clog(0, 2, 4);
     Acquisition attempt = redlock.tryAcquire(keys, Tokens.next(), 10_000);
     assertThat(attempt.acquired()).isFalse();
@@ -122,7 +122,7 @@ class RedlockBackendTest {
 
   @Test
   void failuresAloneOnAMajorityAreAnErrorNamingEachNode() {
-    RedlockBackend redlock = backend(Duration.ofMillis(500));
+    RedlockBackend redlock = backend(Timing.scaled(Duration.ofSeconds(2)));
     masters.get(1).kill();
     masters.get(3).kill();
     masters.get(4).kill();
@@ -137,7 +137,7 @@ class RedlockBackendTest {
 
   @Test
   void contentionMixedWithFailuresIsBusy() {
-    RedlockBackend redlock = backend(Duration.ofMillis(500));
+    RedlockBackend redlock = backend(Timing.scaled(Duration.ofSeconds(2)));
     clog(0, 1);
     masters.get(2).kill();
     assertThat(redlock.tryAcquire(keys, Tokens.next(), 10_000).acquired()).isFalse();
@@ -190,7 +190,7 @@ class RedlockBackendTest {
 
   @Test
   void fencingTokenIsTheMaximumOverTheMajorityAndConfirmingRaisesIt() {
-    RedlockBackend redlock = backend(Duration.ofMillis(500));
+    RedlockBackend redlock = backend(Timing.scaled(Duration.ofSeconds(2)));
     long ahead = TimeUnit.MILLISECONDS.toMicros(System.currentTimeMillis())
         + TimeUnit.DAYS.toMicros(1);
     try (Jedis jedis = masters.get(4).jedis()) {
