@@ -17,8 +17,14 @@ final class Hold {
   final String name;
   final LockKeys keys;
   final String token;
-  final long fencingToken;
   final Object grant;
+  final long acquiredAtNanos;
+
+  /** The current holder's fencing token; written by the holder (see {@link #fenceStale}). */
+  volatile long fencingToken;
+
+  /** Whether the hold passed to a new holder who has no token of its own yet. */
+  volatile boolean fenceStale;
 
   private final AtomicInteger status = new AtomicInteger(HELD);
   private final AtomicBoolean renewing = new AtomicBoolean();
@@ -42,6 +48,7 @@ final class Hold {
     this.token = token;
     this.fencingToken = fencingToken;
     this.grant = grant;
+    this.acquiredAtNanos = acquiredAtNanos;
     this.renewedAtNanos = acquiredAtNanos;
     this.leaseEndNanos = leaseEndNanos;
   }

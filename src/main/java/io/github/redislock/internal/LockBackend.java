@@ -24,7 +24,7 @@ interface LockBackend extends AutoCloseable {
    * raised to {@code fencingToken} where the key is released. {@code grant} is the
    * {@link Acquisition#grant()} of the hold, or {@code null} for an attempt that was not granted.
    */
-  boolean release(LockKeys keys, String token, long fencingToken, Object grant);
+  Release release(LockKeys keys, String token, long fencingToken, Object grant);
 
   /**
    * Makes {@code fencingToken} binding before anyone sees it: every later hold gets a greater
@@ -32,6 +32,13 @@ interface LockBackend extends AutoCloseable {
    * raises a majority's counters. {@code false} when the hold is known not to be ours any more.
    */
   boolean confirmFence(LockKeys keys, String token, long fencingToken);
+
+  /**
+   * Issues a new, binding fencing token to a hold that passed to another thread without a
+   * release: greater than every token issued before. {@code -1} when the hold is not ours any
+   * more.
+   */
+  long reissueFence(LockKeys keys, String token, Object grant);
 
   /**
    * How much sooner than the lease a hold must be taken to end, for the clock drift between

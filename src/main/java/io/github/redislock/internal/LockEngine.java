@@ -52,6 +52,10 @@ public final class LockEngine implements AutoCloseable {
   private static final long TIMED_GRACE_NANOS = TimeUnit.MILLISECONDS.toNanos(25);
   private static final long WARN_EVERY_NANOS = TimeUnit.SECONDS.toNanos(10);
   private static final long MAX_TIMEOUT_NANOS = Long.MAX_VALUE / 4;
+  private static final int MAX_HANDOFFS = 16;
+  private static final long MAX_HANDOFF_NANOS = TimeUnit.MILLISECONDS.toNanos(20);
+  private static final long MIN_YIELD_NANOS = TimeUnit.MICROSECONDS.toNanos(200);
+  private static final long MAX_YIELD_NANOS = TimeUnit.MILLISECONDS.toNanos(5);
 
   private enum Mode {
     /** {@code tryLock()}: one attempt. */
@@ -76,6 +80,9 @@ public final class LockEngine implements AutoCloseable {
   private final ConcurrentHashMap<String, NameState> states = new ConcurrentHashMap<>();
   private final Set<Signal> waiters = ConcurrentHashMap.newKeySet();
   private volatile boolean closed;
+
+  /** A moving average of an acquisition attempt's round trip, for the yield to other processes. */
+  private volatile long roundTripNanos = TimeUnit.MICROSECONDS.toNanos(100);
 
   private LockEngine(
       LockBackend backend,
@@ -206,14 +213,18 @@ public final class LockEngine implements AutoCloseable {
       state.local.unlock();
       return;
     }
+    if (mayHandOff(state, hold)) {
+      handOff(state, hold);
+      return;
+    }
     if (!hold.beginRelease()) {
       drop(state);
       throw new LockLostException(name, hold.lostReason());
     }
     renewer.stop(hold);
-    boolean released;
+    Release release;
     try {
-      released = releaseWithRetry(hold);
+      release = releaseWithRetry(hold);
     } catch (RedisLockException e) {
       throw new RedisLockException(
           "lock '" + name + "' was released in this JVM, but Redis could not confirm the release;"
@@ -222,9 +233,13 @@ public final class LockEngine implements AutoCloseable {
     } finally {
       drop(state);
     }
-    if (!released) {
+    if (!release.released()) {
       throw new LockLostException(
           name, "the lock key was deleted, expired or taken by another owner before unlock");
+    }
+    if (release.othersWaiting()) {
+      // Other processes wait: this JVM's next attempt gives them a few round trips' start.
+      state.yieldUntilNanos = System.nanoTime() + yieldNanos();
     }
   }
 
@@ -259,7 +274,16 @@ public final class LockEngine implements AutoCloseable {
     if (!hold.isValid()) {
       throw new LockLostException(name, hold.lostReason());
     }
-    if (!hold.fenceConfirmed) {
+    if (hold.fenceStale) {
+      long fence = backend.reissueFence(hold.keys, hold.token, hold.grant);
+      if (fence < 0) {
+        renewer.lose(hold, "the lock key was deleted, expired or taken by another owner");
+        throw new LockLostException(name, hold.lostReason());
+      }
+      hold.fencingToken = fence;
+      hold.fenceConfirmed = true;
+      hold.fenceStale = false;
+    } else if (!hold.fenceConfirmed) {
       if (!backend.confirmFence(hold.keys, hold.token, hold.fencingToken)) {
         renewer.lose(hold, "the lock key was deleted, expired or taken by another owner");
         throw new LockLostException(name, hold.lostReason());
@@ -319,12 +343,14 @@ public final class LockEngine implements AutoCloseable {
     }
     NameState state = enter(name);
     boolean acquired = false;
+    boolean queued = false;
     try {
-      if (!queueLocally(state, mode, timeoutNanos)) {
+      queued = queueLocally(state, mode, timeoutNanos);
+      if (!queued) {
         return false;
       }
       try {
-        acquired = acquireInRedis(state, mode, deadline);
+        acquired = takeHandOff(state) || acquireInRedis(state, mode, deadline);
       } finally {
         if (!acquired) {
           state.local.unlock();
@@ -333,9 +359,82 @@ public final class LockEngine implements AutoCloseable {
       return acquired;
     } finally {
       if (!acquired) {
+        releaseOrphanedHandOff(state);
         exit(state);
       }
     }
+  }
+
+  /*
+   * Local handoff. When the last unlock finds other threads of this JVM queued for the name, the
+   * Redis hold (its key, token and renewal) passes to the next of them without a release and a new
+   * acquisition: two round trips saved per holder. It is bounded, so that other processes do not
+   * starve: at most MAX_HANDOFFS holders in a row and MAX_HANDOFF_NANOS after the Redis
+   * acquisition, then a real release. Each new holder gets a new fencing token, issued when first
+   * asked for (a token is only binding once the holder has seen it). A handoff that nobody takes
+   * (every queued thread gave up) is released by the last thread to leave the queue.
+   */
+
+  private boolean mayHandOff(NameState state, Hold hold) {
+    return !closed
+        && state.handoffs < MAX_HANDOFFS
+        && state.local.hasQueuedThreads()
+        && hold.isValid()
+        && System.nanoTime() - hold.acquiredAtNanos < MAX_HANDOFF_NANOS;
+  }
+
+  private void handOff(NameState state, Hold hold) {
+    state.handoffs++;
+    hold.fenceStale = true;
+    state.hold = null;
+    state.handoff = hold;
+    state.local.unlock();
+    releaseOrphanedHandOff(state);
+    exit(state);
+  }
+
+  /** The new owner of {@code state.local} takes the hold handed to it, if any and still good. */
+  private boolean takeHandOff(NameState state) {
+    Hold handed = state.handoff;
+    if (handed == null) {
+      return false;
+    }
+    state.handoff = null;
+    if (handed.isValid()) {
+      state.hold = handed;
+      return true;
+    }
+    if (handed.beginRelease()) { // its lease ran out unconfirmed: release it, and start over
+      renewer.stop(handed);
+      releaseLater(handed.keys, handed.token);
+    }
+    return false;
+  }
+
+  /**
+   * Releases a handed-off hold that no queued thread will take: called by every thread that
+   * leaves the queue without the lock, and by the thread that handed it off.
+   */
+  private void releaseOrphanedHandOff(NameState state) {
+    if (state.handoff == null || state.local.hasQueuedThreads() || !state.local.tryLock()) {
+      return;
+    }
+    try {
+      Hold orphan = state.handoff;
+      if (orphan != null && !state.local.hasQueuedThreads()) {
+        state.handoff = null;
+        if (orphan.beginRelease()) {
+          renewer.stop(orphan);
+          releaseLater(orphan.keys, orphan.token);
+        }
+      }
+    } finally {
+      state.local.unlock();
+    }
+  }
+
+  private long yieldNanos() {
+    return Math.max(MIN_YIELD_NANOS, Math.min(MAX_YIELD_NANOS, 3 * roundTripNanos));
   }
 
   private boolean reenter(NameState state) {
@@ -371,6 +470,15 @@ public final class LockEngine implements AutoCloseable {
     boolean answered = false;
     long lastWarn = 0;
     try {
+      long yieldUntil = state.yieldUntilNanos;
+      if (yieldUntil - System.nanoTime() > 0 && mode != Mode.ONCE) {
+        signal = waitingSignal();
+        long pause = yieldUntil - System.nanoTime();
+        if (mode == Mode.TIMED) {
+          pause = Math.min(pause, deadline - System.nanoTime());
+        }
+        interrupted |= await(signal, pause, mode);
+      }
       while (true) {
         checkOpen();
         // A fresh token per attempt: a failed attempt is cleaned up in the background, and that
@@ -404,6 +512,8 @@ public final class LockEngine implements AutoCloseable {
           answered = false;
           continue;
         }
+        long roundTrip = System.nanoTime() - start;
+        roundTripNanos += (roundTrip - roundTripNanos) / 8;
         if (attempt.acquired()) {
           install(state, token, attempt, start);
           return true;
@@ -514,6 +624,7 @@ public final class LockEngine implements AutoCloseable {
   private void install(NameState state, String token, Acquisition granted, long startNanos) {
     Hold hold = new Hold(state.name, state.keys, token, granted.fencingToken(), granted.grant(),
         startNanos, startNanos + leaseNanos - safetyMarginNanos);
+    state.handoffs = 0;
     state.hold = hold;
     if (!renewer.start(hold)) {
       state.hold = null;
@@ -529,24 +640,24 @@ public final class LockEngine implements AutoCloseable {
    * attempt, which may have deleted the key, "not the owner" is no proof that the hold was lost:
    * the retry then reports the release as unconfirmed rather than lost.
    */
-  private boolean releaseWithRetry(Hold hold) {
+  private Release releaseWithRetry(Hold hold) {
     try {
       return backend.release(hold.keys, hold.token, hold.fencingToken, hold.grant);
     } catch (RedisLockException first) {
       if (!Failures.isTransient(first)) {
         throw first;
       }
-      boolean released;
+      Release release;
       try {
-        released = backend.release(hold.keys, hold.token, hold.fencingToken, hold.grant);
+        release = backend.release(hold.keys, hold.token, hold.fencingToken, hold.grant);
       } catch (RedisLockException second) {
         second.addSuppressed(first);
         throw second;
       }
-      if (!released) {
+      if (!release.released()) {
         throw first;
       }
-      return true;
+      return release;
     }
   }
 

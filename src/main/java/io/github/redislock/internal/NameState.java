@@ -18,6 +18,15 @@ final class NameState {
   /** The owner's Redis hold, set and cleared by the thread holding {@link #local}. */
   volatile Hold hold;
 
+  /** A Redis hold passed on by its last owner, for the next thread to own {@link #local}. */
+  volatile Hold handoff;
+
+  /** Holders in a row that got the Redis hold by handoff; guarded by {@link #local}. */
+  int handoffs;
+
+  /** Until when this JVM's next attempt leaves the lock to other processes' waiters. */
+  volatile long yieldUntilNanos;
+
   NameState(String name, LockKeys keys) {
     this.name = name;
     this.keys = keys;

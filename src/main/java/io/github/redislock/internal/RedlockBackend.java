@@ -129,46 +129,84 @@ final class RedlockBackend implements LockBackend {
    * are unreachable (their keys expire with the lease: a node failure is not a lost hold).
    */
   @Override
-  public boolean release(LockKeys keys, String token, long fencingToken, Object grant) {
-    if (!(grant instanceof Grant granted)) {
-      return decide(node -> node.ops().releaseRaising(keys, token, fencingToken), "release",
-          keys, releaseTimeoutNanos);
-    }
+  public Release release(LockKeys keys, String token, long fencingToken, Object grant) {
     long start = System.nanoTime();
-    // Nodes still granting are given until the release timeout, so that they count as holders.
-    granted.round().awaitUntil(start + releaseTimeoutNanos, r -> r.unanswered() == 0);
-    granted.released().set(true);
-    List<Acquisition> grants = granted.round().replies();
-    FanOut<Node, Boolean> round =
-        FanOut.send(nodes, node -> node.ops().releaseRaising(keys, token, fencingToken), fanout)
-            .awaitUntil(start + releaseTimeoutNanos, r -> r.unanswered() == 0);
-    List<Boolean> answers = round.replies();
-    int granting = 0;
-    int confirmed = 0;
-    int denied = 0;
-    for (int i = 0; i < nodes.size(); i++) {
-      Acquisition grantReply = grants.get(i);
-      if (grantReply != null && grantReply.acquired()) {
-        granting++;
-        Boolean answer = answers.get(i);
-        if (answer != null && answer) {
-          confirmed++;
-        } else if (answer != null) {
-          denied++;
-        }
-      }
+    List<Boolean> granting = new ArrayList<>(nodes.size());
+    if (grant instanceof Grant granted) {
+      // Nodes still granting are given until the release timeout, so that they count as holders.
+      granted.round().awaitUntil(start + releaseTimeoutNanos, r -> r.unanswered() == 0);
+      granted.released().set(true);
+      granted.round().replies().forEach(reply -> granting.add(reply != null && reply.acquired()));
+    } else {
+      nodes.forEach(node -> granting.add(true)); // an attempt that was not granted: ask all
     }
-    if (granting - denied < quorum) {
+    int granted = (int) granting.stream().filter(Boolean::booleanValue).count();
+    FanOut<Node, Release> round =
+        FanOut.send(nodes, node -> node.ops().releaseRaising(keys, token, fencingToken), fanout)
+            .awaitUntil(start + releaseTimeoutNanos,
+                r -> confirmed(r, granting) >= quorum || granted - denied(r, granting) < quorum);
+    int confirmed = confirmed(round, granting);
+    int denied = denied(round, granting);
+    boolean othersWaiting = round.count(Release::othersWaiting) > 0;
+    if (granted - denied < quorum) {
       log.debug("Redlock release of lock key '{}': {} of its {} granting nodes no longer held it",
-          keys.lock(), denied, granting);
-      return false;
+          keys.lock(), denied, granted);
+      return Release.NOT_OURS;
     }
     if (confirmed < quorum) {
       log.warn("Redlock release of lock key '{}' confirmed by {} of {} nodes; the others could not"
           + " be reached and expire it with its lease: {}", keys.lock(), confirmed, nodes.size(),
           round.describeFailures(Node::label, TimeUnit.NANOSECONDS.toMillis(releaseTimeoutNanos)));
     }
-    return true;
+    return new Release(true, othersWaiting);
+  }
+
+  /** Granting nodes that confirmed the release. */
+  private static int confirmed(FanOut<Node, Release> round, List<Boolean> granting) {
+    return countGranting(round, granting, true);
+  }
+
+  /** Granting nodes that answered that the hold was not theirs any more. */
+  private static int denied(FanOut<Node, Release> round, List<Boolean> granting) {
+    return countGranting(round, granting, false);
+  }
+
+  private static int countGranting(
+      FanOut<Node, Release> round, List<Boolean> granting, boolean released) {
+    List<Release> replies = round.replies();
+    int count = 0;
+    for (int i = 0; i < replies.size(); i++) {
+      Release reply = replies.get(i);
+      if (granting.get(i) && reply != null && reply.released() == released) {
+        count++;
+      }
+    }
+    return count;
+  }
+
+  /**
+   * A new token for a hold passed on inside its JVM: every node still holding it issues one, the
+   * maximum is taken and raised on a majority, as at acquisition.
+   */
+  @Override
+  public long reissueFence(LockKeys keys, String token, Object grant) {
+    long start = System.nanoTime();
+    FanOut<Node, Long> round =
+        FanOut.send(nodes, node -> node.ops().reissueFence(keys, token, null), fanout)
+            .awaitUntil(start + nodeTimeoutNanos, r -> r.count(fence -> fence >= 0) >= quorum
+                || r.count(fence -> fence < 0) > nodes.size() - quorum);
+    if (round.count(fence -> fence < 0) > nodes.size() - quorum) {
+      return -1;
+    }
+    if (round.count(fence -> fence >= 0) < quorum) {
+      throw failure(round, "fence", keys, nodeTimeoutNanos);
+    }
+    long fence = round.replies().stream().filter(f -> f != null).mapToLong(Long::longValue)
+        .max().orElseThrow();
+    if (!confirmFence(keys, token, fence)) {
+      return -1;
+    }
+    return fence;
   }
 
   @Override

@@ -21,6 +21,7 @@ final class Script {
   static final Script RELEASE = load("release.lua");
   static final Script EXTEND = load("extend.lua");
   static final Script FENCE = load("fence.lua");
+  static final Script REFENCE = load("refence.lua");
 
   private final String name;
   private final String source;

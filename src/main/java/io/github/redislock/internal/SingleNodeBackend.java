@@ -46,7 +46,7 @@ final class SingleNodeBackend implements LockBackend {
   }
 
   @Override
-  public boolean release(LockKeys keys, String token, long fencingToken, Object grant) {
+  public Release release(LockKeys keys, String token, long fencingToken, Object grant) {
     // This node issued the token from its own counter: the counter is at least the token.
     return releaseRaising(keys, token, 0);
   }
@@ -55,13 +55,25 @@ final class SingleNodeBackend implements LockBackend {
    * Releases, and raises this node's fencing counter to {@code fencingToken} if it releases (for
    * Redlock, where the token may come from another node's counter; 0 raises nothing).
    */
-  boolean releaseRaising(LockKeys keys, String token, long fencingToken) {
+  Release releaseRaising(LockKeys keys, String token, long fencingToken) {
     Object reply =
         call("release", keys, () -> Script.RELEASE.run(
             client,
             List.of(keys.lock(), keys.companion()),
             List.of(token, keys.channel(), companionTtlMillis, Long.toString(fencingToken))));
-    return asLong(reply) != 0;
+    List<?> values = (List<?>) reply;
+    long status = asLong(values.get(0));
+    return status == 0 ? Release.NOT_OURS : new Release(true, asLong(values.get(1)) > 0);
+  }
+
+  @Override
+  public long reissueFence(LockKeys keys, String token, Object grant) {
+    Object reply =
+        call("fence", keys, () -> Script.REFENCE.run(
+            client,
+            List.of(keys.lock(), keys.companion()),
+            List.of(token, companionTtlMillis)));
+    return asLong(reply);
   }
 
   @Override

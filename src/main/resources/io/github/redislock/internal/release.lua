@@ -10,9 +10,9 @@
 --          counter is at least the token already)
 --
 -- Replies:
---   1   released now
---   2   already released by an earlier call with this token (its reply was lost)
---   0   not the owner: the key is gone, holds another token, or is not a string
+--   {1, n}  released now; n clients (of other JVMs or factories) were waiting on the channel
+--   {2, 0}  already released by an earlier call with this token (its reply was lost)
+--   {0, 0}  not the owner: the key is gone, holds another token, or is not a string
 if redis.pcall('get', KEYS[1]) == ARGV[1] then
   redis.call('del', KEYS[1])
   if redis.call('hset', KEYS[2], 'r', ARGV[1]) == 1 then
@@ -24,10 +24,9 @@ if redis.pcall('get', KEYS[1]) == ARGV[1] then
       redis.call('hset', KEYS[2], 'c', ARGV[4])
     end
   end
-  redis.call('publish', ARGV[2], 'released')
-  return 1
+  return {1, redis.call('publish', ARGV[2], 'released')}
 end
 if redis.pcall('hget', KEYS[2], 'r') == ARGV[1] then
-  return 2
+  return {2, 0}
 end
-return 0
+return {0, 0}

@@ -152,7 +152,7 @@ class RedlockBackendTest {
     String token = Tokens.next();
     Acquisition held = redlock.tryAcquire(keys, token, 10_000);
     assertThat(held.acquired()).isTrue();
-    assertThat(redlock.release(keys, token, held.fencingToken(), held.grant())).isTrue();
+    assertThat(redlock.release(keys, token, held.fencingToken(), held.grant()).released()).isTrue();
     proxies.get(3).unstall();
     proxies.get(4).unstall();
     awaitNoKeyOfOurs();
@@ -172,7 +172,7 @@ class RedlockBackendTest {
       }
     }
     assertThat(redlock.extend(keys, token, 10_000)).isFalse();
-    assertThat(redlock.release(keys, token, 0, held.grant())).as("a lost hold").isFalse();
+    assertThat(redlock.release(keys, token, 0, held.grant()).released()).as("a lost hold").isFalse();
     awaitNoKeyOfOurs();
   }
 
@@ -185,7 +185,7 @@ class RedlockBackendTest {
     masters.get(0).kill();
     masters.get(1).kill();
     masters.get(2).kill();
-    assertThat(redlock.release(keys, token, held.fencingToken(), held.grant())).isTrue();
+    assertThat(redlock.release(keys, token, held.fencingToken(), held.grant()).released()).isTrue();
   }
 
   @Test

@@ -44,17 +44,17 @@ class SingleNodeBackendTest {
   void repeatedReleaseAfterALostReplyStillReportsReleased() {
     String token = Tokens.next();
     assertThat(backend.tryAcquire(keys, token, 10_000).acquired()).isTrue();
-    assertThat(backend.release(keys, token, 0, null)).isTrue();
-    assertThat(backend.release(keys, token, 0, null)).isTrue();
+    assertThat(backend.release(keys, token, 0, null).released()).isTrue();
+    assertThat(backend.release(keys, token, 0, null).released()).isTrue();
   }
 
   @Test
   void releaseOfATokenThatNeverHeldTheLockIsRefused() {
     String token = Tokens.next();
     assertThat(backend.tryAcquire(keys, token, 10_000).acquired()).isTrue();
-    assertThat(backend.release(keys, Tokens.next(), 0, null)).isFalse();
+    assertThat(backend.release(keys, Tokens.next(), 0, null).released()).isFalse();
     assertThat(backend.isLocked(keys)).isTrue();
-    assertThat(backend.release(keys, token, 0, null)).isTrue();
+    assertThat(backend.release(keys, token, 0, null).released()).isTrue();
   }
 
   @Test

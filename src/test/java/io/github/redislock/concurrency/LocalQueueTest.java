@@ -1,0 +1,161 @@
+package io.github.redislock.concurrency;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.github.redislock.FactoryInspector;
+import io.github.redislock.RedisDistributedLock;
+import io.github.redislock.RedisLockFactory;
+import io.github.redislock.testing.RedisInvariants;
+import io.github.redislock.testing.RedisServer;
+import io.github.redislock.testing.Timing;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInfo;
+import redis.clients.jedis.Jedis;
+
+/**
+ * Many threads of one JVM on one name: they queue in the JVM and the Redis hold passes between
+ * them (a local handoff), and still exactly one holds the lock at a time, and every holder's
+ * fencing token is greater than the previous holder's.
+ */
+class LocalQueueTest {
+  private static RedisServer server;
+  private RedisLockFactory factory;
+  private ExecutorService threads;
+  private String name;
+
+  @BeforeAll
+  static void start() {
+    server = RedisServer.start();
+  }
+
+  @AfterAll
+  static void stop() {
+    server.close();
+  }
+
+  @BeforeEach
+  void setUp(TestInfo info) {
+    name = "queue:" + info.getTestMethod().orElseThrow().getName();
+    factory = RedisLockFactory.builder().standalone(server.uri()).build();
+    threads = Executors.newCachedThreadPool();
+  }
+
+  @AfterEach
+  void tearDown() throws InterruptedException {
+    threads.shutdownNow();
+    assertThat(threads.awaitTermination(10, TimeUnit.SECONDS)).isTrue();
+    assertThat(FactoryInspector.renewingCount(factory)).as("renewals still running").isZero();
+    factory.close();
+    RedisInvariants.assertNoThreads("redis-lock-");
+    try (Jedis jedis = server.jedis()) {
+      assertThat(jedis.exists(name)).as("lock key after the last unlock").isFalse();
+      RedisInvariants.assertNoKeysWithoutTtl(jedis);
+      RedisInvariants.assertNoSubscriptions(jedis);
+      jedis.flushAll();
+    }
+  }
+
+  private long acquisitionsInRedis() {
+    try (Jedis jedis = server.jedis()) {
+      String stats = jedis.info("commandstats");
+      long calls = 0;
+      for (String line : stats.split("\r?\n")) {
+        if (line.startsWith("cmdstat_set:")) { // one SET NX PX per acquisition, in the script
+          String rest = line.substring(line.indexOf("calls=") + 6);
+          calls += Long.parseLong(rest.substring(0, rest.indexOf(',')));
+        }
+      }
+      return calls;
+    }
+  }
+
+  @Test
+  void eightThreadsExcludeEachOtherAndTokensKeepIncreasing() throws Exception {
+    int perThread = 150;
+    AtomicInteger inside = new AtomicInteger();
+    AtomicInteger overlaps = new AtomicInteger();
+    int[] counter = {0}; // guarded by the lock alone
+    List<Long> tokens = new ArrayList<>(); // guarded by the lock alone
+    CountDownLatch go = new CountDownLatch(1);
+    long redisBefore = acquisitionsInRedis();
+    List<Future<?>> workers = new ArrayList<>();
+    for (int t = 0; t < 8; t++) {
+      RedisDistributedLock lock = factory.getLock(name);
+      workers.add(threads.submit(() -> {
+        go.await();
+        for (int i = 0; i < perThread; i++) {
+          lock.lock();
+          try {
+            if (inside.incrementAndGet() != 1) {
+              overlaps.incrementAndGet();
+            }
+            counter[0]++;
+            tokens.add(lock.getFencingToken());
+            inside.decrementAndGet();
+          } finally {
+            lock.unlock();
+          }
+        }
+        return null;
+      }));
+    }
+    go.countDown();
+    for (Future<?> worker : workers) {
+      worker.get(Timing.awaitAtMost().toMillis() * 6, TimeUnit.MILLISECONDS);
+    }
+    long inRedis = acquisitionsInRedis() - redisBefore;
+    assertThat(overlaps.get()).isZero();
+    assertThat(counter[0]).isEqualTo(8 * perThread);
+    assertThat(tokens).hasSize(8 * perThread).isSorted().doesNotHaveDuplicates();
+    // Threads queued behind a holder got the lock from it, not from Redis.
+    assertThat(inRedis).isLessThan(8L * perThread);
+  }
+
+  @Test
+  void waitersThatGiveUpNeverLeaveTheLockHeld() throws Exception {
+    AtomicInteger inside = new AtomicInteger();
+    AtomicInteger overlaps = new AtomicInteger();
+    AtomicInteger acquired = new AtomicInteger();
+    List<Future<?>> workers = new ArrayList<>();
+    for (int t = 0; t < 8; t++) {
+      RedisDistributedLock lock = factory.getLock(name);
+      workers.add(threads.submit(() -> {
+        for (int i = 0; i < 100; i++) {
+          // Timeouts so short that waiters often leave the queue while a holder hands off.
+          if (lock.tryLock(ThreadLocalRandom.current().nextInt(0, 300), TimeUnit.MICROSECONDS)) {
+            try {
+              acquired.incrementAndGet();
+              if (inside.incrementAndGet() != 1) {
+                overlaps.incrementAndGet();
+              }
+              Thread.onSpinWait();
+              inside.decrementAndGet();
+            } finally {
+              lock.unlock();
+            }
+          }
+        }
+        return null;
+      }));
+    }
+    for (Future<?> worker : workers) {
+      worker.get(Timing.awaitAtMost().toMillis() * 6, TimeUnit.MILLISECONDS);
+    }
+    assertThat(overlaps.get()).isZero();
+    assertThat(acquired.get()).isPositive();
+    // tearDown checks that no key, renewal or subscription is left behind.
+  }
+}
