@@ -19,6 +19,7 @@ import org.HdrHistogram.Histogram;
  * @param violations mutual-exclusion violations over all rounds
  * @param perJvmOps acquisitions per JVM over all rounds (two-JVM scenario)
  * @param crossJvmMoves handoffs to the other JVM over all rounds
+ * @param smallestJvmShare the smallest share of a round's acquisitions that one JVM got
  * @param notes the rounds' notes, joined
  */
 record Aggregate(
@@ -33,6 +34,7 @@ record Aggregate(
     long violations,
     List<Long> perJvmOps,
     long crossJvmMoves,
+    double smallestJvmShare,
     String notes) {
 
   /** Merges the samples of one implementation and scenario; null when there are none. */
@@ -50,6 +52,7 @@ record Aggregate(
     int rounds = 0;
     double slowest = Double.MAX_VALUE;
     double fastest = 0;
+    double smallestShare = 1;
     List<Long> perJvm = new ArrayList<>();
     List<String> notes = new ArrayList<>();
     for (Sample s : samples) {
@@ -71,6 +74,10 @@ record Aggregate(
         handoff = handoff == null ? Sample.newHistogram() : handoff;
         handoff.add(s.handoff());
       }
+      if (!s.perJvmOps().isEmpty()) {
+        smallestShare = Math.min(smallestShare, s.perJvmOps().stream()
+            .mapToLong(Long::longValue).min().orElse(0) / (double) s.ops());
+      }
       for (int j = 0; j < s.perJvmOps().size(); j++) {
         if (perJvm.size() <= j) {
           perJvm.add(0L);
@@ -80,17 +87,12 @@ record Aggregate(
     }
     return new Aggregate(first.impl(), first.scenario(), rounds,
         nanos == 0 ? 0 : ops * 1e9 / nanos, rounds == 0 ? 0 : slowest, fastest, latency, handoff,
-        violations, perJvm, moves, String.join("; ", notes));
+        violations, perJvm, moves, perJvm.isEmpty() ? 0 : smallestShare,
+        String.join("; ", notes));
   }
 
   boolean hasNumbers() {
     return rounds > 0;
   }
 
-  /** The smallest share of acquisitions any JVM got, 0 to 1 (two-JVM scenario). */
-  double smallestJvmShare() {
-    long total = perJvmOps.stream().mapToLong(Long::longValue).sum();
-    return total == 0 ? 0 : perJvmOps.stream().mapToLong(Long::longValue).min().orElse(0)
-        / (double) total;
-  }
 }

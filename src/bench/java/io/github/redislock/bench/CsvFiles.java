@@ -57,12 +57,13 @@ final class CsvFiles {
 
     rows = new ArrayList<>();
     rows.add("implementation,nested,requests_per_pair,requests_by_command,in_scripts_per_pair,"
-        + "commandstats_per_pair,processed_per_pair");
+        + "commandstats_per_pair,processed_per_pair,server_cpu_us,client_cpu_us,client_bytes");
     for (boolean nested : new boolean[] {false, true}) {
       for (CommandCounts.Result c : nested ? results.nestedCommands : results.commands) {
         rows.add(String.join(",", c.impl().id(), Boolean.toString(nested),
             num(c.networkTotal()), quote(c.network().toString()), num(c.scriptedTotal()),
-            num(c.executedTotal()), num(c.processed())));
+            num(c.executedTotal()), num(c.processed()), num(c.serverCpuMicros()),
+            num(c.clientCpuMicros()), num(c.clientAllocatedBytes())));
       }
     }
     write(dir.resolve("commands.csv"), rows);

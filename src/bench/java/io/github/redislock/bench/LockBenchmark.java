@@ -59,11 +59,16 @@ public final class LockBenchmark {
         .forEach(results.implementations::add);
     log("Lock benchmark: " + settings.describe());
 
+    MachineLoad load = MachineLoad.start();
     try (LocalRedis single = LocalRedis.start(1); LocalRedis five = LocalRedis.start(5)) {
       Environment.describe(results.environment, single);
       new LockBenchmark.Run(settings, results, single, five).run();
     }
     results.finished = ZonedDateTime.now();
+    String busy = load.describe();
+    if (!busy.isEmpty()) {
+      results.environment.put("Load", busy);
+    }
     log("Writing the report");
 
     Path dir = settings.output().resolve(

@@ -136,9 +136,12 @@ final class MarkdownReport {
         + " holder, when that is another thread (times from `System.nanoTime()`, comparable across"
         + " processes on Linux), read from the shared memory-mapped file.");
     line("");
+    line("*JVM shares* are over all rounds, *smallest* is the smallest share one JVM got in one"
+        + " round.");
+    line("");
     line("| implementation | acquisitions/s | handoff p50 | handoff p99 | p50 × raw | handoffs"
-        + " to the other JVM | JVM shares | checks |");
-    line("|---|--:|--:|--:|--:|--:|---|---|");
+        + " to the other JVM | JVM shares | smallest | checks |");
+    line("|---|--:|--:|--:|--:|--:|---|--:|---|");
     Aggregate raw = results.aggregate(Implementation.RAW_FLOOR, Scenario.TWO_JVMS);
     for (Implementation impl : results.implementations) {
       Aggregate a = results.aggregate(impl, Scenario.TWO_JVMS);
@@ -152,12 +155,12 @@ final class MarkdownReport {
           .collect(Collectors.joining(" / "));
       String versusRaw = raw != null && raw.handoff() != null && raw.handoff().getTotalCount() > 0
           ? times(micros(a.handoff(), 50) / micros(raw.handoff(), 50)) : "n/a";
-      line(String.format(Locale.ROOT, "| %s | %,.0f | %s | %s | %s | %s | %s | %s |",
+      line(String.format(Locale.ROOT, "| %s | %,.0f | %s | %s | %s | %s | %s | %.0f%% | %s |",
           impl.label(), a.opsPerSecond(), formatMicros(micros(a.handoff(), 50)),
           formatMicros(micros(a.handoff(), 99)), versusRaw,
-          handoffs == 0 ? "no handoffs" : String.format(Locale.ROOT, "%.0f%% of %,d",
+          handoffs == 0 ? "no handoffs" : String.format(Locale.ROOT, "%.1f%% of %,d",
               100.0 * a.crossJvmMoves() / handoffs, handoffs),
-          shares, checks(a)));
+          shares, 100 * a.smallestJvmShare(), checks(a)));
     }
     line("");
   }
@@ -183,6 +186,26 @@ final class MarkdownReport {
           number(c.networkTotal()), breakdown(c.network()), number(c.scriptedTotal()),
           number(c.executedTotal()), number(c.processed()),
           nested == null ? "n/a" : number(nested.networkTotal())));
+    }
+    line("");
+    line("What the same pairs cost in CPU: the servers' `used_cpu_user + used_cpu_sys`, this"
+        + " JVM's process CPU time (all threads, GC included; Linux counts it in clock ticks, so"
+        + " small figures are coarse) split by thread (*caller* runs the pairs), and the bytes its"
+        + " threads allocated, per pair. The raw floor's row is about what a client needs at"
+        + " least.");
+    line("");
+    line("| implementation | server CPU µs | client CPU µs | client CPU by thread (µs) |"
+        + " client bytes allocated | nested: client CPU µs |");
+    line("|---|--:|--:|---|--:|--:|");
+    for (CommandCounts.Result c : results.commands) {
+      CommandCounts.Result nested = results.commandsOf(c.impl(), true);
+      String threads = c.clientCpuByThread().entrySet().stream()
+          .filter(e -> e.getValue() >= 0.05 * c.clientCpuMicros() && e.getValue() >= 0.5)
+          .map(e -> String.format(Locale.ROOT, "%s %.0f", e.getKey(), e.getValue()))
+          .collect(Collectors.joining(", "));
+      line(String.format(Locale.ROOT, "| %s | %.1f | %.1f | %s | %,.0f | %s |", c.impl().label(),
+          c.serverCpuMicros(), c.clientCpuMicros(), threads, c.clientAllocatedBytes(),
+          nested == null ? "n/a" : String.format(Locale.ROOT, "%.2f", nested.clientCpuMicros())));
     }
     line("");
   }
@@ -222,7 +245,10 @@ final class MarkdownReport {
     line(String.format(Locale.ROOT, "## Redis after %,d distinct names locked and unlocked",
         results.settings.names()));
     line("");
-    line("| implementation | seconds | keys left | keys without TTL | used_memory change |"
+    line("On fresh servers; the memory is `used_memory` less client buffers"
+        + " (`mem_clients_normal`), from just before the names to a second after.");
+    line("");
+    line("| implementation | seconds | keys left | keys without TTL | memory change |"
         + " per name | notes |");
     line("|---|--:|--:|--:|--:|--:|---|");
     for (RedisFootprint.Result r : results.redis) {
@@ -240,10 +266,12 @@ final class MarkdownReport {
     line(String.format(Locale.ROOT, "## %,d threads waiting for one held lock",
         results.settings.waiters()));
     line("");
-    line("One fresh instance; its connections on the server(s) (`CLIENT LIST`), those in"
+    line("One fresh instance on fresh servers; its connections on the server(s) (`CLIENT LIST`), those in"
         + " subscribed state, the channels and subscriptions (`PUBSUB CHANNELS`/`NUMSUB`), the"
-        + " commands per second Redis processed while they waited, and the JVM threads the"
-        + " implementation added.");
+        + " commands per second Redis processed while they waited (`total_commands_processed`,"
+        + " which counts the commands scripts run too), and the JVM threads the implementation"
+        + " added. The lock is held by a second instance of the same implementation, standing"
+        + " for another process.");
     line("");
     line("| implementation | connections | subscribed | channels | subscriptions | commands/s"
         + " | threads added | notes |");

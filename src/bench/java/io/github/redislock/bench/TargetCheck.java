@@ -62,7 +62,8 @@ final class TargetCheck {
     if (ours2 != null) {
       double share = ours2.smallestJvmShare();
       verdict("2 JVMs: each JVM ≥ 1/3 of acquisitions",
-          String.format(Locale.ROOT, "smallest %.0f%%", share * 100), share >= 1 / 3.0);
+          String.format(Locale.ROOT, "smallest %.0f%% (in a round)", share * 100),
+          share >= 1 / 3.0);
     } else {
       verdict("2 JVMs: each JVM ≥ 1/3 of acquisitions", null, null);
     }
