@@ -1,0 +1,93 @@
+package io.github.redislock.bench;
+
+import java.util.Arrays;
+import java.util.List;
+import org.springframework.integration.redis.util.RedisLockRegistry.RedisLockType;
+
+/**
+ * The implementations compared, in report order: two floors, the single-node locks, then the
+ * Redlock ones over five independent masters.
+ */
+enum Implementation {
+  PING_FLOOR("ping-floor", "floor: PING (1 round trip)", 1, false, false),
+  RAW_FLOOR("raw-floor", "floor: SET NX PX + EVALSHA", 1, true, false),
+  OURS("ours", "redis-lock", 1, true, true),
+  REDISSON("redisson", "Redisson RLock", 1, true, true),
+  SPRING_SPIN("spring-spin", "Spring RedisLockRegistry (spin)", 1, true, true),
+  SPRING_PUBSUB("spring-pubsub", "Spring RedisLockRegistry (pub/sub)", 1, true, true),
+  OURS_REDLOCK("ours-redlock", "redis-lock Redlock (5 nodes)", 5, true, true),
+  REDISSON_REDLOCK("redisson-redlock", "RedissonRedLock (5 nodes)", 5, true, true);
+
+  private final String id;
+  private final String label;
+  private final int nodes;
+  private final boolean excludes;
+  private final boolean reentrant;
+
+  Implementation(String id, String label, int nodes, boolean excludes, boolean reentrant) {
+    this.id = id;
+    this.label = label;
+    this.nodes = nodes;
+    this.excludes = excludes;
+    this.reentrant = reentrant;
+  }
+
+  String id() {
+    return id;
+  }
+
+  String label() {
+    return label;
+  }
+
+  /** The number of Redis servers it runs on: 1, or 5 for Redlock. */
+  int nodes() {
+    return nodes;
+  }
+
+  /** Whether it is a lock at all (the PING floor excludes nobody). */
+  boolean excludes() {
+    return excludes;
+  }
+
+  boolean reentrant() {
+    return reentrant;
+  }
+
+  /** The Redisson row it is compared with: the same topology's. */
+  Implementation redissonAnchor() {
+    return nodes == 1 ? REDISSON : REDISSON_REDLOCK;
+  }
+
+  static Implementation byId(String id) {
+    return Arrays.stream(values())
+        .filter(i -> i.id.equals(id))
+        .findFirst()
+        .orElseThrow(() -> new IllegalArgumentException("no implementation '" + id + "'"));
+  }
+
+  /**
+   * Creates the implementation on the given servers.
+   *
+   * @param uris {@link #nodes()} server URIs
+   * @param settings the benchmark settings (the raw floor's backoff)
+   * @return a fresh instance; close it
+   * @throws UnsupportedOperationException if the implementation is not available (yet)
+   */
+  LockUnderTest create(List<String> uris, BenchSettings settings) {
+    if (uris.size() != nodes) {
+      throw new IllegalArgumentException(id + " runs on " + nodes + " servers, got " + uris);
+    }
+    String uri = uris.get(0);
+    return switch (this) {
+      case PING_FLOOR -> new PingFloor(uri);
+      case RAW_FLOOR -> new RawLockFloor(uri, settings.rawBackoffMicros());
+      case OURS -> OursUnderTest.standalone(uri);
+      case REDISSON -> RedissonUnderTest.single(uri);
+      case SPRING_SPIN -> new SpringUnderTest(uri, RedisLockType.SPIN_LOCK);
+      case SPRING_PUBSUB -> new SpringUnderTest(uri, RedisLockType.PUB_SUB_LOCK);
+      case OURS_REDLOCK -> OursUnderTest.redlock(uris);
+      case REDISSON_REDLOCK -> RedissonUnderTest.redLock(uris);
+    };
+  }
+}

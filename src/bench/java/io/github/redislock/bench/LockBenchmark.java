@@ -1,0 +1,264 @@
+package io.github.redislock.bench;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.ZonedDateTime;
+import java.time.format.DateTimeFormatter;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Collections;
+import java.util.EnumMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+
+/**
+ * The benchmark of issue 4: this library against Redisson, Spring Integration and two
+ * hand-written floors, in one run.
+ *
+ * <pre>
+ * mvn -q -Pbench test-compile exec:java                        # about 8 minutes
+ * mvn -q -Pbench test-compile exec:java -Dbench.quick=true     # about a minute, a smoke test
+ * </pre>
+ *
+ * <p>It starts its own {@code redis-server} processes (one, and five for Redlock rows), creates
+ * every implementation, runs a warm-up round and then {@code bench.rounds} measured rounds of the
+ * timed scenarios (see {@link Scenario}), every implementation in turn within each scenario, the
+ * order rotated each round; then counts Redis commands per pair ({@link CommandCounts}), heap
+ * per lock ({@link HeapFootprint}), what stays in Redis after many names ({@link RedisFootprint})
+ * and the cost of many waiting threads ({@link WaitingThreads}). It writes
+ * {@code results/<timestamp>/results.md}, {@code latency.png} and CSV files of the raw numbers.
+ * Settings are system properties, listed in {@link BenchSettings}; an implementation that cannot
+ * be created (ours over Redlock until it exists) is reported as not available.
+ */
+public final class LockBenchmark {
+  /**
+   * Lettuce logs an ERROR for every release message that reaches a Spring registry whose executor
+   * {@code destroy()} already shut down: harmless at the end of a run, silenced.
+   */
+  static final String QUIET_LOGGER = "org.slf4j.simpleLogger.log.io.lettuce.core.pubsub.PubSubEndpoint";
+
+  private LockBenchmark() {}
+
+  /**
+   * Runs the benchmark.
+   *
+   * @param args none; settings are system properties
+   * @throws Exception if the run cannot continue
+   */
+  public static void main(String[] args) throws Exception {
+    System.setProperty("java.awt.headless", "true");
+    if (System.getProperty("org.slf4j.simpleLogger.defaultLogLevel") == null) {
+      System.setProperty("org.slf4j.simpleLogger.defaultLogLevel", "warn");
+    }
+    System.setProperty(QUIET_LOGGER, "off");
+    BenchSettings settings = BenchSettings.fromSystemProperties();
+    Results results = new Results(settings, ZonedDateTime.now());
+    Arrays.stream(Implementation.values())
+        .filter(i -> settings.runs(i.id()))
+        .forEach(results.implementations::add);
+    log("Lock benchmark: " + settings.describe());
+
+    MachineLoad load = MachineLoad.start();
+    try (LocalRedis single = LocalRedis.start(1); LocalRedis five = LocalRedis.start(5)) {
+      Environment.describe(results.environment, single);
+      new LockBenchmark.Run(settings, results, single, five).run();
+    }
+    results.finished = ZonedDateTime.now();
+    String busy = load.describe();
+    if (!busy.isEmpty()) {
+      results.environment.put("Load", busy);
+    }
+    log("Writing the report");
+
+    Path dir = settings.output().resolve(
+        results.started.format(DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss", Locale.ROOT)));
+    Files.createDirectories(dir);
+    String report = MarkdownReport.render(results);
+    Files.writeString(dir.resolve("results.md"), report);
+    CsvFiles.write(results, dir);
+    LatencyChart.write(results, dir.resolve("latency.png"));
+    System.out.println();
+    System.out.println(report);
+    log("Wrote " + dir.toAbsolutePath());
+  }
+
+  private static final long STARTED = System.nanoTime();
+
+  /** Prints a progress line, prefixed with the seconds since the start. */
+  static void log(String message) {
+    System.out.printf(Locale.ROOT, "[%6.1f s] %s%n", (System.nanoTime() - STARTED) / 1e9, message);
+    System.out.flush();
+  }
+
+  /** One run over the shared servers. */
+  private static final class Run {
+    private final BenchSettings settings;
+    private final Results results;
+    private final LocalRedis single;
+    private final LocalRedis five;
+    private final Map<Implementation, LockUnderTest> open = new EnumMap<>(Implementation.class);
+    private final Map<Implementation, TwoJvmPair> pairs = new EnumMap<>(Implementation.class);
+
+    Run(BenchSettings settings, Results results, LocalRedis single, LocalRedis five) {
+      this.settings = settings;
+      this.results = results;
+      this.single = single;
+      this.five = five;
+    }
+
+    void run() throws InterruptedException {
+      try {
+        for (Implementation impl : results.implementations) {
+          try {
+            open.put(impl, impl.create(redisOf(impl).uris(), settings));
+          } catch (UnsupportedOperationException e) {
+            results.unavailable.put(impl, "`" + e + "` at setup");
+            log("  " + impl.label() + ": not available (" + e.getMessage() + ")");
+          }
+        }
+        List<Implementation> available = new ArrayList<>(open.keySet());
+        if (settings.runsScenario(Scenario.TWO_JVMS.id())) {
+          log("Starting and warming up 2 JVMs per implementation");
+          for (Implementation impl : available) {
+            if (Scenario.TWO_JVMS.appliesTo(impl)) {
+              try {
+                pair(impl);
+              } catch (RuntimeException e) {
+                log("  2 JVMs failed to start for " + impl.label() + ": " + e);
+              }
+            }
+          }
+        }
+        log("Warm-up round");
+        round(available, 0);
+        for (int r = 1; r <= settings.rounds(); r++) {
+          log("Round " + r + " of " + settings.rounds());
+          round(available, r);
+        }
+        pairs.values().forEach(TwoJvmPair::close);
+        pairs.clear();
+        extraMeasurements(available);
+      } finally {
+        pairs.values().forEach(TwoJvmPair::close);
+        open.values().forEach(LockUnderTest::close);
+      }
+      footprints();
+    }
+
+    private void round(List<Implementation> available, int round) throws InterruptedException {
+      boolean warmup = round == 0;
+      List<Implementation> order = new ArrayList<>(available);
+      Collections.rotate(order, -round);
+      for (Scenario scenario : Scenario.values()) {
+        if (!settings.runsScenario(scenario.id()) || (warmup && scenario == Scenario.TWO_JVMS)) {
+          continue;
+        }
+        for (Implementation impl : order) {
+          if (!scenario.appliesTo(impl)) {
+            continue;
+          }
+          if (!settings.quick()) {
+            System.gc(); // so that no cell pays for the garbage of the one before
+          }
+          Sample sample = cell(impl, scenario, round);
+          log(String.format(Locale.ROOT, "  %-12s %-36s %,12.0f ops/s  p50 %9s µs  p99 %9s µs%s",
+              scenario.id(), impl.label(), sample.opsPerSecond(),
+              Histograms.formatMicros(Histograms.micros(sample.latency(), 50)),
+              Histograms.formatMicros(Histograms.micros(sample.latency(), 99)),
+              sample.note().isEmpty() ? "" : "  (" + sample.note() + ")"));
+          if (!warmup) {
+            results.samples.add(sample);
+          }
+        }
+      }
+    }
+
+    private Sample cell(Implementation impl, Scenario scenario, int round)
+        throws InterruptedException {
+      String key = "bench:" + scenario.id() + ":" + impl.id() + ":r" + round;
+      try {
+        if (scenario == Scenario.TWO_JVMS) {
+          return pair(impl).run(round, key, settings.duration());
+        }
+        return InJvmRuns.run(impl, scenario, open.get(impl), round, settings.threads(), key,
+            round == 0 ? settings.warmup() : settings.duration());
+      } catch (RuntimeException e) {
+        return Sample.failed(impl, scenario, round, e.toString());
+      }
+    }
+
+    /** The two child JVMs of {@code impl}, started (again) when there are none alive. */
+    private TwoJvmPair pair(Implementation impl) throws InterruptedException {
+      TwoJvmPair pair = pairs.get(impl);
+      if (pair == null || !pair.isAlive()) {
+        if (pair != null) {
+          pair.close();
+        }
+        pair = TwoJvmPair.start(impl, redisOf(impl).uris(), settings);
+        pairs.put(impl, pair);
+        log("  2 JVMs ready: " + impl.label());
+      }
+      return pair;
+    }
+
+    private void extraMeasurements(List<Implementation> available) throws InterruptedException {
+      if (settings.runsScenario("commands")) {
+        log("Redis commands per pair");
+        for (Implementation impl : available) {
+          LockUnderTest locks = open.get(impl);
+          var servers = redisOf(impl).servers();
+          CommandCounts.Result c =
+              CommandCounts.measure(impl, locks, servers, settings.commandPairs(), false);
+          results.commands.add(c);
+          log(String.format(Locale.ROOT, "  %-36s %s requests per pair", impl.label(),
+              MarkdownReport.number(c.networkTotal())));
+          if (impl.reentrant()) {
+            results.nestedCommands.add(
+                CommandCounts.measure(impl, locks, servers, settings.commandPairs(), true));
+          }
+        }
+      }
+      if (settings.runsScenario("heap")) {
+        log("Heap per lock");
+        for (Implementation impl : available) {
+          if (impl.excludes()) {
+            HeapFootprint.Result h = HeapFootprint.measure(impl, open.get(impl), settings.heapLocks());
+            results.heap.add(h);
+            log(String.format(Locale.ROOT, "  %-36s %,.0f B per lock object, %,.0f B per held lock",
+                impl.label(), h.bytesPerIdleLock(), h.bytesPerHeldLock()));
+          }
+        }
+      }
+    }
+
+    /** Measurements on fresh servers and fresh instances, one implementation at a time. */
+    private void footprints() throws InterruptedException {
+      List<Implementation> locks = results.implementations.stream()
+          .filter(i -> i.excludes() && !results.unavailable.containsKey(i))
+          .toList();
+      if (settings.runsScenario("redis-memory")) {
+        log("Redis after " + settings.names() + " names");
+        for (Implementation impl : locks) {
+          RedisFootprint.Result r = RedisFootprint.measure(impl, settings);
+          results.redis.add(r);
+          log(String.format(Locale.ROOT, "  %-36s %,d keys left, %,d without TTL, %.1f s",
+              impl.label(), r.keysLeft(), r.keysWithoutTtl(), r.seconds()));
+        }
+      }
+      if (settings.runsScenario("waiting")) {
+        log(settings.waiters() + " waiting threads");
+        for (Implementation impl : locks) {
+          WaitingThreads.Result w = WaitingThreads.measure(impl, settings);
+          results.waiting.add(w);
+          log(String.format(Locale.ROOT, "  %-36s %d connections, %d subscribed, %,.0f commands/s",
+              impl.label(), w.connections(), w.subscribedConnections(), w.commandsPerSecond()));
+        }
+      }
+    }
+
+    private LocalRedis redisOf(Implementation impl) {
+      return impl.nodes() == 1 ? single : five;
+    }
+  }
+}

@@ -1,0 +1,327 @@
+package io.github.redislock.bench;
+
+import static io.github.redislock.bench.Histograms.formatMicros;
+import static io.github.redislock.bench.Histograms.micros;
+
+import java.time.Duration;
+import java.time.format.DateTimeFormatter;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.stream.Collectors;
+
+/** Renders {@link Results} as {@code results.md}. */
+final class MarkdownReport {
+  private final Results results;
+  private final StringBuilder out = new StringBuilder();
+
+  private MarkdownReport(Results results) {
+    this.results = results;
+  }
+
+  static String render(Results results) {
+    return new MarkdownReport(results).render();
+  }
+
+  private String render() {
+    header();
+    mainTable();
+    twoJvms();
+    commands();
+    heap();
+    redis();
+    waiting();
+    new TargetCheck(results, out).render();
+    unavailable();
+    method();
+    return out.toString();
+  }
+
+  private void header() {
+    line("# Lock benchmark, " + results.started.format(DateTimeFormatter.ISO_LOCAL_DATE));
+    line("");
+    Duration took = Duration.between(results.started, results.finished);
+    line("Run " + results.started.format(DateTimeFormatter.ISO_OFFSET_DATE_TIME) + ", took "
+        + took.toMinutesPart() + " min " + took.toSecondsPart() + " s.");
+    line("");
+    results.environment.forEach((k, v) -> line("- " + k + ": " + v));
+    line("- Settings: " + results.settings.describe());
+    line("");
+  }
+
+  private void mainTable() {
+    line("## Throughput and latency");
+    line("");
+    line("ops/s over all measured rounds (min–max of the rounds beside it); latencies in µs from"
+        + " the merged HdrHistograms. *× raw* is ops/s divided by the raw floor's in the same"
+        + " scenario; *× Redisson* divides by Redisson's in the same topology (single-node rows by"
+        + " `RLock`, Redlock rows by `RedissonRedLock`).");
+    line("");
+    for (Scenario s : Scenario.values()) {
+      line("- " + s.title() + ": " + s.description().replace("N threads",
+          (s == Scenario.TWO_JVMS ? results.settings.jvmThreads() : results.settings.threads())
+              + " threads"));
+    }
+    line("");
+    line("| scenario | implementation | ops/s | rounds | p50 | p99 | p99.9 | × raw | × Redisson"
+        + " | checks |");
+    line("|---|---|--:|--:|--:|--:|--:|--:|--:|---|");
+    for (Scenario s : Scenario.values()) {
+      if (!results.settings.runsScenario(s.id())) {
+        continue;
+      }
+      for (Implementation impl : results.implementations) {
+        row(s, impl);
+      }
+    }
+    line("");
+  }
+
+  private void row(Scenario s, Implementation impl) {
+    String prefix = "| " + s.title() + " | " + impl.label() + " | ";
+    if (results.unavailable.containsKey(impl)) {
+      line(prefix + "not available | | | | | | | |");
+      return;
+    }
+    if (!s.appliesTo(impl)) {
+      line(prefix + "n/a | | | | | | | " + (impl.excludes() ? "not reentrant" : "not a lock")
+          + " |");
+      return;
+    }
+    Aggregate a = results.aggregate(impl, s);
+    if (a == null) {
+      return;
+    }
+    if (!a.hasNumbers()) {
+      line(prefix + "failed | | | | | | | " + a.notes() + " |");
+      return;
+    }
+    line(prefix + String.format(Locale.ROOT, "%,.0f | %,.0f–%,.0f | %s | %s | %s | %s | %s | %s |",
+        a.opsPerSecond(), a.slowestRound(), a.fastestRound(),
+        formatMicros(micros(a.latency(), 50)), formatMicros(micros(a.latency(), 99)),
+        formatMicros(micros(a.latency(), 99.9)),
+        ratio(a, Implementation.RAW_FLOOR), ratio(a, impl.redissonAnchor()), checks(a)));
+  }
+
+  private String ratio(Aggregate a, Implementation anchor) {
+    Aggregate base = results.aggregate(anchor, a.scenario());
+    if (base == null || !base.hasNumbers() || base.opsPerSecond() == 0) {
+      return "n/a";
+    }
+    return times(a.opsPerSecond() / base.opsPerSecond());
+  }
+
+  static String times(double ratio) {
+    return String.format(Locale.ROOT, ratio >= 100 ? "%,.0f×" : "%.2f×", ratio);
+  }
+
+  private static String checks(Aggregate a) {
+    String check = "";
+    if (a.impl().excludes()) {
+      check = a.violations() == 0 ? "exclusive" : "**" + a.violations() + " violations**";
+    }
+    if (!a.notes().isEmpty()) {
+      check += (check.isEmpty() ? "" : "; ") + a.notes();
+    }
+    return check;
+  }
+
+  private void twoJvms() {
+    if (!results.settings.runsScenario(Scenario.TWO_JVMS.id())) {
+      return;
+    }
+    line("## d. Two JVMs: handoffs and fairness");
+    line("");
+    line("Handoff: from a holder's call of `unlock()` to the return of `lock()` in the next"
+        + " holder, when that is another thread (times from `System.nanoTime()`, comparable across"
+        + " processes on Linux), read from the shared memory-mapped file.");
+    line("");
+    line("*JVM shares* are over all rounds, *smallest* is the smallest share one JVM got in one"
+        + " round.");
+    line("");
+    line("| implementation | acquisitions/s | handoff p50 | handoff p99 | p50 × raw | handoffs"
+        + " to the other JVM | JVM shares | smallest | checks |");
+    line("|---|--:|--:|--:|--:|--:|---|--:|---|");
+    Aggregate raw = results.aggregate(Implementation.RAW_FLOOR, Scenario.TWO_JVMS);
+    for (Implementation impl : results.implementations) {
+      Aggregate a = results.aggregate(impl, Scenario.TWO_JVMS);
+      if (a == null || !a.hasNumbers() || a.handoff() == null) {
+        continue;
+      }
+      long handoffs = a.handoff().getTotalCount();
+      long total = a.perJvmOps().stream().mapToLong(Long::longValue).sum();
+      String shares = a.perJvmOps().stream()
+          .map(n -> String.format(Locale.ROOT, "%.0f%%", 100.0 * n / total))
+          .collect(Collectors.joining(" / "));
+      String versusRaw = raw != null && raw.handoff() != null && raw.handoff().getTotalCount() > 0
+          ? times(micros(a.handoff(), 50) / micros(raw.handoff(), 50)) : "n/a";
+      line(String.format(Locale.ROOT, "| %s | %,.0f | %s | %s | %s | %s | %s | %.0f%% | %s |",
+          impl.label(), a.opsPerSecond(), formatMicros(micros(a.handoff(), 50)),
+          formatMicros(micros(a.handoff(), 99)), versusRaw,
+          handoffs == 0 ? "no handoffs" : String.format(Locale.ROOT, "%.1f%% of %,d",
+              100.0 * a.crossJvmMoves() / handoffs, handoffs),
+          shares, 100 * a.smallestJvmShare(), checks(a)));
+    }
+    line("");
+  }
+
+  private void commands() {
+    if (results.commands.isEmpty()) {
+      return;
+    }
+    line("## f. Redis commands per uncontended lock+unlock pair");
+    line("");
+    line("Per pair, summed over the implementation's servers. *Requests* are commands sent over"
+        + " the network (round trips, unless pipelined) and *in scripts* the commands Lua ran,"
+        + " both from `MONITOR`; *commandstats* is the `INFO commandstats` delta (all executed"
+        + " commands) and *processed* the `total_commands_processed` delta. *Nested* is a"
+        + " reentrant pair while the lock is already held.");
+    line("");
+    line("| implementation | requests | requests by command | in scripts | commandstats |"
+        + " processed | nested: requests |");
+    line("|---|--:|---|--:|--:|--:|--:|");
+    for (CommandCounts.Result c : results.commands) {
+      CommandCounts.Result nested = results.commandsOf(c.impl(), true);
+      line(String.format(Locale.ROOT, "| %s | %s | %s | %s | %s | %s | %s |", c.impl().label(),
+          number(c.networkTotal()), breakdown(c.network()), number(c.scriptedTotal()),
+          number(c.executedTotal()), number(c.processed()),
+          nested == null ? "n/a" : number(nested.networkTotal())));
+    }
+    line("");
+    line("What the same pairs cost in CPU: the servers' `used_cpu_user + used_cpu_sys`, this"
+        + " JVM's process CPU time (all threads, GC included; Linux counts it in clock ticks, so"
+        + " small figures are coarse) split by thread (*caller* runs the pairs), and the bytes its"
+        + " threads allocated, per pair. The raw floor's row is about what a client needs at"
+        + " least.");
+    line("");
+    line("| implementation | server CPU µs | client CPU µs | client CPU by thread (µs) |"
+        + " client bytes allocated | nested: client CPU µs |");
+    line("|---|--:|--:|---|--:|--:|");
+    for (CommandCounts.Result c : results.commands) {
+      CommandCounts.Result nested = results.commandsOf(c.impl(), true);
+      String threads = c.clientCpuByThread().entrySet().stream()
+          .filter(e -> e.getValue() >= 0.05 * c.clientCpuMicros() && e.getValue() >= 0.5)
+          .map(e -> String.format(Locale.ROOT, "%s %.0f", e.getKey(), e.getValue()))
+          .collect(Collectors.joining(", "));
+      line(String.format(Locale.ROOT, "| %s | %.1f | %.1f | %s | %,.0f | %s |", c.impl().label(),
+          c.serverCpuMicros(), c.clientCpuMicros(), threads, c.clientAllocatedBytes(),
+          nested == null ? "n/a" : String.format(Locale.ROOT, "%.2f", nested.clientCpuMicros())));
+    }
+    line("");
+  }
+
+  private static String breakdown(Map<String, Double> counts) {
+    return counts.entrySet().stream()
+        .filter(e -> e.getValue() >= 0.005)
+        .map(e -> e.getKey() + " " + number(e.getValue()))
+        .collect(Collectors.joining(", "));
+  }
+
+  static String number(double value) {
+    String s = String.format(Locale.ROOT, "%.2f", value);
+    return s.endsWith(".00") ? s.substring(0, s.length() - 3) : s;
+  }
+
+  private void heap() {
+    if (results.heap.isEmpty()) {
+      return;
+    }
+    line("## Heap per lock");
+    line("");
+    line("| implementation | locks | bytes per idle lock object | extra bytes per held lock |"
+        + " notes |");
+    line("|---|--:|--:|--:|---|");
+    for (HeapFootprint.Result h : results.heap) {
+      line(String.format(Locale.ROOT, "| %s | %,d | %,.0f | %,.0f | %s |", h.impl().label(),
+          h.count(), h.bytesPerIdleLock(), h.bytesPerHeldLock(), h.note()));
+    }
+    line("");
+  }
+
+  private void redis() {
+    if (results.redis.isEmpty()) {
+      return;
+    }
+    line(String.format(Locale.ROOT, "## Redis after %,d distinct names locked and unlocked",
+        results.settings.names()));
+    line("");
+    line("On fresh servers; the memory is `used_memory` less client buffers"
+        + " (`mem_clients_normal`), from just before the names to a second after.");
+    line("");
+    line("| implementation | seconds | keys left | keys without TTL | memory change |"
+        + " per name | notes |");
+    line("|---|--:|--:|--:|--:|--:|---|");
+    for (RedisFootprint.Result r : results.redis) {
+      line(String.format(Locale.ROOT, "| %s | %.1f | %,d | %,d | %,d B | %,.0f B | %s |",
+          r.impl().label(), r.seconds(), r.keysLeft(), r.keysWithoutTtl(), r.memoryDelta(),
+          r.memoryDelta() / (double) r.names(), r.note()));
+    }
+    line("");
+  }
+
+  private void waiting() {
+    if (results.waiting.isEmpty()) {
+      return;
+    }
+    line(String.format(Locale.ROOT, "## %,d threads waiting for one held lock",
+        results.settings.waiters()));
+    line("");
+    line("One fresh instance on fresh servers; its connections on the server(s) (`CLIENT LIST`), those in"
+        + " subscribed state, the channels and subscriptions (`PUBSUB CHANNELS`/`NUMSUB`), the"
+        + " commands per second Redis processed while they waited (`total_commands_processed`,"
+        + " which counts the commands scripts run too), and the JVM threads the implementation"
+        + " added. The lock is held by a second instance of the same implementation, standing"
+        + " for another process.");
+    line("");
+    line("| implementation | connections | subscribed | channels | subscriptions | commands/s"
+        + " | threads added | notes |");
+    line("|---|--:|--:|--:|--:|--:|--:|---|");
+    for (WaitingThreads.Result w : results.waiting) {
+      line(String.format(Locale.ROOT, "| %s | %d | %d | %d | %d | %,.0f | %d | %s |",
+          w.impl().label(), w.connections(), w.subscribedConnections(), w.channels(),
+          w.subscriptions(), w.commandsPerSecond(), w.threadsAdded(), w.note()));
+    }
+    line("");
+  }
+
+  private void unavailable() {
+    if (results.unavailable.isEmpty()) {
+      return;
+    }
+    line("## Not available");
+    line("");
+    results.unavailable.forEach((impl, why) -> line("- " + impl.label() + ": " + why));
+    line("");
+  }
+
+  private void method() {
+    List<String> notes = List.of(
+        "One JVM runs everything (the child JVMs of scenario d aside), against `redis-server`"
+            + " processes it starts on loopback: one for single-node rows, five for Redlock"
+            + " rows, shared by all implementations of that topology.",
+        "A warm-up round runs every in-JVM scenario for every implementation first; its numbers"
+            + " are discarded. Then each measured round runs scenario by scenario, every"
+            + " implementation in turn, the order rotated by one each round.",
+        "Each thread gets its own lock object of the shared name (as separate processes would);"
+            + " implementations that cache lock objects per name return the cached one.",
+        "Exclusion checks: inside every critical section an atomic count must go from 0 to 1,"
+            + " and a plain counter is incremented; it must end equal to the acquisitions. In"
+            + " scenario d both live in a memory-mapped file shared by the two JVMs.",
+        "Floors: *PING* is one round trip per op on a Jedis 8 `RedisClient` (not a lock); the"
+            + " *raw* lock is `SET key token NX PX 30000`, then an `EVALSHA` compare-and-delete,"
+            + " retrying after a jittered pause of about " + results.settings.rawBackoffMicros()
+            + " µs while busy; both on a client configured like the library's.",
+        "Heap per lock: live heap after `System.gc()` (least of three `MemoryMXBean` readings)"
+            + " before and after creating N lock objects of distinct names, and after acquiring"
+            + " all N on one thread; differences divided by N.",
+        "Everything started stops by itself: bounded loops, daemon threads abandoned after a"
+            + " grace period, child JVMs with a watchdog, servers killed at the end.");
+    line("## Method");
+    line("");
+    notes.forEach(n -> line("- " + n));
+  }
+
+  private void line(String text) {
+    out.append(text).append('\n');
+  }
+}
