@@ -53,9 +53,10 @@ public final class LockEngine implements AutoCloseable {
   private static final long WARN_EVERY_NANOS = TimeUnit.SECONDS.toNanos(10);
   private static final long MAX_TIMEOUT_NANOS = Long.MAX_VALUE / 4;
   private static final int MAX_HANDOFFS = 16;
+  private static final int MAX_HANDOFFS_WHILE_OTHERS_WAIT = 3;
   private static final long MAX_HANDOFF_NANOS = TimeUnit.MILLISECONDS.toNanos(20);
-  private static final long MIN_YIELD_NANOS = TimeUnit.MICROSECONDS.toNanos(200);
-  private static final long MAX_YIELD_NANOS = TimeUnit.MILLISECONDS.toNanos(5);
+  private static final long MIN_YIELD_NANOS = TimeUnit.MILLISECONDS.toNanos(2);
+  private static final long MAX_YIELD_NANOS = TimeUnit.MILLISECONDS.toNanos(10);
 
   private enum Mode {
     /** {@code tryLock()}: one attempt. */
@@ -226,20 +227,26 @@ public final class LockEngine implements AutoCloseable {
     try {
       release = releaseWithRetry(hold);
     } catch (RedisLockException e) {
+      drop(state);
       throw new RedisLockException(
           "lock '" + name + "' was released in this JVM, but Redis could not confirm the release;"
               + " its key expires within the lease (" + leaseMillis + " ms)",
           e);
-    } finally {
-      drop(state);
     }
+    // Set before the local queue moves on, so that the next local holder sees it.
+    state.othersWaiting = release.othersWaiting();
+    log.trace("released '{}' in Redis after {} handoffs; others waiting: {}", name,
+        state.handoffs, release.othersWaiting());
+    if (release.othersWaiting()) {
+      // Other processes wait: this JVM's next attempt gives them a head start. It costs nothing
+      // when they take the lock (the attempt would have failed), and bounds how long a waiter
+      // that went away can delay this JVM.
+      state.yieldUntilNanos = System.nanoTime() + yieldNanos();
+    }
+    drop(state);
     if (!release.released()) {
       throw new LockLostException(
           name, "the lock key was deleted, expired or taken by another owner before unlock");
-    }
-    if (release.othersWaiting()) {
-      // Other processes wait: this JVM's next attempt gives them a few round trips' start.
-      state.yieldUntilNanos = System.nanoTime() + yieldNanos();
     }
   }
 
@@ -369,15 +376,17 @@ public final class LockEngine implements AutoCloseable {
    * Local handoff. When the last unlock finds other threads of this JVM queued for the name, the
    * Redis hold (its key, token and renewal) passes to the next of them without a release and a new
    * acquisition: two round trips saved per holder. It is bounded, so that other processes do not
-   * starve: at most MAX_HANDOFFS holders in a row and MAX_HANDOFF_NANOS after the Redis
-   * acquisition, then a real release. Each new holder gets a new fencing token, issued when first
-   * asked for (a token is only binding once the holder has seen it). A handoff that nobody takes
-   * (every queued thread gave up) is released by the last thread to leave the queue.
+   * starve: at most MAX_HANDOFFS holders in a row (MAX_HANDOFFS_WHILE_OTHERS_WAIT while other
+   * processes are known to wait) and MAX_HANDOFF_NANOS after the Redis acquisition; then a real
+   * release, after which this JVM gives the waiting processes a head start. Each new holder gets a
+   * new fencing token, issued when first asked for (a token is only binding once the holder has
+   * seen it). A handoff that nobody takes (every queued thread gave up) is released by the last
+   * thread to leave the queue.
    */
 
   private boolean mayHandOff(NameState state, Hold hold) {
     return !closed
-        && state.handoffs < MAX_HANDOFFS
+        && state.handoffs < (state.othersWaiting ? MAX_HANDOFFS_WHILE_OTHERS_WAIT : MAX_HANDOFFS)
         && state.local.hasQueuedThreads()
         && hold.isValid()
         && System.nanoTime() - hold.acquiredAtNanos < MAX_HANDOFF_NANOS;
@@ -434,7 +443,7 @@ public final class LockEngine implements AutoCloseable {
   }
 
   private long yieldNanos() {
-    return Math.max(MIN_YIELD_NANOS, Math.min(MAX_YIELD_NANOS, 3 * roundTripNanos));
+    return Math.max(MIN_YIELD_NANOS, Math.min(MAX_YIELD_NANOS, 10 * roundTripNanos));
   }
 
   private boolean reenter(NameState state) {
@@ -465,6 +474,7 @@ public final class LockEngine implements AutoCloseable {
   private boolean acquireInRedis(NameState state, Mode mode, long deadline)
       throws InterruptedException {
     Signal signal = null;
+    boolean subscribed = false;
     Backoff backoff = null;
     boolean interrupted = false;
     boolean answered = false;
@@ -526,10 +536,11 @@ public final class LockEngine implements AutoCloseable {
         if (mode == Mode.TIMED && deadline - now <= 0) {
           return false;
         }
-        if (signal == null) {
-          signal = waitingSignal();
+        if (!subscribed) {
+          signal = signal == null ? waitingSignal() : signal;
           Signal registered = signal;
           wakeUps.forEach(w -> w.register(state.keys.channel(), registered));
+          subscribed = true;
         }
         long wait = waitNanos(attempt, state.keys.channel());
         if (mode == Mode.TIMED) {
@@ -541,7 +552,9 @@ public final class LockEngine implements AutoCloseable {
       if (signal != null) {
         Signal registered = signal;
         waiters.remove(registered);
-        wakeUps.forEach(w -> w.unregister(state.keys.channel(), registered));
+        if (subscribed) {
+          wakeUps.forEach(w -> w.unregister(state.keys.channel(), registered));
+        }
       }
       if (interrupted) {
         Thread.currentThread().interrupt();
