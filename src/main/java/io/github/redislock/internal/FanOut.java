@@ -52,6 +52,28 @@ final class FanOut<N, T> {
     }
   }
 
+  /** A fan-out whose every node has answered or failed already. */
+  static <N, T> FanOut<N, T> completed(List<N> nodes, Object[] replies, RuntimeException[] failures) {
+    return new FanOut<>(nodes, replies, failures);
+  }
+
+  private FanOut(List<N> nodes, Object[] replies, RuntimeException[] failures) {
+    this.nodes = nodes;
+    this.replies = replies.clone();
+    this.failures = failures.clone();
+    this.done = new boolean[nodes.size()];
+    java.util.Arrays.fill(done, true);
+    this.answered = nodes.size();
+    this.calls = new ArrayList<>(nodes.size());
+    for (int i = 0; i < nodes.size(); i++) {
+      @SuppressWarnings("unchecked")
+      T reply = (T) replies[i];
+      calls.add(failures[i] != null
+          ? CompletableFuture.failedFuture(failures[i])
+          : CompletableFuture.completedFuture(reply));
+    }
+  }
+
   /** Sends {@code request} to every node. */
   static <N, T> FanOut<N, T> send(List<N> nodes, Function<N, T> request, Executor executor) {
     return new FanOut<>(nodes, request, executor);

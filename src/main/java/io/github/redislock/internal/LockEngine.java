@@ -235,8 +235,6 @@ public final class LockEngine implements AutoCloseable {
     }
     // Set before the local queue moves on, so that the next local holder sees it.
     state.othersWaiting = release.othersWaiting();
-    log.trace("released '{}' in Redis after {} handoffs; others waiting: {}", name,
-        state.handoffs, release.othersWaiting());
     if (release.othersWaiting()) {
       // Other processes wait: this JVM's next attempt gives them a head start. It costs nothing
       // when they take the lock (the attempt would have failed), and bounds how long a waiter

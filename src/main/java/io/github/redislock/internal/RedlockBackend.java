@@ -44,6 +44,7 @@ final class RedlockBackend implements LockBackend {
   private final long nodeTimeoutMillis;
   private final long releaseTimeoutNanos;
   private final ExecutorService fanout;
+  private final boolean pipelined;
   /**
    * What a release must know of a hold: which nodes granted it (the acquisition's replies, which
    * keep arriving from nodes that answer after the majority did), and whether it was released
@@ -73,6 +74,7 @@ final class RedlockBackend implements LockBackend {
     // than giving up after the node timeout and retrying, since by then another holder may have
     // come and gone, and the retry could no longer tell that the first attempt released.
     this.releaseTimeoutNanos = Math.max(nodeTimeoutNanos, commandTimeoutNanos);
+    this.pipelined = Pipelined.supports(clients);
     this.fanout =
         new ThreadPoolExecutor(
             0, Integer.MAX_VALUE, 10, TimeUnit.SECONDS, new SynchronousQueue<>(),
@@ -82,8 +84,14 @@ final class RedlockBackend implements LockBackend {
   @Override
   public Acquisition tryAcquire(LockKeys keys, String token, long leaseMillis) {
     long start = System.nanoTime();
-    FanOut<Node, Acquisition> round =
-        FanOut.send(nodes, node -> node.ops().tryAcquire(keys, token, leaseMillis), fanout)
+    FanOut<Node, Acquisition> round = pipelined
+        ? Pipelined.ask(nodes, "acquire", keys,
+            node -> Script.ACQUIRE.evalsha(
+                SingleNodeBackend.acquireKeys(keys), node.ops().acquireArgs(token, leaseMillis)),
+            SingleNodeBackend::parseAcquisition,
+            node -> node.ops().tryAcquire(keys, token, leaseMillis),
+            start + nodeTimeoutNanos)
+        : FanOut.send(nodes, node -> node.ops().tryAcquire(keys, token, leaseMillis), fanout)
             .awaitUntil(start + nodeTimeoutNanos, r -> r.count(Acquisition::acquired) >= quorum
                 || r.count(a -> !a.acquired()) + r.failed() > nodes.size() - quorum);
     int acquired = round.count(Acquisition::acquired);
@@ -141,8 +149,14 @@ final class RedlockBackend implements LockBackend {
       nodes.forEach(node -> granting.add(true)); // an attempt that was not granted: ask all
     }
     int granted = (int) granting.stream().filter(Boolean::booleanValue).count();
-    FanOut<Node, Release> round =
-        FanOut.send(nodes, node -> node.ops().releaseRaising(keys, token, fencingToken), fanout)
+    FanOut<Node, Release> round = pipelined
+        ? Pipelined.ask(nodes, "release", keys,
+            node -> Script.RELEASE.evalsha(SingleNodeBackend.acquireKeys(keys),
+                node.ops().releaseArgs(keys, token, fencingToken)),
+            SingleNodeBackend::parseRelease,
+            node -> node.ops().releaseRaising(keys, token, fencingToken),
+            start + releaseTimeoutNanos)
+        : FanOut.send(nodes, node -> node.ops().releaseRaising(keys, token, fencingToken), fanout)
             .awaitUntil(start + releaseTimeoutNanos,
                 r -> confirmed(r, granting) >= quorum || granted - denied(r, granting) < quorum);
     int confirmed = confirmed(round, granting);

@@ -8,6 +8,8 @@ import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.util.HexFormat;
 import java.util.List;
+import redis.clients.jedis.CommandArguments;
+import redis.clients.jedis.Protocol;
 import redis.clients.jedis.UnifiedJedis;
 import redis.clients.jedis.exceptions.JedisNoScriptException;
 
@@ -43,6 +45,15 @@ final class Script {
 
   String name() {
     return name;
+  }
+
+  /** The {@code EVALSHA} command for this script, for callers that send it themselves. */
+  CommandArguments evalsha(List<String> keys, List<String> args) {
+    CommandArguments command =
+        new CommandArguments(Protocol.Command.EVALSHA).add(sha1).add(keys.size());
+    keys.forEach(command::key);
+    args.forEach(command::add);
+    return command;
   }
 
   private static Script load(String resource) {

@@ -23,11 +23,19 @@ final class SingleNodeBackend implements LockBackend {
 
   @Override
   public Acquisition tryAcquire(LockKeys keys, String token, long leaseMillis) {
-    Object reply =
-        call("acquire", keys, () -> Script.ACQUIRE.run(
-            client,
-            List.of(keys.lock(), keys.companion()),
-            List.of(token, Long.toString(leaseMillis), companionTtlMillis)));
+    return parseAcquisition(call("acquire", keys, () -> Script.ACQUIRE.run(
+        client, acquireKeys(keys), acquireArgs(token, leaseMillis))));
+  }
+
+  static List<String> acquireKeys(LockKeys keys) {
+    return List.of(keys.lock(), keys.companion());
+  }
+
+  List<String> acquireArgs(String token, long leaseMillis) {
+    return List.of(token, Long.toString(leaseMillis), companionTtlMillis);
+  }
+
+  static Acquisition parseAcquisition(Object reply) {
     List<?> values = (List<?>) reply;
     if (asLong(values.get(0)) == 1) {
       return Acquisition.acquired(asLong(values.get(1)));
@@ -56,14 +64,22 @@ final class SingleNodeBackend implements LockBackend {
    * Redlock, where the token may come from another node's counter; 0 raises nothing).
    */
   Release releaseRaising(LockKeys keys, String token, long fencingToken) {
-    Object reply =
-        call("release", keys, () -> Script.RELEASE.run(
-            client,
-            List.of(keys.lock(), keys.companion()),
-            List.of(token, keys.channel(), companionTtlMillis, Long.toString(fencingToken))));
+    return parseRelease(call("release", keys, () -> Script.RELEASE.run(
+        client, acquireKeys(keys), releaseArgs(keys, token, fencingToken))));
+  }
+
+  List<String> releaseArgs(LockKeys keys, String token, long fencingToken) {
+    return List.of(token, keys.channel(), companionTtlMillis, Long.toString(fencingToken));
+  }
+
+  static Release parseRelease(Object reply) {
     List<?> values = (List<?>) reply;
     long status = asLong(values.get(0));
     return status == 0 ? Release.NOT_OURS : new Release(true, asLong(values.get(1)) > 0);
+  }
+
+  UnifiedJedis client() {
+    return client;
   }
 
   @Override
@@ -113,7 +129,7 @@ final class SingleNodeBackend implements LockBackend {
     }
   }
 
-  private static <T> T call(String operation, LockKeys keys, Supplier<T> command) {
+  static <T> T call(String operation, LockKeys keys, Supplier<T> command) {
     try {
       return command.get();
     } catch (JedisException e) {
