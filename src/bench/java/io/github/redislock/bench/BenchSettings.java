@@ -12,7 +12,10 @@ import java.util.Locale;
  * about a minute; any property given explicitly still wins.
  *
  * @param quick whether the quick defaults apply
- * @param rounds measured rounds; implementation order is rotated by one each round
+ * @param rounds measured rounds; implementation order is rotated by one each round. Many short
+ *     rounds rather than a few long ones: on a small VM the cost of a round trip changes for
+ *     seconds at a time with where the scheduler puts client and server, and every
+ *     implementation should see each state as often
  * @param warmup length of each cell in the discarded warm-up round
  * @param duration length of each measured cell (implementation × scenario × round)
  * @param threads threads of the one-key and own-keys scenarios
@@ -47,9 +50,9 @@ record BenchSettings(
     boolean quick = Boolean.getBoolean("bench.quick");
     return new BenchSettings(
         quick,
-        intProperty("bench.rounds", 2, 1),
+        intProperty("bench.rounds", quick ? 2 : 6, 1),
         durationProperty("bench.warmup", quick ? "150ms" : "1s"),
-        durationProperty("bench.duration", quick ? "400ms" : "3s"),
+        durationProperty("bench.duration", quick ? "400ms" : "1s"),
         intProperty("bench.threads", 8, 1),
         intProperty("bench.jvmThreads", 4, 1),
         intProperty("bench.commandPairs", quick ? 200 : 1000, 1),

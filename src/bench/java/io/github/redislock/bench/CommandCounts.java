@@ -2,7 +2,10 @@ package io.github.redislock.bench;
 
 import io.github.redislock.testing.RedisServer;
 import java.lang.management.ManagementFactory;
+import java.lang.management.ThreadInfo;
+import java.lang.management.ThreadMXBean;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -11,23 +14,24 @@ import java.util.concurrent.locks.Lock;
 import redis.clients.jedis.Jedis;
 
 /**
- * Scenario f: what one uncontended lock+unlock pair costs, after a warm-up (connections open,
- * scripts cached), in two passes over the implementation's servers.
+ * Scenario f: what one uncontended lock+unlock pair costs one implementation, after a warm-up
+ * (connections open, scripts cached, code compiled).
  *
- * <p>The first pass runs five times the given number of pairs and reads deltas of
- * {@code INFO commandstats} (every command executed, including those inside scripts),
- * {@code total_commands_processed} (the same total, as Redis counts it) and the servers' CPU time
- * ({@code used_cpu_user + used_cpu_sys}), and on the client side this JVM's CPU time and the bytes
- * its threads allocated. The second pass runs the given number of pairs under a {@code MONITOR}
- * tap, which tells network requests (round trips, unless pipelined) from commands run in scripts
- * (MONITOR slows the server, hence the separate passes). The observers' own {@code INFO} and
- * {@code MONITOR} calls are left out; other idle clients' rare background commands (health-check
- * {@code PING}s) are not, and show as fractions.
+ * <p>Statistics slices read deltas of {@code INFO commandstats} (every command executed,
+ * including those inside scripts), {@code total_commands_processed} (the same total, as Redis
+ * counts it) and the servers' CPU time ({@code used_cpu_user + used_cpu_sys}), and on the client
+ * side this JVM's CPU time by thread and the bytes its threads allocated. The caller runs several
+ * short slices per implementation, interleaved with the other implementations' slices, because
+ * on a small VM the cost of a round trip changes for seconds at a time with where the scheduler
+ * puts the client and the server. A last pass runs under a {@code MONITOR} tap, which tells
+ * network requests (round trips, unless pipelined) from commands run in scripts (MONITOR slows
+ * the server, hence the separate pass). The observers' own {@code INFO} and {@code MONITOR} calls
+ * are left out; other idle clients' rare background commands (health-check {@code PING}s) are
+ * not, and show as fractions.
  */
-final class CommandCounts {
+final class CommandCounts implements AutoCloseable {
   private static final Set<String> OBSERVER_COMMANDS = Set.of("info", "monitor");
   private static final int WARMUP_PAIRS = 500;
-  private static final int STATS_PASS_FACTOR = 5;
 
   /**
    * Counts for one implementation, per pair, summed over its servers.
@@ -42,7 +46,7 @@ final class CommandCounts {
    * @param clientAllocatedBytes bytes allocated by this JVM's threads
    * @param clientCpuByThread the client CPU time by thread ("caller" for the thread running the
    *     pairs, others by name without their numbers; the JVM's own GC and compiler threads,
-   *     which are not Java threads, as "JVM (GC, JIT)")
+   *     which are not Java threads, as "JVM (GC, JIT)"), largest first
    */
   record Result(Implementation impl, Map<String, Double> network, Map<String, Double> scripted,
       Map<String, Double> executed, double processed, double serverCpuMicros,
@@ -62,56 +66,90 @@ final class CommandCounts {
     }
   }
 
-  private CommandCounts() {}
+  private final Implementation impl;
+  private final Lock lock;
+  private final boolean nested;
+  private final List<RedisServer> servers;
+  private final List<Jedis> observers = new ArrayList<>();
+
+  // Accumulated over the statistics slices.
+  private final Map<String, Long> executed = new TreeMap<>();
+  private final Map<String, Long> threadNanos = new TreeMap<>();
+  private int statsPairs;
+  private long processed;
+  private double serverCpuSeconds;
+  private long clientCpuNanos;
+  private long allocated;
+
+  // From the MONITOR pass.
+  private final Map<String, Long> network = new TreeMap<>();
+  private final Map<String, Long> scripted = new TreeMap<>();
+  private int monitoredPairs;
 
   /**
-   * Observes lock+unlock pairs.
+   * Prepares to observe one implementation: opens the observers' connections (so that their
+   * handshake is not counted) and warms up.
    *
-   * @param pairs pairs under MONITOR; five times as many for the statistics pass
    * @param nested whether the pairs run while the same thread already holds the lock (the
    *     reentrant scenario); the outer acquisition and release are not observed
+   * @param warmupPairs pairs run before any observation (at least 500)
    */
-  static Result measure(Implementation impl, LockUnderTest locks, List<RedisServer> servers,
-      int pairs, boolean nested) throws InterruptedException {
-    Lock lock = locks.newLock("bench:commands:" + impl.id() + (nested ? ":nested" : ""));
-    if (nested) {
-      lock.lock();
-    }
-    List<Jedis> observers = new ArrayList<>();
+  CommandCounts(Implementation impl, LockUnderTest locks, List<RedisServer> servers,
+      boolean nested, int warmupPairs) {
+    this.impl = impl;
+    this.nested = nested;
+    this.servers = servers;
+    this.lock = locks.newLock("bench:commands:" + impl.id() + (nested ? ":nested" : ""));
     try {
       for (RedisServer server : servers) {
-        observers.add(server.jedis()); // opened before the passes: its handshake is not counted
+        observers.add(server.jedis());
       }
-      run(lock, Math.max(WARMUP_PAIRS, pairs * 2)); // long enough for the JIT to settle
-      Thread.sleep(100);
-      return measure(impl, lock, servers, observers, pairs);
-    } finally {
-      observers.forEach(Jedis::close);
-      if (nested) {
-        lock.unlock();
+      holdOuter();
+      try {
+        run(Math.max(WARMUP_PAIRS, warmupPairs));
+      } finally {
+        releaseOuter();
       }
+    } catch (RuntimeException e) {
+      close();
+      throw e;
     }
   }
 
-  private static Result measure(Implementation impl, Lock lock, List<RedisServer> servers,
-      List<Jedis> observers, int pairs) throws InterruptedException {
-    int statsPairs = pairs * STATS_PASS_FACTOR;
+  Implementation impl() {
+    return impl;
+  }
+
+  boolean nested() {
+    return nested;
+  }
+
+  /** Runs {@code pairs} pairs and adds their server, CPU and allocation deltas. */
+  void statsSlice(int pairs) throws InterruptedException {
+    holdOuter();
+    try {
+      statsSliceHeld(pairs);
+    } finally {
+      releaseOuter();
+    }
+  }
+
+  private void statsSliceHeld(int pairs) throws InterruptedException {
+    Thread.sleep(50); // the previous slice's asynchronous work
     List<ServerStats> before = new ArrayList<>();
     for (Jedis jedis : observers) {
       before.add(ServerStats.read(jedis));
     }
     Map<Long, Long> threadsBefore = threadCpuNanos();
-    long cpuBefore = processCpuNanos();
+    Map<Long, Long> tasksBefore = taskCpuNanos();
     long allocatedBefore = allocatedBytes();
-    run(lock, statsPairs);
-    long allocated = allocatedBytes() - allocatedBefore;
-    long cpu = processCpuNanos() - cpuBefore;
-    Map<String, Double> byThread = byThread(threadsBefore, threadCpuNanos(), cpu, statsPairs);
-    Thread.sleep(200); // asynchronous work of the last pair
-    Map<String, Long> executed = new TreeMap<>();
-    long processed = 0;
+    run(pairs);
+    allocated += allocatedBytes() - allocatedBefore;
+    long cpu = delta(tasksBefore, taskCpuNanos());
+    clientCpuNanos += cpu;
+    addByThread(threadsBefore, threadCpuNanos(), cpu);
+    Thread.sleep(100); // asynchronous work of the last pair
     long observer = 0;
-    double serverCpu = 0;
     for (int i = 0; i < observers.size(); i++) {
       ServerStats after = ServerStats.read(observers.get(i));
       for (Map.Entry<String, Long> e : after.calls.entrySet()) {
@@ -123,17 +161,21 @@ final class CommandCounts {
         }
       }
       processed += after.processed - before.get(i).processed;
-      serverCpu += after.cpuSeconds - before.get(i).cpuSeconds;
+      serverCpuSeconds += after.cpuSeconds - before.get(i).cpuSeconds;
     }
+    processed -= observer;
+    statsPairs += pairs;
+  }
 
-    Map<String, Long> network = new TreeMap<>();
-    Map<String, Long> scripted = new TreeMap<>();
+  /** Runs {@code pairs} pairs under MONITOR and counts network and scripted commands. */
+  void monitorPass(int pairs) throws InterruptedException {
+    holdOuter();
     List<MonitorTap> taps = new ArrayList<>();
     try {
       for (RedisServer server : servers) {
         taps.add(MonitorTap.start(server.host(), server.port()));
       }
-      run(lock, pairs);
+      run(pairs);
       Thread.sleep(200); // asynchronous work of the last pair, and MONITOR lines in flight
       for (MonitorTap tap : taps) {
         tap.network().forEach((command, n) -> network.merge(command, n, Long::sum));
@@ -141,29 +183,112 @@ final class CommandCounts {
       }
     } finally {
       taps.forEach(MonitorTap::close);
+      releaseOuter();
     }
     OBSERVER_COMMANDS.forEach(network::remove);
-    return new Result(impl, perPair(network, pairs), perPair(scripted, pairs),
-        perPair(executed, statsPairs), (processed - observer) / (double) statsPairs,
-        serverCpu * 1e6 / statsPairs, cpu / 1e3 / statsPairs, allocated / (double) statsPairs,
-        byThread);
+    monitoredPairs += pairs;
   }
 
-  private static void run(Lock lock, int pairs) {
+  /** The per-pair figures so far. */
+  Result result() {
+    int n = Math.max(1, statsPairs);
+    Map<String, Double> byThread = new LinkedHashMap<>();
+    long attributed = threadNanos.values().stream().mapToLong(Long::longValue).sum();
+    Map<String, Long> all = new TreeMap<>(threadNanos);
+    all.put("JVM (GC, JIT)", Math.max(0, clientCpuNanos - attributed));
+    all.entrySet().stream()
+        .sorted(Map.Entry.<String, Long>comparingByValue().reversed())
+        .forEach(e -> byThread.put(e.getKey(), e.getValue() / 1e3 / n));
+    return new Result(impl, perPair(network, Math.max(1, monitoredPairs)),
+        perPair(scripted, Math.max(1, monitoredPairs)), perPair(executed, n),
+        processed / (double) n, serverCpuSeconds * 1e6 / n, clientCpuNanos / 1e3 / n,
+        allocated / (double) n, byThread);
+  }
+
+  @Override
+  public void close() {
+    observers.forEach(Jedis::close);
+    observers.clear();
+  }
+
+  /**
+   * For nested pairs, takes the outer hold; it is only held during this implementation's own
+   * slices (a held lock renews in the background, and that must not land in another's counts).
+   */
+  private void holdOuter() {
+    if (nested) {
+      lock.lock();
+    }
+  }
+
+  private void releaseOuter() {
+    if (nested) {
+      lock.unlock();
+    }
+  }
+
+  private void run(int pairs) {
     for (int i = 0; i < pairs; i++) {
       lock.lock();
       lock.unlock();
     }
   }
 
-  private static long processCpuNanos() {
-    return ((com.sun.management.OperatingSystemMXBean)
-        ManagementFactory.getOperatingSystemMXBean()).getProcessCpuTime();
+  private void addByThread(Map<Long, Long> before, Map<Long, Long> after, long processNanos) {
+    ThreadMXBean threads = ManagementFactory.getThreadMXBean();
+    long caller = Thread.currentThread().getId();
+    for (Map.Entry<Long, Long> e : after.entrySet()) {
+      long delta = e.getValue() - before.getOrDefault(e.getKey(), 0L);
+      ThreadInfo info = threads.getThreadInfo(e.getKey());
+      if (delta <= 0 || info == null) {
+        continue;
+      }
+      String name = e.getKey() == caller ? "caller"
+          : info.getThreadName().replaceAll("[0-9]+", "#");
+      threadNanos.merge(name, delta, Long::sum);
+    }
+  }
+
+  /**
+   * CPU time of this process's threads in nanoseconds, by Linux thread id, from
+   * {@code /proc/self/task/<tid>/schedstat} (precise, and it includes the JVM's GC and compiler
+   * threads); where Linux does not provide it, the JVM's process figure (counted in 10 ms clock
+   * ticks) under id 0.
+   */
+  private static Map<Long, Long> taskCpuNanos() {
+    Map<Long, Long> cpu = new TreeMap<>();
+    try (java.util.stream.Stream<java.nio.file.Path> tasks =
+        java.nio.file.Files.list(java.nio.file.Path.of("/proc/self/task"))) {
+      for (java.nio.file.Path task : tasks.toList()) {
+        try {
+          String schedstat = java.nio.file.Files.readString(task.resolve("schedstat"));
+          cpu.put(Long.parseLong(task.getFileName().toString()),
+              Long.parseLong(schedstat.substring(0, schedstat.indexOf(' '))));
+        } catch (java.io.IOException | RuntimeException e) {
+          // the thread ended meanwhile
+        }
+      }
+      return cpu;
+    } catch (java.io.IOException | RuntimeException e) {
+      cpu.clear();
+      cpu.put(0L, ((com.sun.management.OperatingSystemMXBean)
+          ManagementFactory.getOperatingSystemMXBean()).getProcessCpuTime());
+      return cpu;
+    }
+  }
+
+  /** The CPU time threads used between two snapshots (a thread that ended in between is lost). */
+  private static long delta(Map<Long, Long> before, Map<Long, Long> after) {
+    long total = 0;
+    for (Map.Entry<Long, Long> e : after.entrySet()) {
+      total += Math.max(0, e.getValue() - before.getOrDefault(e.getKey(), 0L));
+    }
+    return total;
   }
 
   /** CPU nanoseconds so far of each live thread, by id. */
   private static Map<Long, Long> threadCpuNanos() {
-    java.lang.management.ThreadMXBean threads = ManagementFactory.getThreadMXBean();
+    ThreadMXBean threads = ManagementFactory.getThreadMXBean();
     Map<Long, Long> cpu = new TreeMap<>();
     for (long id : threads.getAllThreadIds()) {
       long nanos = threads.getThreadCpuTime(id);
@@ -172,35 +297,6 @@ final class CommandCounts {
       }
     }
     return cpu;
-  }
-
-  /**
-   * Microseconds per pair by thread name (digits dropped, so pools add up), largest first; the
-   * rest of the process CPU time as "JVM (GC, JIT)".
-   */
-  private static Map<String, Double> byThread(Map<Long, Long> before, Map<Long, Long> after,
-      long processNanos, int pairs) {
-    java.lang.management.ThreadMXBean threads = ManagementFactory.getThreadMXBean();
-    long caller = Thread.currentThread().getId();
-    Map<String, Long> nanos = new TreeMap<>();
-    long attributed = 0;
-    for (Map.Entry<Long, Long> e : after.entrySet()) {
-      long delta = e.getValue() - before.getOrDefault(e.getKey(), 0L);
-      java.lang.management.ThreadInfo info = threads.getThreadInfo(e.getKey());
-      if (delta <= 0 || info == null) {
-        continue;
-      }
-      String name = e.getKey() == caller ? "caller"
-          : info.getThreadName().replaceAll("[0-9]+", "#");
-      nanos.merge(name, delta, Long::sum);
-      attributed += delta;
-    }
-    nanos.put("JVM (GC, JIT)", Math.max(0, processNanos - attributed));
-    Map<String, Double> result = new java.util.LinkedHashMap<>();
-    nanos.entrySet().stream()
-        .sorted(Map.Entry.<String, Long>comparingByValue().reversed())
-        .forEach(e -> result.put(e.getKey(), e.getValue() / 1e3 / pairs));
-    return result;
   }
 
   /** Bytes allocated so far by the live threads of this JVM. */

@@ -84,6 +84,8 @@ public final class LockBenchmark {
   }
 
   private static final long STARTED = System.nanoTime();
+  /** Slices of the cost measurement per implementation (scenario f). */
+  static final int STATS_SLICES = 5;
 
   /** Prints a progress line, prefixed with the seconds since the start. */
   static void log(String message) {
@@ -204,20 +206,8 @@ public final class LockBenchmark {
 
     private void extraMeasurements(List<Implementation> available) throws InterruptedException {
       if (settings.runsScenario("commands")) {
-        log("Redis commands per pair");
-        for (Implementation impl : available) {
-          LockUnderTest locks = open.get(impl);
-          var servers = redisOf(impl).servers();
-          CommandCounts.Result c =
-              CommandCounts.measure(impl, locks, servers, settings.commandPairs(), false);
-          results.commands.add(c);
-          log(String.format(Locale.ROOT, "  %-36s %s requests per pair", impl.label(),
-              MarkdownReport.number(c.networkTotal())));
-          if (impl.reentrant()) {
-            results.nestedCommands.add(
-                CommandCounts.measure(impl, locks, servers, settings.commandPairs(), true));
-          }
-        }
+        log("Cost per uncontended pair");
+        commandCounts(available);
       }
       if (settings.runsScenario("heap")) {
         log("Heap per lock");
@@ -229,6 +219,41 @@ public final class LockBenchmark {
                 impl.label(), h.bytesPerIdleLock(), h.bytesPerHeldLock()));
           }
         }
+      }
+    }
+
+    /**
+     * Scenario f: {@link #STATS_SLICES} statistics slices per implementation, interleaved and
+     * rotated, then one MONITOR pass each; for reentrant implementations also nested pairs.
+     */
+    private void commandCounts(List<Implementation> available) throws InterruptedException {
+      int pairs = settings.commandPairs();
+      List<CommandCounts> counts = new ArrayList<>();
+      try {
+        for (Implementation impl : available) {
+          var servers = redisOf(impl).servers();
+          counts.add(new CommandCounts(impl, open.get(impl), servers, false, pairs * 2));
+          if (impl.reentrant()) {
+            counts.add(new CommandCounts(impl, open.get(impl), servers, true, pairs * 2));
+          }
+        }
+        for (int slice = 0; slice < STATS_SLICES; slice++) {
+          List<CommandCounts> order = new ArrayList<>(counts);
+          Collections.rotate(order, -slice);
+          for (CommandCounts c : order) {
+            c.statsSlice(pairs);
+          }
+        }
+        for (CommandCounts c : counts) {
+          c.monitorPass(pairs);
+          CommandCounts.Result r = c.result();
+          (c.nested() ? results.nestedCommands : results.commands).add(r);
+          log(String.format(Locale.ROOT, "  %-36s %s%s requests, server %.1f µs, client %.1f µs",
+              c.impl().label(), c.nested() ? "nested: " : "",
+              MarkdownReport.number(r.networkTotal()), r.serverCpuMicros(), r.clientCpuMicros()));
+        }
+      } finally {
+        counts.forEach(CommandCounts::close);
       }
     }
 

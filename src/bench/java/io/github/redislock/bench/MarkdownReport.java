@@ -173,7 +173,8 @@ final class MarkdownReport {
     line("");
     line("Per pair, summed over the implementation's servers. *Requests* are commands sent over"
         + " the network (round trips, unless pipelined) and *in scripts* the commands Lua ran,"
-        + " both from `MONITOR`; *commandstats* is the `INFO commandstats` delta (all executed"
+        + " both from `MONITOR` over " + String.format(Locale.ROOT, "%,d",
+            results.settings.commandPairs()) + " pairs; *commandstats* is the `INFO commandstats` delta (all executed"
         + " commands) and *processed* the `total_commands_processed` delta. *Nested* is a"
         + " reentrant pair while the lock is already held.");
     line("");
@@ -188,24 +189,23 @@ final class MarkdownReport {
           nested == null ? "n/a" : number(nested.networkTotal())));
     }
     line("");
-    line("What the same pairs cost in CPU: the servers' `used_cpu_user + used_cpu_sys`, this"
-        + " JVM's process CPU time (all threads, GC included; Linux counts it in clock ticks, so"
-        + " small figures are coarse) split by thread (*caller* runs the pairs), and the bytes its"
-        + " threads allocated, per pair. The raw floor's row is about what a client needs at"
-        + " least.");
+    line("What a pair costs in CPU: the servers' `used_cpu_user + used_cpu_sys`, this JVM's"
+        + " process CPU time (all threads, GC included) split by thread (*caller* runs the pairs;"
+        + " *JVM* is the rest: GC, JIT, VM threads), and the bytes its threads allocated, per"
+        + " pair, over " + LockBenchmark.STATS_SLICES + " slices of " + String.format(Locale.ROOT, "%,d",
+            results.settings.commandPairs()) + " pairs per implementation, interleaved. The raw"
+        + " floor's row is about what a client needs at least.");
     line("");
     line("| implementation | server CPU µs | client CPU µs | client CPU by thread (µs) |"
-        + " client bytes allocated | nested: client CPU µs |");
-    line("|---|--:|--:|---|--:|--:|");
+        + " client bytes allocated |");
+    line("|---|--:|--:|---|--:|");
     for (CommandCounts.Result c : results.commands) {
-      CommandCounts.Result nested = results.commandsOf(c.impl(), true);
       String threads = c.clientCpuByThread().entrySet().stream()
           .filter(e -> e.getValue() >= 0.05 * c.clientCpuMicros() && e.getValue() >= 0.5)
           .map(e -> String.format(Locale.ROOT, "%s %.0f", e.getKey(), e.getValue()))
           .collect(Collectors.joining(", "));
-      line(String.format(Locale.ROOT, "| %s | %.1f | %.1f | %s | %,.0f | %s |", c.impl().label(),
-          c.serverCpuMicros(), c.clientCpuMicros(), threads, c.clientAllocatedBytes(),
-          nested == null ? "n/a" : String.format(Locale.ROOT, "%.2f", nested.clientCpuMicros())));
+      line(String.format(Locale.ROOT, "| %s | %.1f | %.1f | %s | %,.0f |", c.impl().label(),
+          c.serverCpuMicros(), c.clientCpuMicros(), threads, c.clientAllocatedBytes()));
     }
     line("");
   }

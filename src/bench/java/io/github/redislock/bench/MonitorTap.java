@@ -81,6 +81,7 @@ final class MonitorTap implements AutoCloseable {
 
   /** {@code +1700000000.123456 [0 127.0.0.1:5000] "evalsha" "..."}. */
   private synchronized void count(String line) {
+
     int open = line.indexOf('[');
     int close = line.indexOf(']', open);
     int quote = line.indexOf('"', close);
