@@ -28,6 +28,9 @@ import java.util.Locale;
  * @param only implementation ids to run, empty for all
  * @param scenarios scenario ids to run, empty for all
  * @param output the folder that receives {@code <timestamp>/}
+ * @param keepAwake whether to keep the CPUs out of their idle state (see {@link KeepAwake})
+ * @param pinSingleThread whether single-thread measurements run on one CPU with their servers
+ *     (see {@link CpuPinning})
  */
 record BenchSettings(
     boolean quick,
@@ -43,7 +46,9 @@ record BenchSettings(
     int rawBackoffMicros,
     List<String> only,
     List<String> scenarios,
-    Path output) {
+    Path output,
+    boolean keepAwake,
+    boolean pinSingleThread) {
 
   /** Reads the settings from system properties. */
   static BenchSettings fromSystemProperties() {
@@ -62,7 +67,9 @@ record BenchSettings(
         intProperty("bench.rawBackoffMicros", 100, 1),
         listProperty("bench.only"),
         listProperty("bench.scenarios"),
-        Path.of(System.getProperty("bench.out", "results")));
+        Path.of(System.getProperty("bench.out", "results")),
+        Boolean.parseBoolean(System.getProperty("bench.keepAwake", "true")),
+        Boolean.parseBoolean(System.getProperty("bench.pinSingleThread", "true")));
   }
 
   /** Whether the implementation with this id is selected. */

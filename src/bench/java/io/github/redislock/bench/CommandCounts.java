@@ -140,14 +140,25 @@ final class CommandCounts implements AutoCloseable {
     for (Jedis jedis : observers) {
       before.add(ServerStats.read(jedis));
     }
-    Map<Long, Long> threadsBefore = threadCpuNanos();
+    // The snapshots run on the caller's thread: its own CPU time is read right around the pairs,
+    // and the snapshots count only the other threads, so that reading them costs nothing here.
+    ThreadMXBean mx = ManagementFactory.getThreadMXBean();
+    long callerTid = callerTid();
     Map<Long, Long> tasksBefore = taskCpuNanos();
+    Map<Long, Long> threadsBefore = threadCpuNanos();
     long allocatedBefore = allocatedBytes();
+    long callerBefore = mx.getCurrentThreadCpuTime();
     run(pairs);
+    long caller = mx.getCurrentThreadCpuTime() - callerBefore;
     allocated += allocatedBytes() - allocatedBefore;
-    long cpu = delta(tasksBefore, taskCpuNanos());
-    clientCpuNanos += cpu;
-    addByThread(threadsBefore, threadCpuNanos(), cpu);
+    Map<Long, Long> threadsAfter = threadCpuNanos();
+    Map<Long, Long> tasksAfter = taskCpuNanos();
+    tasksBefore.remove(callerTid);
+    tasksAfter.remove(callerTid);
+    long others = delta(tasksBefore, tasksAfter);
+    clientCpuNanos += caller + others;
+    threadNanos.merge("caller", caller, Long::sum);
+    addOtherThreads(threadsBefore, threadsAfter);
     Thread.sleep(100); // asynchronous work of the last pair
     long observer = 0;
     for (int i = 0; i < observers.size(); i++) {
@@ -234,18 +245,28 @@ final class CommandCounts implements AutoCloseable {
     }
   }
 
-  private void addByThread(Map<Long, Long> before, Map<Long, Long> after, long processNanos) {
+  /** Adds the CPU time of the Java threads other than the caller, by name without numbers. */
+  private void addOtherThreads(Map<Long, Long> before, Map<Long, Long> after) {
     ThreadMXBean threads = ManagementFactory.getThreadMXBean();
     long caller = Thread.currentThread().getId();
     for (Map.Entry<Long, Long> e : after.entrySet()) {
       long delta = e.getValue() - before.getOrDefault(e.getKey(), 0L);
       ThreadInfo info = threads.getThreadInfo(e.getKey());
-      if (delta <= 0 || info == null) {
+      if (e.getKey() == caller || delta <= 0 || info == null) {
         continue;
       }
-      String name = e.getKey() == caller ? "caller"
-          : info.getThreadName().replaceAll("[0-9]+", "#");
-      threadNanos.merge(name, delta, Long::sum);
+      threadNanos.merge(info.getThreadName().replaceAll("[0-9]+", "#"), delta, Long::sum);
+    }
+  }
+
+  /** The Linux thread id of the calling thread ({@code /proc/thread-self}), or -1. */
+  private static long callerTid() {
+    try {
+      String link = java.nio.file.Files.readSymbolicLink(
+          java.nio.file.Path.of("/proc/thread-self")).toString();
+      return Long.parseLong(link.substring(link.lastIndexOf('/') + 1));
+    } catch (java.io.IOException | RuntimeException e) {
+      return -1;
     }
   }
 

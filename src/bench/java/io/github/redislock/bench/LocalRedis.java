@@ -40,6 +40,11 @@ final class LocalRedis implements AutoCloseable {
     return servers.stream().map(RedisServer::uri).toList();
   }
 
+  /** The servers' process ids. */
+  List<Long> pids() {
+    return servers.stream().map(RedisServer::pid).toList();
+  }
+
   /** Deletes every key on every server. */
   void flushAll() {
     servers.forEach(RedisServer::flushAll);

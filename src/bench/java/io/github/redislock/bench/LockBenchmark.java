@@ -59,9 +59,15 @@ public final class LockBenchmark {
         .forEach(results.implementations::add);
     log("Lock benchmark: " + settings.describe());
 
+    KeepAwake awake = settings.keepAwake() ? KeepAwake.start() : null;
     MachineLoad load = MachineLoad.start();
-    try (LocalRedis single = LocalRedis.start(1); LocalRedis five = LocalRedis.start(5)) {
+    try (awake; LocalRedis single = LocalRedis.start(1); LocalRedis five = LocalRedis.start(5)) {
       Environment.describe(results.environment, single);
+      results.environment.put("CPUs kept awake", awake != null
+          ? "yes: a nice-19 busy loop per CPU runs beside the benchmark (see KeepAwake);"
+              + " `-Dbench.keepAwake=false` measures with idle CPUs"
+          : "no (`-Dbench.keepAwake=false`, or no `nice` here): idle CPUs halt, and waking one"
+              + " costs tens of µs per round trip on a VM");
       new LockBenchmark.Run(settings, results, single, five).run();
     }
     results.finished = ZonedDateTime.now();
@@ -101,12 +107,19 @@ public final class LockBenchmark {
     private final LocalRedis five;
     private final Map<Implementation, LockUnderTest> open = new EnumMap<>(Implementation.class);
     private final Map<Implementation, TwoJvmPair> pairs = new EnumMap<>(Implementation.class);
+    private final boolean pinning;
 
     Run(BenchSettings settings, Results results, LocalRedis single, LocalRedis five) {
       this.settings = settings;
       this.results = results;
       this.single = single;
       this.five = five;
+      this.pinning = settings.pinSingleThread() && CpuPinning.available();
+      results.environment.put("Single-thread runs", pinning
+          ? "scenarios a, b and the cost slices of f run with this JVM and the implementation's"
+              + " servers pinned to one CPU (see CpuPinning); `-Dbench.pinSingleThread=false`"
+              + " leaves them to the scheduler"
+          : "not pinned: on a VM they depend on whether client and server share a vCPU");
     }
 
     void run() throws InterruptedException {
@@ -183,8 +196,19 @@ public final class LockBenchmark {
         if (scenario == Scenario.TWO_JVMS) {
           return pair(impl).run(round, key, settings.duration());
         }
-        return InJvmRuns.run(impl, scenario, open.get(impl), round, settings.threads(), key,
-            round == 0 ? settings.warmup() : settings.duration());
+        boolean pin = pinning
+            && (scenario == Scenario.UNCONTENDED || scenario == Scenario.REENTRANT);
+        if (pin) {
+          CpuPinning.pin(redisOf(impl).pids());
+        }
+        try {
+          return InJvmRuns.run(impl, scenario, open.get(impl), round, settings.threads(), key,
+              round == 0 ? settings.warmup() : settings.duration());
+        } finally {
+          if (pin) {
+            CpuPinning.unpin(redisOf(impl).pids());
+          }
+        }
       } catch (RuntimeException e) {
         return Sample.failed(impl, scenario, round, e.toString());
       }
@@ -241,7 +265,17 @@ public final class LockBenchmark {
           List<CommandCounts> order = new ArrayList<>(counts);
           Collections.rotate(order, -slice);
           for (CommandCounts c : order) {
-            c.statsSlice(pairs);
+            List<Long> pids = redisOf(c.impl()).pids();
+            if (pinning) {
+              CpuPinning.pin(pids);
+            }
+            try {
+              c.statsSlice(pairs);
+            } finally {
+              if (pinning) {
+                CpuPinning.unpin(pids);
+              }
+            }
           }
         }
         for (CommandCounts c : counts) {

@@ -38,7 +38,8 @@ final class MachineLoad {
     }
     return String.format(Locale.ROOT,
         "other processes used %.0f%% of the machine's CPU time during the run, the hypervisor"
-            + " stole %.0f%%, this benchmark and what it started %.0f%%",
+            + " stole %.0f%%, this benchmark and what it started %.0f%% (with the keep-awake"
+            + " spinner, if any)",
         100 * Math.max(0, busy - ours) / total, 100 * steal / total, 100 * ours / total);
   }
 
