@@ -228,6 +228,9 @@ final class MarkdownReport {
     }
     line("## Heap per lock");
     line("");
+    line("Redlock rows use a fifth as many lock objects, so that every row holds as many locks"
+        + " in Redis.");
+    line("");
     line("| implementation | locks | bytes per idle lock object | extra bytes per held lock |"
         + " notes |");
     line("|---|--:|--:|--:|---|");
@@ -311,6 +314,11 @@ final class MarkdownReport {
             + " *raw* lock is `SET key token NX PX 30000`, then an `EVALSHA` compare-and-delete,"
             + " retrying after a jittered pause of about " + results.settings.rawBackoffMicros()
             + " µs while busy; both on a client configured like the library's.",
+        "Single-thread runs (a, b, the cost slices of f) are pinned with their servers to one"
+            + " CPU, and a nice-19 busy loop keeps every CPU from idling (see the header): on a"
+            + " VM, waking a process on another vCPU costs more than a Redis command, and where"
+            + " the scheduler put client and server would otherwise decide single-thread"
+            + " figures.",
         "Heap per lock: live heap after `System.gc()` (least of three `MemoryMXBean` readings)"
             + " before and after creating N lock objects of distinct names, and after acquiring"
             + " all N on one thread; differences divided by N.",
