@@ -38,7 +38,8 @@ public final class LockBenchmark {
    * Lettuce logs an ERROR for every release message that reaches a Spring registry whose executor
    * {@code destroy()} already shut down: harmless at the end of a run, silenced.
    */
-  static final String QUIET_LOGGER = "org.slf4j.simpleLogger.log.io.lettuce.core.pubsub.PubSubEndpoint";
+  static final String QUIET_LOGGER =
+      "org.slf4j.simpleLogger.log.io.lettuce.core.pubsub.PubSubEndpoint";
 
   private LockBenchmark() {}
 
