@@ -24,6 +24,7 @@ import java.util.concurrent.TimeUnit;
 final class CpuPinning {
   private static final Path TASKSET = Path.of("/usr/bin/taskset");
   private static final int CPU = 0;
+  private static final int ATTEMPTS = 5;
 
   private CpuPinning() {}
 
@@ -42,29 +43,43 @@ final class CpuPinning {
     apply(pids, "0-" + (Runtime.getRuntime().availableProcessors() - 1));
   }
 
+  /**
+   * Runs {@code taskset} for each process. It walks the process's threads one by one and fails
+   * when one ends meanwhile, so each call is retried a few times; a process still failing is
+   * reported (the measurement goes on, less well placed) rather than stopping the run.
+   */
   private static void apply(List<Long> pids, String cpus) {
     List<Long> all = new ArrayList<>(pids);
     all.add(ProcessHandle.current().pid());
     for (long pid : all) {
-      try {
-        Process taskset = new ProcessBuilder(TASKSET.toString(), "-a", "-p", "-c", cpus,
-            Long.toString(pid))
-            .redirectErrorStream(true)
-            .redirectOutput(ProcessBuilder.Redirect.DISCARD)
-            .start();
-        if (!taskset.waitFor(10, TimeUnit.SECONDS)) {
-          taskset.destroyForcibly();
-          throw new IllegalStateException("taskset did not finish for pid " + pid);
-        }
-        if (taskset.exitValue() != 0) {
-          throw new IllegalStateException("taskset failed for pid " + pid);
-        }
-      } catch (IOException e) {
-        throw new IllegalStateException("cannot run taskset", e);
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-        throw new IllegalStateException("interrupted while running taskset", e);
+      boolean done = false;
+      for (int attempt = 0; attempt < ATTEMPTS && !done; attempt++) {
+        done = taskset(pid, cpus);
       }
+      if (!done) {
+        LockBenchmark.log("  warning: taskset -a -p -c " + cpus + " " + pid + " failed "
+            + ATTEMPTS + " times");
+      }
+    }
+  }
+
+  private static boolean taskset(long pid, String cpus) {
+    try {
+      Process taskset = new ProcessBuilder(TASKSET.toString(), "-a", "-p", "-c", cpus,
+          Long.toString(pid))
+          .redirectErrorStream(true)
+          .redirectOutput(ProcessBuilder.Redirect.DISCARD)
+          .start();
+      if (!taskset.waitFor(10, TimeUnit.SECONDS)) {
+        taskset.destroyForcibly();
+        return false;
+      }
+      return taskset.exitValue() == 0;
+    } catch (IOException e) {
+      return false;
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return false;
     }
   }
 }

@@ -15,7 +15,8 @@ final class Environment {
   static void describe(Map<String, String> into, LocalRedis redis) {
     into.put("Machine", cpu() + ", " + Runtime.getRuntime().availableProcessors() + " cores, "
         + memory() + ", " + System.getProperty("os.name") + " " + System.getProperty("os.version"));
-    into.put("Java", System.getProperty("java.vm.name") + " " + System.getProperty("java.runtime.version")
+    into.put("Java", System.getProperty("java.vm.name") + " "
+        + System.getProperty("java.runtime.version")
         + " (" + System.getProperty("java.vm.vendor") + ")");
     into.put("Redis", "redis-server " + redis.version() + " on 127.0.0.1 (one process per node)");
     into.put("Libraries", String.join(", ",
@@ -25,9 +26,9 @@ final class Environment {
         "Spring Integration Redis "
             + version(org.springframework.integration.redis.util.RedisLockRegistry.class,
                 "spring-integration-redis"),
-        "Spring Data Redis "
-            + version(org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory.class,
-                "spring-data-redis"),
+        "Spring Data Redis " + version(
+            org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory.class,
+            "spring-data-redis"),
         "Lettuce " + version(io.lettuce.core.RedisClient.class, "lettuce-core"),
         "HdrHistogram " + version(org.HdrHistogram.Histogram.class, "HdrHistogram")));
     into.put("Command", command());

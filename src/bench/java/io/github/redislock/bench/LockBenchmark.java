@@ -1,5 +1,7 @@
 package io.github.redislock.bench;
 
+import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.ZonedDateTime;
@@ -36,7 +38,8 @@ public final class LockBenchmark {
    * Lettuce logs an ERROR for every release message that reaches a Spring registry whose executor
    * {@code destroy()} already shut down: harmless at the end of a run, silenced.
    */
-  static final String QUIET_LOGGER = "org.slf4j.simpleLogger.log.io.lettuce.core.pubsub.PubSubEndpoint";
+  static final String QUIET_LOGGER =
+      "org.slf4j.simpleLogger.log.io.lettuce.core.pubsub.PubSubEndpoint";
 
   private LockBenchmark() {}
 
@@ -61,6 +64,8 @@ public final class LockBenchmark {
 
     KeepAwake awake = settings.keepAwake() ? KeepAwake.start() : null;
     MachineLoad load = MachineLoad.start();
+    Path dir = settings.output().resolve(
+        results.started.format(DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss", Locale.ROOT)));
     try (awake; LocalRedis single = LocalRedis.start(1); LocalRedis five = LocalRedis.start(5)) {
       Environment.describe(results.environment, single);
       results.environment.put("CPUs kept awake", awake != null
@@ -68,25 +73,37 @@ public final class LockBenchmark {
               + " `-Dbench.keepAwake=false` measures with idle CPUs"
           : "no (`-Dbench.keepAwake=false`, or no `nice` here): idle CPUs halt, and waking one"
               + " costs tens of µs per round trip on a VM");
-      new LockBenchmark.Run(settings, results, single, five).run();
+      new LockBenchmark.Run(settings, results, single, five, () -> write(results, load, dir))
+          .run();
     }
+    String report = write(results, load, dir);
+    System.out.println();
+    System.out.println(report);
+    log("Wrote " + dir.toAbsolutePath());
+  }
+
+  /**
+   * Writes everything measured so far (after each phase, so that an interrupted run leaves its
+   * numbers behind).
+   *
+   * @return the Markdown report
+   */
+  private static String write(Results results, MachineLoad load, Path dir) {
     results.finished = ZonedDateTime.now();
     String busy = load.describe();
     if (!busy.isEmpty()) {
       results.environment.put("Load", busy);
     }
-    log("Writing the report");
-
-    Path dir = settings.output().resolve(
-        results.started.format(DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss", Locale.ROOT)));
-    Files.createDirectories(dir);
-    String report = MarkdownReport.render(results);
-    Files.writeString(dir.resolve("results.md"), report);
-    CsvFiles.write(results, dir);
-    LatencyChart.write(results, dir.resolve("latency.png"));
-    System.out.println();
-    System.out.println(report);
-    log("Wrote " + dir.toAbsolutePath());
+    try {
+      Files.createDirectories(dir);
+      String report = MarkdownReport.render(results);
+      Files.writeString(dir.resolve("results.md"), report);
+      CsvFiles.write(results, dir);
+      LatencyChart.write(results, dir.resolve("latency.png"));
+      return report;
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot write the results to " + dir, e);
+    }
   }
 
   private static final long STARTED = System.nanoTime();
@@ -108,9 +125,12 @@ public final class LockBenchmark {
     private final Map<Implementation, LockUnderTest> open = new EnumMap<>(Implementation.class);
     private final Map<Implementation, TwoJvmPair> pairs = new EnumMap<>(Implementation.class);
     private final boolean pinning;
+    private final Runnable checkpoint;
 
-    Run(BenchSettings settings, Results results, LocalRedis single, LocalRedis five) {
+    Run(BenchSettings settings, Results results, LocalRedis single, LocalRedis five,
+        Runnable checkpoint) {
       this.settings = settings;
+      this.checkpoint = checkpoint;
       this.results = results;
       this.single = single;
       this.five = five;
@@ -151,6 +171,7 @@ public final class LockBenchmark {
           log("Round " + r + " of " + settings.rounds());
           round(available, r);
         }
+        checkpoint.run();
         pairs.values().forEach(TwoJvmPair::close);
         pairs.clear();
         extraMeasurements(available);
@@ -232,17 +253,21 @@ public final class LockBenchmark {
       if (settings.runsScenario("commands")) {
         log("Cost per uncontended pair");
         commandCounts(available);
+        checkpoint.run();
       }
       if (settings.runsScenario("heap")) {
         log("Heap per lock");
         for (Implementation impl : available) {
           if (impl.excludes()) {
-            HeapFootprint.Result h = HeapFootprint.measure(impl, open.get(impl), settings.heapLocks());
+            // As many Redis-level locks for every row: a Redlock lock is one per node.
+            HeapFootprint.Result h = HeapFootprint.measure(impl, open.get(impl),
+                Math.max(1, settings.heapLocks() / impl.nodes()));
             results.heap.add(h);
             log(String.format(Locale.ROOT, "  %-36s %,.0f B per lock object, %,.0f B per held lock",
                 impl.label(), h.bytesPerIdleLock(), h.bytesPerHeldLock()));
           }
         }
+        checkpoint.run();
       }
     }
 
@@ -304,6 +329,7 @@ public final class LockBenchmark {
           log(String.format(Locale.ROOT, "  %-36s %,d keys left, %,d without TTL, %.1f s",
               impl.label(), r.keysLeft(), r.keysWithoutTtl(), r.seconds()));
         }
+        checkpoint.run();
       }
       if (settings.runsScenario("waiting")) {
         log(settings.waiters() + " waiting threads");

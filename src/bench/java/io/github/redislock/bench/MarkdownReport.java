@@ -96,7 +96,8 @@ final class MarkdownReport {
       line(prefix + "failed | | | | | | | " + a.notes() + " |");
       return;
     }
-    line(prefix + String.format(Locale.ROOT, "%,.0f | %,.0f–%,.0f | %s | %s | %s | %s | %s | %s |",
+    line(prefix + String.format(Locale.ROOT,
+        "%,.0f | %,.0f–%,.0f | %s | %s | %s | %s | %s | %s |",
         a.opsPerSecond(), a.slowestRound(), a.fastestRound(),
         formatMicros(micros(a.latency(), 50)), formatMicros(micros(a.latency(), 99)),
         formatMicros(micros(a.latency(), 99.9)),
@@ -174,7 +175,8 @@ final class MarkdownReport {
     line("Per pair, summed over the implementation's servers. *Requests* are commands sent over"
         + " the network (round trips, unless pipelined) and *in scripts* the commands Lua ran,"
         + " both from `MONITOR` over " + String.format(Locale.ROOT, "%,d",
-            results.settings.commandPairs()) + " pairs; *commandstats* is the `INFO commandstats` delta (all executed"
+            results.settings.commandPairs()) + " pairs; *commandstats* is the"
+        + " `INFO commandstats` delta (all executed"
         + " commands) and *processed* the `total_commands_processed` delta. *Nested* is a"
         + " reentrant pair while the lock is already held.");
     line("");
@@ -192,7 +194,8 @@ final class MarkdownReport {
     line("What a pair costs in CPU: the servers' `used_cpu_user + used_cpu_sys`, this JVM's"
         + " process CPU time (all threads, GC included) split by thread (*caller* runs the pairs;"
         + " *JVM* is the rest: GC, JIT, VM threads), and the bytes its threads allocated, per"
-        + " pair, over " + LockBenchmark.STATS_SLICES + " slices of " + String.format(Locale.ROOT, "%,d",
+        + " pair, over " + LockBenchmark.STATS_SLICES + " slices of "
+        + String.format(Locale.ROOT, "%,d",
             results.settings.commandPairs()) + " pairs per implementation, interleaved. The raw"
         + " floor's row is about what a client needs at least.");
     line("");
@@ -227,6 +230,9 @@ final class MarkdownReport {
       return;
     }
     line("## Heap per lock");
+    line("");
+    line("Redlock rows use a fifth as many lock objects, so that every row holds as many locks"
+        + " in Redis.");
     line("");
     line("| implementation | locks | bytes per idle lock object | extra bytes per held lock |"
         + " notes |");
@@ -266,7 +272,8 @@ final class MarkdownReport {
     line(String.format(Locale.ROOT, "## %,d threads waiting for one held lock",
         results.settings.waiters()));
     line("");
-    line("One fresh instance on fresh servers; its connections on the server(s) (`CLIENT LIST`), those in"
+    line("One fresh instance on fresh servers; its connections on the server(s)"
+        + " (`CLIENT LIST`), those in"
         + " subscribed state, the channels and subscriptions (`PUBSUB CHANNELS`/`NUMSUB`), the"
         + " commands per second Redis processed while they waited (`total_commands_processed`,"
         + " which counts the commands scripts run too), and the JVM threads the implementation"
@@ -311,6 +318,11 @@ final class MarkdownReport {
             + " *raw* lock is `SET key token NX PX 30000`, then an `EVALSHA` compare-and-delete,"
             + " retrying after a jittered pause of about " + results.settings.rawBackoffMicros()
             + " µs while busy; both on a client configured like the library's.",
+        "Single-thread runs (a, b, the cost slices of f) are pinned with their servers to one"
+            + " CPU, and a nice-19 busy loop keeps every CPU from idling (see the header): on a"
+            + " VM, waking a process on another vCPU costs more than a Redis command, and where"
+            + " the scheduler put client and server would otherwise decide single-thread"
+            + " figures.",
         "Heap per lock: live heap after `System.gc()` (least of three `MemoryMXBean` readings)"
             + " before and after creating N lock objects of distinct names, and after acquiring"
             + " all N on one thread; differences divided by N.",

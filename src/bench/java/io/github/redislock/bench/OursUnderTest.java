@@ -23,7 +23,8 @@ final class OursUnderTest implements LockUnderTest {
    * @throws UnsupportedOperationException while the library does not implement Redlock
    */
   static OursUnderTest redlock(List<String> uris) {
-    return new OursUnderTest(RedisLockFactory.builder().redlock(uris.toArray(String[]::new)).build());
+    return new OursUnderTest(
+        RedisLockFactory.builder().redlock(uris.toArray(String[]::new)).build());
   }
 
   @Override

@@ -25,7 +25,8 @@ import redis.clients.jedis.util.JedisURIHelper;
  */
 final class RawLockFloor implements LockUnderTest {
   private static final String RELEASE =
-      "if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('del', KEYS[1]) end return 0";
+      "if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('del', KEYS[1]) end"
+          + " return 0";
   private static final SetParams ACQUIRE = SetParams.setParams().nx().px(30_000);
   private static final HexFormat HEX = HexFormat.of();
 

@@ -2,7 +2,8 @@ package io.github.redislock.bench;
 
 /** The timed scenarios, each run for every implementation in every round. */
 enum Scenario {
-  UNCONTENDED("uncontended", "a. uncontended", "1 thread, one key; a lock+unlock pair per op; latency = the pair"),
+  UNCONTENDED("uncontended", "a. uncontended",
+      "1 thread, one key; a lock+unlock pair per op; latency = the pair"),
   REENTRANT("reentrant", "b. reentrant",
       "1 thread holding the lock; a nested lock+unlock pair per op; latency = the pair"),
   ONE_KEY("one-key", "c. N threads, one key",

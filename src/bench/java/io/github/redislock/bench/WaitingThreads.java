@@ -20,9 +20,10 @@ import redis.clients.jedis.Jedis;
  * {@code lockInterruptibly()}. After they settle, {@code CLIENT LIST} gives the connections the
  * measured instance opened (those not there before it was created) and how many of them are
  * subscribed, {@code PUBSUB CHANNELS}/{@code NUMSUB} the channels and subscriptions,
- * {@code total_commands_processed} over one second (half in quick mode) the load the waiting puts on Redis, and the
- * JVM's thread count the threads the measured instance added. Then the waiters are interrupted
- * (those that ignore it are counted, and ended by closing the instance) and the holder unlocks.
+ * {@code total_commands_processed} over one second (half in quick mode) the load the waiting
+ * puts on Redis, and the JVM's thread count the threads the measured instance added. Then the
+ * waiters are interrupted (those that ignore it are counted, and ended by closing the instance)
+ * and the holder unlocks.
  */
 final class WaitingThreads {
   private static final String KEY = "bench:waited";
