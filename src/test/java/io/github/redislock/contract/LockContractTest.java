@@ -204,11 +204,6 @@ public abstract class LockContractTest {
     return total;
   }
 
-  /** Runs {@code task} on a new thread of this test. */
-  <T> Future<T> inThread(java.util.concurrent.Callable<T> task) {
-    return threads.submit(task);
-  }
-
   /** A thread of this test that holds {@code lock} until {@link Holder#release()}. */
   Holder holdInOtherThread(RedisDistributedLock lock) throws Exception {
     Holder holder = new Holder(lock);
@@ -254,12 +249,38 @@ public abstract class LockContractTest {
     }
   }
 
-  static void awaitWaiting(Future<?> task, Thread[] thread) {
-    await().atMost(Timing.awaitAtMost()).until(() -> thread[0] != null
-        && (thread[0].getState() == Thread.State.WAITING
-            || thread[0].getState() == Thread.State.TIMED_WAITING));
-    assertThat(task).isNotDone();
+  /** Starts {@code task} on a thread of this test; see {@link Waiter#awaitWaiting()}. */
+  <T> Waiter<T> startWaiter(java.util.concurrent.Callable<T> task) {
+    Waiter<T> waiter = new Waiter<>();
+    waiter.future = threads.submit(() -> {
+      waiter.thread = Thread.currentThread();
+      return task.call();
+    });
+    return waiter;
   }
+
+  /** A task on its own thread that is expected to block in a lock method. */
+  static final class Waiter<T> {
+    volatile Thread thread;
+    Future<T> future;
+
+    Thread thread() {
+      return thread;
+    }
+
+    /** Waits until the task's thread is parked, and checks that the task has not finished. */
+    void awaitWaiting() {
+      await().atMost(Timing.awaitAtMost()).until(() -> thread != null
+          && (thread.getState() == Thread.State.WAITING
+              || thread.getState() == Thread.State.TIMED_WAITING));
+      assertThat(future).isNotDone();
+    }
+
+    T get(long timeout, TimeUnit unit) throws Exception {
+      return future.get(timeout, unit);
+    }
+  }
+
 
   // ---- the lock is free ----
 
@@ -501,16 +522,14 @@ public abstract class LockContractTest {
     void timedTryLockAcquiresWhenReleasedInTime() throws Exception {
       Holder holder = holdInOtherThread(factory().getLock(name));
       RedisDistributedLock lock = lock();
-      Thread[] waiter = new Thread[1];
-      Future<Boolean> result = inThread(() -> {
-        waiter[0] = Thread.currentThread();
+            Waiter<Boolean> result = startWaiter(() -> {
         boolean acquired = lock.tryLock(Timing.awaitAtMost().toMillis(), TimeUnit.MILLISECONDS);
         if (acquired) {
           lock.unlock();
         }
         return acquired;
       });
-      awaitWaiting(result, waiter);
+      result.awaitWaiting();
       holder.release();
       assertThat(result.get(Timing.awaitAtMost().toMillis(), TimeUnit.MILLISECONDS)).isTrue();
     }
@@ -519,9 +538,7 @@ public abstract class LockContractTest {
     void lockWaitsUntilTheHolderInAnotherFactoryReleases() throws Exception {
       Holder holder = holdInOtherThread(factory().getLock(name));
       RedisDistributedLock lock = lock();
-      Thread[] waiter = new Thread[1];
-      Future<Long> result = inThread(() -> {
-        waiter[0] = Thread.currentThread();
+            Waiter<Long> result = startWaiter(() -> {
         lock.lock();
         try {
           return lock.getFencingToken();
@@ -529,7 +546,7 @@ public abstract class LockContractTest {
           lock.unlock();
         }
       });
-      awaitWaiting(result, waiter);
+      result.awaitWaiting();
       holder.release();
       assertThat(result.get(Timing.awaitAtMost().toMillis(), TimeUnit.MILLISECONDS)).isPositive();
     }
@@ -538,14 +555,12 @@ public abstract class LockContractTest {
     void lockWaitsUntilAnotherThreadOfTheSameFactoryReleases() throws Exception {
       RedisDistributedLock lock = lock();
       Holder holder = holdInOtherThread(lock);
-      Thread[] waiter = new Thread[1];
-      Future<Boolean> result = inThread(() -> {
-        waiter[0] = Thread.currentThread();
+            Waiter<Boolean> result = startWaiter(() -> {
         lock.lock();
         lock.unlock();
         return true;
       });
-      awaitWaiting(result, waiter);
+      result.awaitWaiting();
       holder.release();
       assertThat(result.get(Timing.awaitAtMost().toMillis(), TimeUnit.MILLISECONDS)).isTrue();
     }
@@ -554,14 +569,12 @@ public abstract class LockContractTest {
     void lockInterruptiblyWaitsUntilReleased() throws Exception {
       Holder holder = holdInOtherThread(factory().getLock(name));
       RedisDistributedLock lock = lock();
-      Thread[] waiter = new Thread[1];
-      Future<Boolean> result = inThread(() -> {
-        waiter[0] = Thread.currentThread();
+            Waiter<Boolean> result = startWaiter(() -> {
         lock.lockInterruptibly();
         lock.unlock();
         return true;
       });
-      awaitWaiting(result, waiter);
+      result.awaitWaiting();
       holder.release();
       assertThat(result.get(Timing.awaitAtMost().toMillis(), TimeUnit.MILLISECONDS)).isTrue();
     }
@@ -617,9 +630,7 @@ public abstract class LockContractTest {
       Holder holder = holdInOtherThread(factory().getLock(name));
       String holderToken = rawGet(name);
       RedisDistributedLock lock = lock();
-      Thread[] waiter = new Thread[1];
-      Future<Throwable> result = inThread(() -> {
-        waiter[0] = Thread.currentThread();
+            Waiter<Throwable> result = startWaiter(() -> {
         try {
           lock.lockInterruptibly();
           return null;
@@ -627,8 +638,8 @@ public abstract class LockContractTest {
           return e;
         }
       });
-      awaitWaiting(result, waiter);
-      waiter[0].interrupt();
+      result.awaitWaiting();
+      result.thread().interrupt();
       assertThat(result.get(Timing.awaitAtMost().toMillis(), TimeUnit.MILLISECONDS))
           .isInstanceOf(InterruptedException.class);
       assertThat(rawGet(name)).isEqualTo(holderToken);
@@ -658,9 +669,7 @@ public abstract class LockContractTest {
     void timedTryLockThrowsWhenInterruptedWhileWaiting() throws Exception {
       Holder holder = holdInOtherThread(factory().getLock(name));
       RedisDistributedLock lock = lock();
-      Thread[] waiter = new Thread[1];
-      Future<Throwable> result = inThread(() -> {
-        waiter[0] = Thread.currentThread();
+            Waiter<Throwable> result = startWaiter(() -> {
         try {
           lock.tryLock(1, TimeUnit.HOURS);
           return null;
@@ -668,8 +677,8 @@ public abstract class LockContractTest {
           return e;
         }
       });
-      awaitWaiting(result, waiter);
-      waiter[0].interrupt();
+      result.awaitWaiting();
+      result.thread().interrupt();
       assertThat(result.get(Timing.awaitAtMost().toMillis(), TimeUnit.MILLISECONDS))
           .isInstanceOf(InterruptedException.class);
       holder.release();
@@ -680,17 +689,15 @@ public abstract class LockContractTest {
     void lockKeepsWaitingThroughAnInterruptAndRestoresTheFlag() throws Exception {
       Holder holder = holdInOtherThread(factory().getLock(name));
       RedisDistributedLock lock = lock();
-      Thread[] waiter = new Thread[1];
-      Future<Boolean> result = inThread(() -> {
-        waiter[0] = Thread.currentThread();
+            Waiter<Boolean> result = startWaiter(() -> {
         lock.lock();
         boolean interrupted = Thread.currentThread().isInterrupted();
         lock.unlock();
         return interrupted;
       });
-      awaitWaiting(result, waiter);
-      waiter[0].interrupt();
-      awaitWaiting(result, waiter); // still waiting after the interrupt
+      result.awaitWaiting();
+      result.thread().interrupt();
+      result.awaitWaiting(); // still waiting after the interrupt
       holder.release();
       assertThat(result.get(Timing.awaitAtMost().toMillis(), TimeUnit.MILLISECONDS)).isTrue();
     }
@@ -699,9 +706,7 @@ public abstract class LockContractTest {
     void interruptedLocalWaiterLeavesTheQueue() throws Exception {
       RedisDistributedLock lock = lock();
       Holder holder = holdInOtherThread(lock);
-      Thread[] waiter = new Thread[1];
-      Future<Throwable> result = inThread(() -> {
-        waiter[0] = Thread.currentThread();
+            Waiter<Throwable> result = startWaiter(() -> {
         try {
           lock.lockInterruptibly();
           return null;
@@ -709,8 +714,8 @@ public abstract class LockContractTest {
           return e;
         }
       });
-      awaitWaiting(result, waiter);
-      waiter[0].interrupt();
+      result.awaitWaiting();
+      result.thread().interrupt();
       assertThat(result.get(Timing.awaitAtMost().toMillis(), TimeUnit.MILLISECONDS))
           .isInstanceOf(InterruptedException.class);
       holder.release();
@@ -809,10 +814,8 @@ public abstract class LockContractTest {
       Holder holder = holdInOtherThread(factory().getLock(name));
       RedisLockFactory factory = factory();
       RedisDistributedLock lock = factory.getLock(name);
-      Thread[] waiter = new Thread[1];
       AtomicReference<Throwable> failure = new AtomicReference<>();
-      Future<?> result = inThread(() -> {
-        waiter[0] = Thread.currentThread();
+      Waiter<?> result = startWaiter(() -> {
         try {
           lock.lock();
         } catch (RuntimeException e) {
@@ -820,7 +823,7 @@ public abstract class LockContractTest {
         }
         return null;
       });
-      awaitWaiting(result, waiter);
+      result.awaitWaiting();
       factory.close();
       result.get(Timing.awaitAtMost().toMillis(), TimeUnit.MILLISECONDS);
       assertThat(failure.get()).isInstanceOf(IllegalStateException.class);
@@ -871,9 +874,7 @@ public abstract class LockContractTest {
     void lockRetriesUntilRedisIsBack() throws Exception {
       RedisDistributedLock lock = lock();
       deployment.stop();
-      Thread[] waiter = new Thread[1];
-      Future<Long> result = inThread(() -> {
-        waiter[0] = Thread.currentThread();
+            Waiter<Long> result = startWaiter(() -> {
         lock.lock();
         try {
           return lock.getFencingToken();
@@ -882,7 +883,7 @@ public abstract class LockContractTest {
         }
       });
       try {
-        awaitWaiting(result, waiter);
+        result.awaitWaiting();
       } finally {
         deployment.restart();
       }
@@ -893,9 +894,7 @@ public abstract class LockContractTest {
     void lockInterruptiblyCanBeInterruptedWhileRedisIsDown() throws Exception {
       RedisDistributedLock lock = lock();
       deployment.stop();
-      Thread[] waiter = new Thread[1];
-      Future<Throwable> result = inThread(() -> {
-        waiter[0] = Thread.currentThread();
+            Waiter<Throwable> result = startWaiter(() -> {
         try {
           lock.lockInterruptibly();
           return null;
@@ -904,8 +903,8 @@ public abstract class LockContractTest {
         }
       });
       try {
-        awaitWaiting(result, waiter);
-        waiter[0].interrupt();
+        result.awaitWaiting();
+        result.thread().interrupt();
         assertThat(result.get(Timing.awaitAtMost().toMillis(), TimeUnit.MILLISECONDS))
             .isInstanceOf(InterruptedException.class);
       } finally {
@@ -955,9 +954,7 @@ public abstract class LockContractTest {
     void rawDeleteLetsAWaitingLockIn() throws Exception {
       onCopies(name, jedis -> jedis.set(name, "other", SetParams.setParams().nx().px(60_000)));
       RedisDistributedLock lock = lock();
-      Thread[] waiter = new Thread[1];
-      Future<String> result = inThread(() -> {
-        waiter[0] = Thread.currentThread();
+            Waiter<String> result = startWaiter(() -> {
         lock.lock();
         try {
           return rawGet(name);
@@ -965,7 +962,7 @@ public abstract class LockContractTest {
           lock.unlock();
         }
       });
-      awaitWaiting(result, waiter);
+      result.awaitWaiting();
       onCopies(name, jedis -> jedis.del(name));
       assertThat(result.get(Timing.awaitAtMost().toMillis(), TimeUnit.MILLISECONDS))
           .startsWith("rl1:");
