@@ -7,7 +7,7 @@ package io.github.redislock;
  * {@code unlock()}, through a {@link LockLostException}.
  *
  * @param lockName the lock's name
- * @param fencingToken the fencing token of the lost hold
+ * @param fencingToken the fencing token of the lost hold, or 0 when its holder never asked for one
  * @param reason why the hold was lost, in words
  */
 public record LockLostEvent(String lockName, long fencingToken, String reason) {}

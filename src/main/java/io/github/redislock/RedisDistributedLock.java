@@ -226,8 +226,8 @@ public class RedisDistributedLock implements Lock {
    * may pass to one of them without a release in Redis (a local handoff): at most 16 holders in a
    * row and 20 milliseconds after the lock was taken in Redis, and 3 holders while other
    * processes are known to wait, so that they do not starve. A release whose reply is lost is
-   * retried once; a retry that finds the key already released by the first attempt counts as a
-   * success.
+   * retried once; a retry that finds the key gone while the lease has not run out (so the first
+   * attempt released it) counts as a success.
    *
    * @throws IllegalMonitorStateException if the current thread does not hold this lock
    * @throws LockLostException if the hold was lost before this release
@@ -301,17 +301,21 @@ public class RedisDistributedLock implements Lock {
    * microseconds)}). Pass it with every write to the resource the lock protects, and have the
    * resource reject writes with a lower token than it has seen.
    *
-   * <p>In this implementation the token is issued with the acquisition, and later calls answer
-   * from the JVM, with two exceptions that cost one Redis call, once per holder: under Redlock the
-   * first call raises the fencing counters of a majority of masters to the token; and a thread
-   * that got the lock from another thread of its JVM without a release in Redis (a local handoff,
-   * see {@link #unlock()}) gets its own, greater token at its first call.
+   * <p>In this implementation the token is issued by the first call of each holder, which costs
+   * one Redis call (a script checks that the key still holds this hold's token and issues the
+   * next token); later calls answer from the JVM. Once any lock of the factory was asked for a
+   * token, every later acquisition of the factory issues its token in the same script that takes
+   * the lock, so that programs which use tokens pay no extra round trip, and programs which do
+   * not pay nothing for them. Exceptions that cost one Redis call, once per holder: under Redlock
+   * the first call raises the fencing counters of a majority of masters to the token; and a
+   * thread that got the lock from another thread of its JVM without a release in Redis (a local
+   * handoff, see {@link #unlock()}) gets its own, greater token at its first call.
    *
    * @return the current hold's fencing token
    * @throws IllegalMonitorStateException if the current thread does not hold this lock
    * @throws LockLostException if the current thread's hold was lost
-   * @throws RedisLockException if, under Redlock, a majority of masters could not be reached to
-   *     make the token binding
+   * @throws RedisLockException if Redis (under Redlock, a majority of masters) could not be
+   *     reached to issue the token or make it binding
    */
   public long getFencingToken() {
     return engine.getFencingToken(name);

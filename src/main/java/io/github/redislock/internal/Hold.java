@@ -23,7 +23,10 @@ final class Hold {
   /** The current holder's fencing token; written by the holder (see {@link #fenceStale}). */
   volatile long fencingToken;
 
-  /** Whether the hold passed to a new holder who has no token of its own yet. */
+  /**
+   * Whether the current holder has no token of its own yet: none was issued with the acquisition
+   * (tokens are issued when first asked for), or the hold passed to a new holder by a handoff.
+   */
   volatile boolean fenceStale;
 
   private final AtomicInteger status = new AtomicInteger(HELD);
@@ -47,6 +50,7 @@ final class Hold {
     this.keys = keys;
     this.token = token;
     this.fencingToken = fencingToken;
+    this.fenceStale = fencingToken == 0;
     this.grant = grant;
     this.acquiredAtNanos = acquiredAtNanos;
     this.renewedAtNanos = acquiredAtNanos;

@@ -146,7 +146,7 @@ final class LeaseRenewer implements AutoCloseable {
     if (hold.markLost(reason)) {
       log.warn("lost the hold of lock '{}': {}", hold.name, reason);
       try {
-        listener.accept(new LockLostEvent(hold.name, hold.fencingToken, reason));
+        listener.accept(new LockLostEvent(hold.name, hold.fenceStale ? 0 : hold.fencingToken, reason));
       } catch (RuntimeException e) {
         log.error("the onLockLost listener failed for lock '{}'", hold.name, e);
       }

@@ -12,16 +12,34 @@ import redis.clients.jedis.UnifiedJedis;
  */
 interface LockBackend extends AutoCloseable {
 
-  /** One attempt to take the lock with {@code token} for {@code leaseMillis}. */
-  Acquisition tryAcquire(LockKeys keys, String token, long leaseMillis);
+  /** How an acquisition attempt asks Redis. */
+  enum Ask {
+    /**
+     * The lock is probably free and no fencing token is wanted: a plain {@code SET NX PX}, the
+     * cheapest acquisition there is; only when that finds the lock busy, the acquire script,
+     * which tells how long it stays busy. The hold's fencing token is 0 (issued when asked for).
+     */
+    PLAIN,
+    /** The lock was just seen busy: the acquire script at once. The fencing token is 0. */
+    PROBE,
+    /** The acquire script, which also issues the hold's fencing token with the acquisition. */
+    FENCED
+  }
+
+  /**
+   * One attempt to take the lock with {@code token} for {@code leaseMillis}. The reply's fencing
+   * token is 0 unless {@code ask} is {@link Ask#FENCED}.
+   */
+  Acquisition tryAcquire(LockKeys keys, String token, long leaseMillis, Ask ask);
 
   /** Renews the lease; {@code false} when the key no longer holds {@code token}. */
   boolean extend(LockKeys keys, String token, long leaseMillis);
 
   /**
    * Deletes the key if it holds {@code token} and wakes waiters; {@code false} when it did not
-   * hold it. A repeated call after a lost reply still answers {@code true}. The fencing counter is
-   * raised to {@code fencingToken} where the key is released. {@code grant} is the
+   * hold it (a repeated call after a lost reply answers {@code false} too: the caller tells the
+   * cases apart by its lease). The fencing counter is raised to {@code fencingToken} (0: no token
+   * was issued) where the key is released. {@code grant} is the
    * {@link Acquisition#grant()} of the hold, or {@code null} for an attempt that was not granted.
    */
   Release release(LockKeys keys, String token, long fencingToken, Object grant);

@@ -82,6 +82,13 @@ public final class LockEngine implements AutoCloseable {
   private final Set<Signal> waiters = ConcurrentHashMap.newKeySet();
   private volatile boolean closed;
 
+  /**
+   * Whether anyone asked this factory for a fencing token: from then on every acquisition issues
+   * its token at once, in the same script, rather than at the first request, which would cost a
+   * round trip more. Until then acquisitions are a plain {@code SET NX PX}.
+   */
+  private volatile boolean fencingWanted;
+
   /** A moving average of an acquisition attempt's round trip, for the yield to other processes. */
   private volatile long roundTripNanos = TimeUnit.MICROSECONDS.toNanos(100);
 
@@ -278,6 +285,9 @@ public final class LockEngine implements AutoCloseable {
     Hold hold = state.hold;
     if (!hold.isValid()) {
       throw new LockLostException(name, hold.lostReason());
+    }
+    if (!fencingWanted) {
+      fencingWanted = true;
     }
     if (hold.fenceStale) {
       long fence = backend.reissueFence(hold.keys, hold.token, hold.grant);
@@ -494,8 +504,10 @@ public final class LockEngine implements AutoCloseable {
         String token = Tokens.next();
         long start = System.nanoTime();
         Acquisition attempt;
+        LockBackend.Ask ask = fencingWanted ? LockBackend.Ask.FENCED
+            : answered || state.othersWaiting ? LockBackend.Ask.PROBE : LockBackend.Ask.PLAIN;
         try {
-          attempt = attempt(state, token, mode, deadline, answered);
+          attempt = attempt(state, token, ask, mode, deadline, answered);
         } catch (RedisLockException e) {
           releaseLater(state.keys, token);
           if (mode == Mode.ONCE || !Failures.isTransient(e)) {
@@ -562,16 +574,21 @@ public final class LockEngine implements AutoCloseable {
 
   /** One attempt; a timed one that could overrun its deadline runs on the I/O executor. */
   private Acquisition attempt(
-      NameState state, String token, Mode mode, long deadline, boolean answeredBefore)
+      NameState state,
+      String token,
+      LockBackend.Ask ask,
+      Mode mode,
+      long deadline,
+      boolean answeredBefore)
       throws InterruptedException {
     long budget = deadline - System.nanoTime();
     if (mode != Mode.TIMED || budget > slowCallNanos) {
-      return backend.tryAcquire(state.keys, token, leaseMillis);
+      return backend.tryAcquire(state.keys, token, leaseMillis, ask);
     }
     CompletableFuture<Acquisition> call;
     try {
       call = CompletableFuture.supplyAsync(
-          () -> backend.tryAcquire(state.keys, token, leaseMillis), io);
+          () -> backend.tryAcquire(state.keys, token, leaseMillis, ask), io);
     } catch (RejectedExecutionException e) {
       checkOpen();
       throw e;
@@ -648,8 +665,10 @@ public final class LockEngine implements AutoCloseable {
 
   /**
    * Releases; a transient failure is retried once (its reply may have been lost). After a failed
-   * attempt, which may have deleted the key, "not the owner" is no proof that the hold was lost:
-   * the retry then reports the release as unconfirmed rather than lost.
+   * attempt, which may have deleted the key, "not the owner" is no proof that the hold was lost.
+   * The lease tells: the key cannot have expired before the lease as last confirmed ends (Redis
+   * starts counting it after this process did), so a key found gone or taken before then was
+   * released by the first attempt. Later, the release is reported unconfirmed rather than lost.
    */
   private Release releaseWithRetry(Hold hold) {
     try {
@@ -665,10 +684,13 @@ public final class LockEngine implements AutoCloseable {
         second.addSuppressed(first);
         throw second;
       }
-      if (!release.released()) {
-        throw first;
+      if (release.released()) {
+        return release;
       }
-      return release;
+      if (System.nanoTime() - (hold.leaseEndNanos() - leaseNanos / 100) < 0) { // 1% for drift
+        return new Release(true, false); // the first attempt released, and its reply was lost
+      }
+      throw first;
     }
   }
 

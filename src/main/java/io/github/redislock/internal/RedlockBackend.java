@@ -26,10 +26,11 @@ import redis.clients.jedis.UnifiedJedis;
  * may have been lost), as soon as each has answered. Renewal keeps the hold while a majority
  * confirms; release goes to every node.
  *
- * <p>Fencing: each node issues its own token with the acquisition; the hold's token is the
- * maximum over the nodes that said yes. Before anyone sees it, {@link #confirmFence} raises the
- * counters of a majority to it, and so does every release: any two majorities share a node, so
- * every later hold's token is greater.
+ * <p>Fencing: each node issues its own token, with the acquisition when asked to ({@link
+ * Ask#FENCED}), else at the holder's first request ({@link #reissueFence}); the hold's token is
+ * the maximum over the nodes that issued one. Before anyone sees it, {@link #confirmFence} raises
+ * the counters of a majority to it, and so does every release: any two majorities share a node,
+ * so every later hold's token is greater.
  */
 final class RedlockBackend implements LockBackend {
   private static final Logger log = LoggerFactory.getLogger(RedlockBackend.class);
@@ -81,17 +82,26 @@ final class RedlockBackend implements LockBackend {
             Threads.daemon("redis-lock-redlock"));
   }
 
+  /**
+   * {@inheritDoc}
+   *
+   * <p>Every node runs the acquire script, also for {@link Ask#PLAIN}: a plain {@code SET NX PX}
+   * that finds a majority busy would need a second round to learn for how long.
+   */
   @Override
-  public Acquisition tryAcquire(LockKeys keys, String token, long leaseMillis) {
+  public Acquisition tryAcquire(LockKeys keys, String token, long leaseMillis, Ask ask) {
     long start = System.nanoTime();
+    boolean fenced = ask == Ask.FENCED;
+    Ask nodeAsk = fenced ? Ask.FENCED : Ask.PROBE;
     FanOut<Node, Acquisition> round = pipelined
         ? Pipelined.ask(nodes, "acquire", keys,
-            node -> Script.ACQUIRE.evalsha(
-                SingleNodeBackend.acquireKeys(keys), node.ops().acquireArgs(token, leaseMillis)),
+            node -> Script.ACQUIRE.evalsha(SingleNodeBackend.acquireKeys(keys),
+                node.ops().acquireArgs(token, leaseMillis, fenced)),
             SingleNodeBackend::parseAcquisition,
-            node -> node.ops().tryAcquire(keys, token, leaseMillis),
+            node -> node.ops().tryAcquire(keys, token, leaseMillis, nodeAsk),
             start + nodeTimeoutNanos)
-        : FanOut.send(nodes, node -> node.ops().tryAcquire(keys, token, leaseMillis), fanout)
+        : FanOut.send(nodes, node -> node.ops().tryAcquire(keys, token, leaseMillis, nodeAsk),
+                fanout)
             .awaitUntil(start + nodeTimeoutNanos, r -> r.count(Acquisition::acquired) >= quorum
                 || r.count(a -> !a.acquired()) + r.failed() > nodes.size() - quorum);
     int acquired = round.count(Acquisition::acquired);

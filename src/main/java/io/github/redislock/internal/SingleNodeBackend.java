@@ -5,6 +5,7 @@ import java.util.List;
 import java.util.function.Supplier;
 import redis.clients.jedis.UnifiedJedis;
 import redis.clients.jedis.exceptions.JedisException;
+import redis.clients.jedis.params.SetParams;
 
 /**
  * The lock on one Redis deployment reached through one {@link UnifiedJedis}: a standalone server,
@@ -22,17 +23,41 @@ final class SingleNodeBackend implements LockBackend {
   }
 
   @Override
-  public Acquisition tryAcquire(LockKeys keys, String token, long leaseMillis) {
+  public Acquisition tryAcquire(LockKeys keys, String token, long leaseMillis, Ask ask) {
+    if (ask == Ask.PLAIN) {
+      SetParams params = setParams(leaseMillis);
+      if (call("acquire", keys, () -> client.set(keys.lock(), token, params)) != null) {
+        return ACQUIRED_UNFENCED;
+      }
+      // Busy (or an earlier attempt's SET landed and its reply was lost): the script tells which.
+    }
     return parseAcquisition(call("acquire", keys, () -> Script.ACQUIRE.run(
-        client, acquireKeys(keys), acquireArgs(token, leaseMillis))));
+        client, acquireKeys(keys), acquireArgs(token, leaseMillis, ask == Ask.FENCED))));
+  }
+
+  private static final Acquisition ACQUIRED_UNFENCED = Acquisition.acquired(0);
+
+  private record PlainSet(long leaseMillis, SetParams params) {}
+
+  /** The last {@code NX PX} parameters built: every call of one engine passes the same lease. */
+  private volatile PlainSet plainSet = new PlainSet(-1, null);
+
+  private SetParams setParams(long leaseMillis) {
+    PlainSet last = plainSet;
+    if (last.leaseMillis() == leaseMillis) {
+      return last.params();
+    }
+    SetParams params = SetParams.setParams().nx().px(leaseMillis);
+    plainSet = new PlainSet(leaseMillis, params);
+    return params;
   }
 
   static List<String> acquireKeys(LockKeys keys) {
     return List.of(keys.lock(), keys.companion());
   }
 
-  List<String> acquireArgs(String token, long leaseMillis) {
-    return List.of(token, Long.toString(leaseMillis), companionTtlMillis);
+  List<String> acquireArgs(String token, long leaseMillis, boolean fenced) {
+    return List.of(token, Long.toString(leaseMillis), companionTtlMillis, fenced ? "1" : "0");
   }
 
   static Acquisition parseAcquisition(Object reply) {
@@ -94,7 +119,7 @@ final class SingleNodeBackend implements LockBackend {
 
   @Override
   public boolean confirmFence(LockKeys keys, String token, long fencingToken) {
-    return true; // issued atomically with the acquisition by this node's own counter
+    return true; // issued atomically with the acquisition, or reissued, by this node's counter
   }
 
   /** Raises this node's fencing counter to at least {@code fencingToken}. */

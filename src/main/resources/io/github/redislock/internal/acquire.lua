@@ -1,15 +1,19 @@
--- acquire.lua: take the lock when it is free and issue a fencing token, in one atomic step.
+-- acquire.lua: take the lock when it is free and, when asked, issue a fencing token, in one
+-- atomic step. The caller runs a plain SET NX PX instead when it expects the lock to be free and
+-- needs no token: this script is for the rest (a busy lock's remaining lease, a retry after a lost
+-- reply, a fencing token with the acquisition).
 --
 -- KEYS[1]  the lock key: a string holding the owner's token, with a PX lease
--- KEYS[2]  the lock's companion hash (same cluster slot): field "c" is the fencing counter,
---          field "r" the token of the last release (see release.lua)
+-- KEYS[2]  the lock's companion hash (same cluster slot): field "c" is the fencing counter
 -- ARGV[1]  the caller's token
 -- ARGV[2]  the lease in milliseconds
 -- ARGV[3]  the companion hash's time to live in milliseconds
+-- ARGV[4]  '1' to issue a fencing token, '0' not to
 --
 -- Replies:
 --   {1, fencingToken}       acquired (also when the key already holds ARGV[1]: an earlier
---                           attempt of this caller set it, and its reply was lost)
+--                           attempt of this caller set it, and its reply was lost); the token is
+--                           0 when none was asked for
 --   {0, pttl, ourFormat}    held by another owner; pttl is -1 when the key never expires,
 --                           ourFormat is 1 when the holder's token looks like this library's
 --                           (such holders publish on release), else 0
@@ -30,6 +34,9 @@ if not redis.call('set', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2]) then
     return {0, redis.call('pttl', KEYS[1]), ourFormat}
   end
   redis.call('pexpire', KEYS[1], ARGV[2])
+end
+if ARGV[4] ~= '1' then
+  return {1, 0}
 end
 local counter = redis.pcall('hget', KEYS[2], 'c')
 if type(counter) == 'table' then

@@ -608,6 +608,29 @@ public abstract class LockContractTest {
     }
 
     @Test
+    void fencingTokensIncreaseWhetherIssuedWithTheAcquisitionOrWhenFirstAskedFor() {
+      // A factory issues tokens when first asked for until it was asked once, then with every
+      // acquisition; holders that never ask get none. All of them must interleave in order.
+      RedisLockFactory asking = factory();
+      List<Long> tokens = new ArrayList<>();
+      for (int i = 0; i < 3; i++) {
+        RedisDistributedLock eager = asking.getLock(name);
+        eager.lock();
+        tokens.add(eager.getFencingToken());
+        eager.unlock();
+        RedisDistributedLock silent = factory().getLock(name);
+        silent.lock();
+        silent.unlock();
+        RedisDistributedLock lazy = factory().getLock(name);
+        lazy.lock();
+        tokens.add(lazy.getFencingToken());
+        assertThat(lazy.getFencingToken()).isEqualTo(tokens.get(tokens.size() - 1));
+        lazy.unlock();
+      }
+      assertThat(tokens).isSorted().doesNotHaveDuplicates();
+    }
+
+    @Test
     void fencingTokensKeepIncreasingAfterTheCounterIsDeleted() {
       RedisDistributedLock lock = lock();
       lock.lock();

@@ -275,12 +275,13 @@ class ClusterLockTest {
     for (int i = 0; i < 20; i++) {
       RedisDistributedLock lock = factory.getLock("name-" + i);
       lock.lock();
+      assertThat(lock.getFencingToken()).isPositive(); // writes the fencing counter beside the key
       lock.unlock();
       slots.add(JedisClusterCRC16.getSlot("{" + prefix + "}name-" + i));
     }
     assertThat(slots).hasSize(1);
     try (Jedis jedis = cluster.jedisFor("{" + prefix + "}")) {
-      assertThat(jedis.keys("*")).hasSize(20);
+      assertThat(jedis.keys("*")).as("the counters, all on one master").hasSize(20);
     }
     assertThat(keysWithMaster()).hasSize(20);
   }

@@ -133,15 +133,16 @@ class SentinelFailoverTest {
     RedisServer master = group.master();
     RedisServer replica = group.replicas().get(0);
     RedisDistributedLock lock = factory().getLock(name);
+    long fence;
     replica.pause();
     try {
       fallBehind(master);
       lock.lock(); // replicated after the backlog: still in the master's memory when it dies
+      fence = lock.getFencingToken(); // issued by the master, as the key: neither reaches the replica
       master.kill();
     } finally {
       replica.resume();
     }
-    long fence = lock.getFencingToken();
 
     RedisServer newMaster = group.awaitFailoverFrom(master);
 

@@ -8,11 +8,13 @@ import io.github.redislock.RedisLockException;
 import io.github.redislock.RedisLockFactory;
 import io.github.redislock.testing.RedisInvariants;
 import io.github.redislock.testing.RedisServer;
+import io.github.redislock.testing.TcpProxy;
 import io.github.redislock.testing.Timing;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -28,7 +30,10 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInfo;
 import redis.clients.jedis.Jedis;
 
-/** Faults injected into a real {@code redis-server}: paused (SIGSTOP), script cache flushed. */
+/**
+ * Faults injected into a real {@code redis-server}: paused (SIGSTOP), script cache flushed, a
+ * reply lost on the way back.
+ */
 class RedisFaultsTest {
   private static RedisServer server;
   private final List<RedisLockFactory> factories = new ArrayList<>();
@@ -82,6 +87,42 @@ class RedisFaultsTest {
       return attempt.get();
     } catch (ExecutionException e) {
       return e.getCause();
+    }
+  }
+
+  @Test
+  void aReleaseWhoseReplyIsLostIsRetriedAndCountsAsReleased() throws Exception {
+    try (TcpProxy proxy = TcpProxy.start(server.port())) {
+      RedisLockFactory factory =
+          RedisLockFactory.builder()
+              .standalone(proxy.uri())
+              .commandTimeout(Timing.scaled(Duration.ofSeconds(10))) // the test cuts it short
+              .build();
+      factories.add(factory);
+      RedisDistributedLock lock = factory.getLock(name);
+      CountDownLatch locked = new CountDownLatch(1);
+      CountDownLatch release = new CountDownLatch(1);
+      Future<Boolean> owner = threads.submit(() -> {
+        lock.lock();
+        lock.unlock(); // the server caches the release script: the stalled call runs, not NOSCRIPT
+        lock.lock();
+        locked.countDown();
+        release.await();
+        lock.unlock(); // its reply is lost: the retry finds the key gone, within the lease
+        return lock.isHeldByCurrentThread();
+      });
+      assertThat(locked.await(Timing.awaitAtMost().toMillis(), TimeUnit.MILLISECONDS)).isTrue();
+      proxy.stallReplies();
+      release.countDown();
+      try (Jedis jedis = server.jedis()) {
+        await().atMost(Timing.awaitAtMost()).until(() -> !jedis.exists(name));
+      }
+      proxy.cutAll(); // the release's reply is lost with its connection
+      proxy.unstall();
+      assertThat(owner.get(Timing.awaitAtMost().toMillis(), TimeUnit.MILLISECONDS))
+          .as("held after unlock").isFalse();
+      assertThat(lock.tryLock()).isTrue();
+      lock.unlock();
     }
   }
 

@@ -104,7 +104,7 @@ class RedlockBackendTest {
     for (int i = 0; i < 3; i++) {
       proxies.get(i).setDelay(Duration.ofMillis(150)); // each way: a majority answers after the lease
     }
-    assertThatThrownBy(() -> redlock.tryAcquire(keys, Tokens.next(), 200))
+    assertThatThrownBy(() -> redlock.tryAcquire(keys, Tokens.next(), 200, LockBackend.Ask.PROBE))
         .isInstanceOf(RedisLockException.class).hasMessageContaining("leaving no validity")
         .satisfies(e -> assertThat(Failures.isTransient(e)).isTrue());
     awaitNoKeyOfOurs();
@@ -114,7 +114,7 @@ class RedlockBackendTest {
   void otherOwnersOnAMajorityMeanBusyNotAnError() {
     RedlockBackend redlock = backend(Timing.scaled(Duration.ofSeconds(2)));
     clog(0, 2, 4);
-    Acquisition attempt = redlock.tryAcquire(keys, Tokens.next(), 10_000);
+    Acquisition attempt = redlock.tryAcquire(keys, Tokens.next(), 10_000, LockBackend.Ask.PROBE);
     assertThat(attempt.acquired()).isFalse();
     assertThat(attempt.holderTtlMillis()).isPositive();
     awaitNoKeyOfOurs();
@@ -126,7 +126,7 @@ class RedlockBackendTest {
     masters.get(1).kill();
     masters.get(3).kill();
     masters.get(4).kill();
-    assertThatThrownBy(() -> redlock.tryAcquire(keys, Tokens.next(), 10_000))
+    assertThatThrownBy(() -> redlock.tryAcquire(keys, Tokens.next(), 10_000, LockBackend.Ask.PROBE))
         .isInstanceOf(RedisLockException.class)
         .hasMessageContaining(masters.get(1).uri())
         .hasMessageContaining(masters.get(3).uri())
@@ -140,7 +140,7 @@ class RedlockBackendTest {
     RedlockBackend redlock = backend(Timing.scaled(Duration.ofSeconds(2)));
     clog(0, 1);
     masters.get(2).kill();
-    assertThat(redlock.tryAcquire(keys, Tokens.next(), 10_000).acquired()).isFalse();
+    assertThat(redlock.tryAcquire(keys, Tokens.next(), 10_000, LockBackend.Ask.PROBE).acquired()).isFalse();
     awaitNoKeyOfOurs();
   }
 
@@ -150,7 +150,7 @@ class RedlockBackendTest {
     proxies.get(3).stall();
     proxies.get(4).stall();
     String token = Tokens.next();
-    Acquisition held = redlock.tryAcquire(keys, token, 10_000);
+    Acquisition held = redlock.tryAcquire(keys, token, 10_000, LockBackend.Ask.PROBE);
     assertThat(held.acquired()).isTrue();
     assertThat(redlock.release(keys, token, held.fencingToken(), held.grant()).released()).isTrue();
     proxies.get(3).unstall();
@@ -162,7 +162,7 @@ class RedlockBackendTest {
   void renewalNeedsAMajority() {
     RedlockBackend redlock = backend(Duration.ofMillis(200));
     String token = Tokens.next();
-    Acquisition held = redlock.tryAcquire(keys, token, 10_000);
+    Acquisition held = redlock.tryAcquire(keys, token, 10_000, LockBackend.Ask.PROBE);
     assertThat(held.acquired()).isTrue();
     awaitHeldEverywhere(token);
     assertThat(redlock.extend(keys, token, 10_000)).isTrue();
@@ -180,7 +180,7 @@ class RedlockBackendTest {
   void aReleaseWhoseGrantingMastersAreUnreachableIsNotALostHold() {
     RedlockBackend redlock = backend(Duration.ofMillis(200));
     String token = Tokens.next();
-    Acquisition held = redlock.tryAcquire(keys, token, 10_000);
+    Acquisition held = redlock.tryAcquire(keys, token, 10_000, LockBackend.Ask.PROBE);
     awaitHeldEverywhere(token);
     masters.get(0).kill();
     masters.get(1).kill();
@@ -198,7 +198,7 @@ class RedlockBackendTest {
       jedis.pexpire(keys.companion(), 60_000);
     }
     String token = Tokens.next();
-    Acquisition held = redlock.tryAcquire(keys, token, 10_000);
+    Acquisition held = redlock.tryAcquire(keys, token, 10_000, LockBackend.Ask.FENCED);
     awaitHeldEverywhere(token); // master 4 may not be in the majority that answered first
     assertThat(redlock.confirmFence(keys, token, Math.max(held.fencingToken(), ahead + 1)))
         .isTrue();

@@ -2,16 +2,21 @@ package io.github.redislock.internal;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.github.redislock.internal.LockBackend.Ask;
 import io.github.redislock.testing.RedisInvariants;
 import io.github.redislock.testing.RedisServer;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+import java.util.HashMap;
+import java.util.Map;
 import redis.clients.jedis.Jedis;
 import redis.clients.jedis.RedisClient;
 
-/** The scripts' replies, including the retries that follow a lost reply. */
+/** The single-node operations' replies, including the retries that follow a lost reply. */
 class SingleNodeBackendTest {
   private static RedisServer server;
   private static RedisClient client;
@@ -41,37 +46,87 @@ class SingleNodeBackendTest {
   }
 
   @Test
-  void repeatedReleaseAfterALostReplyStillReportsReleased() {
+  void aPlainAcquisitionOfAFreeLockIsOneSetAndIssuesNoFencingToken() {
     String token = Tokens.next();
-    assertThat(backend.tryAcquire(keys, token, 10_000).acquired()).isTrue();
+    Map<String, Long> before = commandCalls();
+    Acquisition held = backend.tryAcquire(keys, token, 10_000, Ask.PLAIN);
+    Map<String, Long> after = commandCalls();
+    assertThat(held.acquired()).isTrue();
+    assertThat(held.fencingToken()).isZero();
+    assertThat(after.getOrDefault("set", 0L) - before.getOrDefault("set", 0L)).isEqualTo(1);
+    assertThat(after.getOrDefault("evalsha", 0L) - before.getOrDefault("evalsha", 0L)).isZero();
+    try (Jedis jedis = server.jedis()) {
+      assertThat(jedis.get(keys.lock())).isEqualTo(token);
+      assertThat(jedis.exists(keys.companion())).as("no fencing counter written").isFalse();
+    }
     assertThat(backend.release(keys, token, 0, null).released()).isTrue();
+    try (Jedis jedis = server.jedis()) {
+      assertThat(jedis.exists(keys.lock(), keys.companion())).as("nothing left").isZero();
+    }
+  }
+
+  @Test
+  void aPlainAcquisitionOfABusyLockTellsTheHoldersLease() {
+    String holder = Tokens.next();
+    backend.tryAcquire(keys, holder, 10_000, Ask.PLAIN);
+    Acquisition busy = backend.tryAcquire(keys, Tokens.next(), 10_000, Ask.PLAIN);
+    assertThat(busy.acquired()).isFalse();
+    assertThat(busy.holderTtlMillis()).isBetween(1L, 10_000L);
+    assertThat(busy.holderPublishes()).isTrue();
+    backend.release(keys, holder, 0, null);
+  }
+
+  @Test
+  void repeatedReleaseAfterALostReplyFindsTheKeyGone() {
+    // The engine tells this from a lost hold by its lease (see LockEngine.releaseWithRetry).
+    String token = Tokens.next();
+    assertThat(backend.tryAcquire(keys, token, 10_000, Ask.PLAIN).acquired()).isTrue();
     assertThat(backend.release(keys, token, 0, null).released()).isTrue();
+    assertThat(backend.release(keys, token, 0, null).released()).isFalse();
   }
 
   @Test
   void releaseOfATokenThatNeverHeldTheLockIsRefused() {
     String token = Tokens.next();
-    assertThat(backend.tryAcquire(keys, token, 10_000).acquired()).isTrue();
+    assertThat(backend.tryAcquire(keys, token, 10_000, Ask.PLAIN).acquired()).isTrue();
     assertThat(backend.release(keys, Tokens.next(), 0, null).released()).isFalse();
     assertThat(backend.isLocked(keys)).isTrue();
     assertThat(backend.release(keys, token, 0, null).released()).isTrue();
   }
 
-  @Test
-  void repeatedAcquireAfterALostReplyIsAcquiredWithAHigherFence() {
+  @ParameterizedTest
+  @EnumSource(Ask.class)
+  void repeatedAcquireAfterALostReplyIsAcquired(Ask ask) {
     String token = Tokens.next();
-    Acquisition first = backend.tryAcquire(keys, token, 10_000);
-    Acquisition again = backend.tryAcquire(keys, token, 10_000);
+    Acquisition first = backend.tryAcquire(keys, token, 10_000, ask);
+    Acquisition again = backend.tryAcquire(keys, token, 10_000, ask);
     assertThat(again.acquired()).isTrue();
-    assertThat(again.fencingToken()).isGreaterThan(first.fencingToken());
+    if (ask == Ask.FENCED) {
+      assertThat(again.fencingToken()).isGreaterThan(first.fencingToken());
+    } else {
+      assertThat(again.fencingToken()).isZero();
+    }
     backend.release(keys, token, 0, null);
+  }
+
+  @Test
+  void aFencingTokenIssuedWhenAskedForFollowsOneIssuedWithAnAcquisition() {
+    String first = Tokens.next();
+    long issuedWithAcquisition = backend.tryAcquire(keys, first, 10_000, Ask.FENCED).fencingToken();
+    backend.release(keys, first, 0, null);
+    String second = Tokens.next();
+    backend.tryAcquire(keys, second, 10_000, Ask.PLAIN);
+    long issuedLater = backend.reissueFence(keys, second, null);
+    assertThat(issuedLater).isGreaterThan(issuedWithAcquisition);
+    backend.release(keys, second, 0, null);
+    assertThat(backend.reissueFence(keys, second, null)).as("not held any more").isEqualTo(-1);
   }
 
   @Test
   void busyReplyCarriesTheHoldersTtlAndWhetherItPublishes() {
     String token = Tokens.next();
-    backend.tryAcquire(keys, token, 10_000);
-    Acquisition busy = backend.tryAcquire(keys, Tokens.next(), 10_000);
+    backend.tryAcquire(keys, token, 10_000, Ask.PROBE);
+    Acquisition busy = backend.tryAcquire(keys, Tokens.next(), 10_000, Ask.PROBE);
     assertThat(busy.acquired()).isFalse();
     assertThat(busy.holderTtlMillis()).isBetween(1L, 10_000L);
     assertThat(busy.holderPublishes()).isTrue();
@@ -79,7 +134,7 @@ class SingleNodeBackendTest {
     try (Jedis jedis = server.jedis()) {
       jedis.set(keys.lock(), "foreign");
     }
-    Acquisition foreign = backend.tryAcquire(keys, Tokens.next(), 10_000);
+    Acquisition foreign = backend.tryAcquire(keys, Tokens.next(), 10_000, Ask.PROBE);
     assertThat(foreign.holderTtlMillis()).isEqualTo(-1);
     assertThat(foreign.holderPublishes()).isFalse();
     try (Jedis jedis = server.jedis()) {
@@ -90,7 +145,7 @@ class SingleNodeBackendTest {
   @Test
   void extendKeepsOnlyTheOwnersLease() {
     String token = Tokens.next();
-    backend.tryAcquire(keys, token, 1_000);
+    backend.tryAcquire(keys, token, 1_000, Ask.PLAIN);
     assertThat(backend.extend(keys, token, 50_000)).isTrue();
     assertThat(backend.extend(keys, Tokens.next(), 50_000)).isFalse();
     try (Jedis jedis = server.jedis()) {
@@ -103,7 +158,7 @@ class SingleNodeBackendTest {
   @Test
   void fencingTokensFollowServerTimeWhenTheCounterIsGone() {
     String token = Tokens.next();
-    long first = backend.tryAcquire(keys, token, 10_000).fencingToken();
+    long first = backend.tryAcquire(keys, token, 10_000, Ask.FENCED).fencingToken();
     backend.release(keys, token, 0, null);
     try (Jedis jedis = server.jedis()) {
       jedis.del(keys.companion());
@@ -111,8 +166,23 @@ class SingleNodeBackendTest {
       jedis.pexpire(keys.companion(), 60_000);
     }
     String next = Tokens.next();
-    long second = backend.tryAcquire(keys, next, 10_000).fencingToken();
+    long second = backend.tryAcquire(keys, next, 10_000, Ask.FENCED).fencingToken();
     assertThat(second).isGreaterThan(first);
     backend.release(keys, next, 0, null);
+  }
+
+  /** Calls per command since the server started, from {@code INFO commandstats}. */
+  private static Map<String, Long> commandCalls() {
+    Map<String, Long> calls = new HashMap<>();
+    try (Jedis jedis = server.jedis()) {
+      for (String line : jedis.info("commandstats").split("\r?\n")) {
+        if (line.startsWith("cmdstat_")) {
+          String command = line.substring("cmdstat_".length(), line.indexOf(':'));
+          String count = line.substring(line.indexOf("calls=") + 6, line.indexOf(','));
+          calls.put(command, Long.parseLong(count));
+        }
+      }
+    }
+    return calls;
   }
 }

@@ -178,6 +178,25 @@ class RedisServerTest {
     }
 
     @Test
+    void proxyStallRepliesLetsCommandsRunButHoldsTheirReplies() {
+        try (RedisServer redis = RedisServer.start(); TcpProxy proxy = TcpProxy.start(redis.port())) {
+            Jedis j = RedisServer.connect(proxy.port(), SHORT_TIMEOUT);
+            try {
+                proxy.stallReplies();
+                assertThatThrownBy(() -> j.set("k", "v")).isInstanceOf(JedisConnectionException.class);
+            } finally {
+                closeQuietly(j);
+            }
+            try (Jedis direct = redis.jedis()) {
+                assertThat(direct.get("k")).as("the command ran").isEqualTo("v");
+                direct.del("k");
+            }
+            proxy.unstall();
+            assertThat(ping(proxy.port())).isEqualTo("PONG");
+        }
+    }
+
+    @Test
     void proxyClosesConnectionsWhenTheTargetIsDown() {
         RedisServer redis = RedisServer.start();
         try (TcpProxy proxy = TcpProxy.start(redis.port())) {

@@ -48,10 +48,14 @@ public final class TcpProxy implements AutoCloseable {
     private final Set<Connection> connections = ConcurrentHashMap.newKeySet();
     private final AtomicInteger connectionIds = new AtomicInteger();
 
-    /** Guards {@link #delayNanos}, {@link #stalled} and the per-connection closed flags; pumps wait on it. */
+    /**
+     * Guards {@link #delayNanos}, {@link #stalled}, {@link #repliesStalled} and the per-connection
+     * closed flags; pumps wait on it.
+     */
     private final Object lock = new Object();
     private long delayNanos;
     private boolean stalled;
+    private boolean repliesStalled;
     private volatile boolean closed;
 
     private TcpProxy(int targetPort, ServerSocket serverSocket) {
@@ -132,10 +136,22 @@ public final class TcpProxy implements AutoCloseable {
         }
     }
 
-    /** Resumes forwarding after {@link #stall()}; held bytes are delivered. */
+    /**
+     * Stops forwarding bytes from the target back to clients only: requests still reach the
+     * server and run, their replies are held (a lost reply, once {@link #cutAll()} follows).
+     * Undo with {@link #unstall()}.
+     */
+    public void stallReplies() {
+        synchronized (lock) {
+            repliesStalled = true;
+        }
+    }
+
+    /** Resumes forwarding after {@link #stall()} or {@link #stallReplies()}; held bytes are delivered. */
     public void unstall() {
         synchronized (lock) {
             stalled = false;
+            repliesStalled = false;
             lock.notifyAll();
         }
     }
@@ -226,18 +242,19 @@ public final class TcpProxy implements AutoCloseable {
     }
 
     /** Waits until a chunk read at {@code readAt} may be forwarded; false if the connection is gone. */
-    private boolean awaitForwardable(Connection c, long readAt) {
+    private boolean awaitForwardable(Connection c, long readAt, boolean reply) {
         synchronized (lock) {
             while (true) {
                 if (c.closed || closed) {
                     return false;
                 }
+                boolean held = stalled || (reply && repliesStalled);
                 long remaining = readAt + delayNanos - System.nanoTime();
-                if (!stalled && remaining <= 0) {
+                if (!held && remaining <= 0) {
                     return true;
                 }
                 try {
-                    if (stalled) {
+                    if (held) {
                         lock.wait();
                     } else {
                         TimeUnit.NANOSECONDS.timedWait(lock, remaining);
@@ -270,21 +287,21 @@ public final class TcpProxy implements AutoCloseable {
             this.upstream = upstream;
             String prefix = THREAD_NAME_PREFIX + port() + "-c" + id;
             this.pumps = List.of(
-                    pumpThread(prefix + "-up", client, upstream),
-                    pumpThread(prefix + "-down", upstream, client));
+                    pumpThread(prefix + "-up", client, upstream, false),
+                    pumpThread(prefix + "-down", upstream, client, true));
         }
 
         void start() {
             pumps.forEach(Thread::start);
         }
 
-        private Thread pumpThread(String name, Socket from, Socket to) {
-            Thread t = new Thread(() -> pump(from, to), name);
+        private Thread pumpThread(String name, Socket from, Socket to, boolean replies) {
+            Thread t = new Thread(() -> pump(from, to, replies), name);
             t.setDaemon(true);
             return t;
         }
 
-        private void pump(Socket from, Socket to) {
+        private void pump(Socket from, Socket to, boolean replies) {
             byte[] buffer = new byte[BUFFER_SIZE];
             try {
                 InputStream in = from.getInputStream();
@@ -294,7 +311,7 @@ public final class TcpProxy implements AutoCloseable {
                     if (n < 0) {
                         return; // end of stream: finally closes both sides
                     }
-                    if (!awaitForwardable(this, System.nanoTime())) {
+                    if (!awaitForwardable(this, System.nanoTime(), replies)) {
                         return;
                     }
                     out.write(buffer, 0, n);
