@@ -688,7 +688,7 @@ public final class LockEngine implements AutoCloseable {
         return release;
       }
       if (System.nanoTime() - (hold.leaseEndNanos() - leaseNanos / 100) < 0) { // 1% for drift
-        return new Release(true, false); // the first attempt released, and its reply was lost
+        return Release.RELEASED; // the first attempt released, and its reply was lost
       }
       throw first;
     }

@@ -161,7 +161,7 @@ final class RedlockBackend implements LockBackend {
     int granted = (int) granting.stream().filter(Boolean::booleanValue).count();
     FanOut<Node, Release> round = pipelined
         ? Pipelined.ask(nodes, "release", keys,
-            node -> Script.RELEASE.evalsha(SingleNodeBackend.acquireKeys(keys),
+            node -> Script.RELEASE.evalsha(SingleNodeBackend.releaseKeys(keys, fencingToken),
                 node.ops().releaseArgs(keys, token, fencingToken)),
             SingleNodeBackend::parseRelease,
             node -> node.ops().releaseRaising(keys, token, fencingToken),

@@ -10,4 +10,6 @@ package io.github.redislock.internal;
  */
 record Release(boolean released, boolean othersWaiting) {
   static final Release NOT_OURS = new Release(false, false);
+  static final Release RELEASED = new Release(true, false);
+  static final Release RELEASED_TO_WAITERS = new Release(true, true);
 }

@@ -90,17 +90,23 @@ final class SingleNodeBackend implements LockBackend {
    */
   Release releaseRaising(LockKeys keys, String token, long fencingToken) {
     return parseRelease(call("release", keys, () -> Script.RELEASE.run(
-        client, acquireKeys(keys), releaseArgs(keys, token, fencingToken))));
+        client, releaseKeys(keys, fencingToken), releaseArgs(keys, token, fencingToken))));
+  }
+
+  /** The release script's keys: the companion hash only when a counter is to be raised. */
+  static List<String> releaseKeys(LockKeys keys, long fencingToken) {
+    return fencingToken == 0 ? List.of(keys.lock()) : List.of(keys.lock(), keys.companion());
   }
 
   List<String> releaseArgs(LockKeys keys, String token, long fencingToken) {
-    return List.of(token, keys.channel(), companionTtlMillis, Long.toString(fencingToken));
+    return fencingToken == 0
+        ? List.of(token, keys.channel())
+        : List.of(token, keys.channel(), Long.toString(fencingToken), companionTtlMillis);
   }
 
   static Release parseRelease(Object reply) {
-    List<?> values = (List<?>) reply;
-    long status = asLong(values.get(0));
-    return status == 0 ? Release.NOT_OURS : new Release(true, asLong(values.get(1)) > 0);
+    long status = asLong(reply);
+    return status == 0 ? Release.NOT_OURS : status == 1 ? Release.RELEASED : Release.RELEASED_TO_WAITERS;
   }
 
   UnifiedJedis client() {
