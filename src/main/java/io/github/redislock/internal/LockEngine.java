@@ -53,7 +53,6 @@ public final class LockEngine implements AutoCloseable {
   private static final long WARN_EVERY_NANOS = TimeUnit.SECONDS.toNanos(10);
   private static final long MAX_TIMEOUT_NANOS = Long.MAX_VALUE / 4;
   private static final int MAX_HANDOFFS = 16;
-  private static final int MAX_HANDOFFS_WHILE_OTHERS_WAIT = 3;
   private static final long MAX_HANDOFF_NANOS = TimeUnit.MILLISECONDS.toNanos(20);
   private static final long MIN_YIELD_NANOS = TimeUnit.MILLISECONDS.toNanos(2);
   private static final long MAX_YIELD_NANOS = TimeUnit.MILLISECONDS.toNanos(10);
@@ -110,7 +109,7 @@ public final class LockEngine implements AutoCloseable {
             0, Integer.MAX_VALUE, 10, TimeUnit.SECONDS, new SynchronousQueue<>(),
             Threads.daemon("redis-lock-io"));
     this.renewer = new LeaseRenewer(backend, leaseMillis, safetyMarginNanos, onLockLost, io);
-    this.wakeUps = backend.wakeUpSources().stream().map(WakeUps::new).toList();
+    this.wakeUps = backend.wakeUpSources().stream().map(source -> new WakeUps(source, io)).toList();
   }
 
   /**
@@ -241,8 +240,9 @@ public final class LockEngine implements AutoCloseable {
           e);
     }
     // Set before the local queue moves on, so that the next local holder sees it.
-    state.othersWaiting = release.othersWaiting();
-    if (release.othersWaiting()) {
+    boolean othersWaited = othersWaited(release, state.keys.channel());
+    state.othersWaiting = othersWaited;
+    if (othersWaited) {
       // Other processes wait: this JVM's next attempt gives them a head start. It costs nothing
       // when they take the lock (the attempt would have failed), and bounds how long a waiter
       // that went away can delay this JVM.
@@ -384,9 +384,12 @@ public final class LockEngine implements AutoCloseable {
    * Local handoff. When the last unlock finds other threads of this JVM queued for the name, the
    * Redis hold (its key, token and renewal) passes to the next of them without a release and a new
    * acquisition: two round trips saved per holder. It is bounded, so that other processes do not
-   * starve: at most MAX_HANDOFFS holders in a row (MAX_HANDOFFS_WHILE_OTHERS_WAIT while other
-   * processes are known to wait) and MAX_HANDOFF_NANOS after the Redis acquisition; then a real
-   * release, after which this JVM gives the waiting processes a head start. Each new holder gets a
+   * starve: at most MAX_HANDOFFS holders in a row and MAX_HANDOFF_NANOS after the Redis
+   * acquisition; then a real release. When other processes waited at that release (more listeners
+   * on the wake-up channel than this factory's own subscription), this JVM gives them the next
+   * turn: its next attempt waits, subscribed, until one of them releases (which wakes it at once,
+   * and tells that process that this one waits, so turns alternate) or a short yield has passed.
+   * Each new holder gets a
    * new fencing token, issued when first asked for (a token is only binding once the holder has
    * seen it). A handoff that nobody takes (every queued thread gave up) is released by the last
    * thread to leave the queue.
@@ -394,7 +397,7 @@ public final class LockEngine implements AutoCloseable {
 
   private boolean mayHandOff(NameState state, Hold hold) {
     return !closed
-        && state.handoffs < (state.othersWaiting ? MAX_HANDOFFS_WHILE_OTHERS_WAIT : MAX_HANDOFFS)
+        && state.handoffs < MAX_HANDOFFS
         && state.local.hasQueuedThreads()
         && hold.isValid()
         && System.nanoTime() - hold.acquiredAtNanos < MAX_HANDOFF_NANOS;
@@ -450,6 +453,22 @@ public final class LockEngine implements AutoCloseable {
     }
   }
 
+  /**
+   * Whether other processes (or factories) waited for the lock when it was released: more
+   * listeners on its wake-up channel than this factory's own subscription, which stays a while
+   * after this JVM's last waiter left.
+   */
+  private boolean othersWaited(Release release, String channel) {
+    if (release.listeners() == 0) {
+      return false;
+    }
+    boolean own = false;
+    for (WakeUps source : wakeUps) {
+      own |= source.isSubscribed(channel);
+    }
+    return release.listeners() > (own ? 1 : 0);
+  }
+
   private long yieldNanos() {
     return Math.max(MIN_YIELD_NANOS, Math.min(MAX_YIELD_NANOS, 10 * roundTripNanos));
   }
@@ -486,11 +505,17 @@ public final class LockEngine implements AutoCloseable {
     Backoff backoff = null;
     boolean interrupted = false;
     boolean answered = false;
+    boolean busyStill = false;
     long lastWarn = 0;
     try {
       long yieldUntil = state.yieldUntilNanos;
       if (yieldUntil - System.nanoTime() > 0 && mode != Mode.ONCE) {
         signal = waitingSignal();
+        // Subscribed while giving way: the other processes' releases then count this JVM as
+        // waiting (so they give way in turn), and the first of them ends the pause.
+        Signal registered = signal;
+        wakeUps.forEach(w -> w.register(state.keys.channel(), registered));
+        subscribed = true;
         long pause = yieldUntil - System.nanoTime();
         if (mode == Mode.TIMED) {
           pause = Math.min(pause, deadline - System.nanoTime());
@@ -504,8 +529,10 @@ public final class LockEngine implements AutoCloseable {
         String token = Tokens.next();
         long start = System.nanoTime();
         Acquisition attempt;
+        // After "busy" and no wake-up since, the lock is most likely still busy: the script
+        // answers that, and for how long, in one round trip. Otherwise the plain SET NX PX.
         LockBackend.Ask ask = fencingWanted ? LockBackend.Ask.FENCED
-            : answered || state.othersWaiting ? LockBackend.Ask.PROBE : LockBackend.Ask.PLAIN;
+            : busyStill ? LockBackend.Ask.PROBE : LockBackend.Ask.PLAIN;
         try {
           attempt = attempt(state, token, ask, mode, deadline, answered);
         } catch (RedisLockException e) {
@@ -530,6 +557,7 @@ public final class LockEngine implements AutoCloseable {
           signal = signal == null ? waitingSignal() : signal;
           interrupted |= await(signal, pause, mode);
           answered = false;
+          busyStill = false;
           continue;
         }
         long roundTrip = System.nanoTime() - start;
@@ -556,7 +584,8 @@ public final class LockEngine implements AutoCloseable {
         if (mode == Mode.TIMED) {
           wait = Math.min(wait, deadline - now);
         }
-        interrupted |= await(signal, wait, mode);
+        busyStill = !signal.await(wait);
+        interrupted |= afterWait(mode);
       }
     } finally {
       if (signal != null) {
@@ -631,6 +660,11 @@ public final class LockEngine implements AutoCloseable {
    */
   private boolean await(Signal signal, long nanos, Mode mode) throws InterruptedException {
     signal.await(nanos);
+    return afterWait(mode);
+  }
+
+  /** What {@link #await} does after the wait, for callers that wait on the signal themselves. */
+  private static boolean afterWait(Mode mode) throws InterruptedException {
     if (Thread.interrupted()) {
       if (mode == Mode.UNINTERRUPTIBLE) {
         return true;

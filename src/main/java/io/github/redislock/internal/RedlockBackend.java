@@ -171,7 +171,10 @@ final class RedlockBackend implements LockBackend {
                 r -> confirmed(r, granting) >= quorum || granted - denied(r, granting) < quorum);
     int confirmed = confirmed(round, granting);
     int denied = denied(round, granting);
-    boolean othersWaiting = round.count(Release::othersWaiting) > 0;
+    long listeners = 0;
+    for (Release reply : round.replies()) {
+      listeners = reply == null ? listeners : Math.max(listeners, reply.listeners());
+    }
     if (granted - denied < quorum) {
       log.debug("Redlock release of lock key '{}': {} of its {} granting nodes no longer held it",
           keys.lock(), denied, granted);
@@ -182,7 +185,7 @@ final class RedlockBackend implements LockBackend {
           + " be reached and expire it with its lease: {}", keys.lock(), confirmed, nodes.size(),
           round.describeFailures(Node::label, TimeUnit.NANOSECONDS.toMillis(releaseTimeoutNanos)));
     }
-    return new Release(true, othersWaiting);
+    return Release.released(listeners);
   }
 
   /** Granting nodes that confirmed the release. */

@@ -5,11 +5,18 @@ package io.github.redislock.internal;
  *
  * @param released whether the hold was still ours and is released now (or was, by an earlier
  *     call whose reply was lost)
- * @param othersWaiting whether clients of other processes or factories were waiting for the lock
- *     when it was released: this process's next attempt should give them a moment
+ * @param listeners how many connections were subscribed to the lock's wake-up channel when it was
+ *     released (the most on any one node, under Redlock): other processes' waiters, and this
+ *     factory's own subscription if it has one (see {@code LockEngine.othersWaited})
  */
-record Release(boolean released, boolean othersWaiting) {
-  static final Release NOT_OURS = new Release(false, false);
-  static final Release RELEASED = new Release(true, false);
-  static final Release RELEASED_TO_WAITERS = new Release(true, true);
+record Release(boolean released, long listeners) {
+  static final Release NOT_OURS = new Release(false, 0);
+  static final Release RELEASED = new Release(true, 0);
+  private static final Release[] FEW_LISTENERS = {
+    RELEASED, new Release(true, 1), new Release(true, 2), new Release(true, 3)
+  };
+
+  static Release released(long listeners) {
+    return listeners < FEW_LISTENERS.length ? FEW_LISTENERS[(int) listeners] : new Release(true, listeners);
+  }
 }

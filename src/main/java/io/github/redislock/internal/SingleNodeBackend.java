@@ -106,7 +106,7 @@ final class SingleNodeBackend implements LockBackend {
 
   static Release parseRelease(Object reply) {
     long status = asLong(reply);
-    return status == 0 ? Release.NOT_OURS : status == 1 ? Release.RELEASED : Release.RELEASED_TO_WAITERS;
+    return status == 0 ? Release.NOT_OURS : Release.released(status - 1);
   }
 
   UnifiedJedis client() {

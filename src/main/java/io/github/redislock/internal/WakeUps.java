@@ -6,6 +6,9 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executor;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -14,8 +17,11 @@ import redis.clients.jedis.UnifiedJedis;
 
 /**
  * The wake-up channels of one Redis source, on one subscription connection shared by all waiters
- * of a factory. The connection is taken while someone waits and given back after: when the last
- * channel is unsubscribed, the subscription ends and its thread exits.
+ * of a factory. The connection is taken while someone waits and given back after: a channel stays
+ * subscribed for {@value #LINGER_MILLIS} ms after its last waiter left (the next waiter for a
+ * busy lock usually comes soon, and would otherwise subscribe again and wait for the
+ * confirmation), and when the last channel is unsubscribed, the subscription ends and its thread
+ * exits.
  *
  * <p>Every new subscription raises its channel's waiters, so that they try again: a release that
  * happened between their last attempt and the subscription is not missed. A broken connection
@@ -23,11 +29,17 @@ import redis.clients.jedis.UnifiedJedis;
  */
 final class WakeUps implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(WakeUps.class);
+  static final long LINGER_MILLIS = 200;
+  private static final long LINGER_NANOS = TimeUnit.MILLISECONDS.toNanos(LINGER_MILLIS);
 
   private final UnifiedJedis source;
+  private final Executor sweeps;
 
   // All guarded by this.
   private final Map<String, Set<Signal>> waiting = new HashMap<>();
+  /** Channels nobody waits on any more, kept subscribed a while: when their last waiter left. */
+  private final Map<String, Long> lingering = new HashMap<>();
+  private boolean sweepScheduled;
   private final Set<String> requested = new HashSet<>();
   private final Set<String> confirmed = new HashSet<>();
   private Listener listener;
@@ -36,8 +48,13 @@ final class WakeUps implements AutoCloseable {
   private boolean closed;
   private Thread thread;
 
-  WakeUps(UnifiedJedis source) {
+  /**
+   * @param source the client whose connections subscribe
+   * @param executor runs the sweep that ends lingering subscriptions
+   */
+  WakeUps(UnifiedJedis source, Executor executor) {
     this.source = source;
+    this.sweeps = CompletableFuture.delayedExecutor(LINGER_MILLIS, TimeUnit.MILLISECONDS, executor);
   }
 
   /** Raises {@code signal} whenever {@code channel} carries a release, until closed. */
@@ -47,6 +64,7 @@ final class WakeUps implements AutoCloseable {
       return;
     }
     waiting.computeIfAbsent(channel, c -> new HashSet<>()).add(signal);
+    lingering.remove(channel);
     if (thread == null) {
       thread = Threads.daemon("redis-lock-wakeups").newThread(this::run);
       thread.start();
@@ -59,13 +77,55 @@ final class WakeUps implements AutoCloseable {
     Set<Signal> signals = waiting.get(channel);
     if (signals != null && signals.remove(signal) && signals.isEmpty()) {
       waiting.remove(channel);
+      if (!closed) {
+        lingering.put(channel, System.nanoTime());
+        scheduleSweep();
+      }
+    }
+  }
+
+  private void scheduleSweep() {
+    if (sweepScheduled) {
+      return;
+    }
+    try {
+      sweeps.execute(this::sweep);
+      sweepScheduled = true;
+    } catch (RejectedExecutionException e) {
+      lingering.clear(); // the factory is closing: stop lingering now
       reconcile();
     }
+  }
+
+  /** Unsubscribes the channels that lingered long enough. */
+  private synchronized void sweep() {
+    sweepScheduled = false;
+    long now = System.nanoTime();
+    lingering.values().removeIf(since -> now - since >= LINGER_NANOS);
+    reconcile();
+    if (!lingering.isEmpty()) {
+      scheduleSweep();
+    }
+  }
+
+  /** The channels to be subscribed: waited on, or lingering. */
+  private Set<String> wanted() {
+    if (lingering.isEmpty()) {
+      return waiting.keySet();
+    }
+    Set<String> wanted = new HashSet<>(waiting.keySet());
+    wanted.addAll(lingering.keySet());
+    return wanted;
   }
 
   /** Whether a release on {@code channel} would reach its waiters now. */
   synchronized boolean isActive(String channel) {
     return confirmed.contains(channel);
+  }
+
+  /** Whether this source's subscription has (or asked for) {@code channel}. */
+  synchronized boolean isSubscribed(String channel) {
+    return requested.contains(channel);
   }
 
   /** Number of channels subscribed or asked for: for tests that check nothing leaks. */
@@ -80,6 +140,7 @@ final class WakeUps implements AutoCloseable {
       closed = true;
       raiseAll();
       waiting.clear();
+      lingering.clear();
       reconcile();
       notifyAll();
       running = thread;
@@ -99,7 +160,7 @@ final class WakeUps implements AutoCloseable {
       Listener current;
       String[] channels;
       synchronized (this) {
-        if (closed || waiting.isEmpty()) {
+        if (closed || wanted().isEmpty()) {
           thread = null;
           return;
         }
@@ -108,7 +169,7 @@ final class WakeUps implements AutoCloseable {
         connected = false;
         ending = false;
         requested.clear();
-        requested.addAll(waiting.keySet());
+        requested.addAll(wanted());
         channels = requested.toArray(String[]::new);
       }
       boolean failed = false;
@@ -125,7 +186,7 @@ final class WakeUps implements AutoCloseable {
         requested.clear();
         confirmed.clear();
         raiseAll();
-        if (failed && !closed && !waiting.isEmpty()) {
+        if (failed && !closed && !wanted().isEmpty()) {
           try {
             wait(TimeUnit.NANOSECONDS.toMillis(backoff.nextNanos()) + 1);
           } catch (InterruptedException e) {
@@ -143,20 +204,21 @@ final class WakeUps implements AutoCloseable {
       return; // the subscriber thread subscribes to everything waiting when it (re)connects
     }
     try {
-      if (waiting.isEmpty()) {
+      Set<String> wanted = wanted();
+      if (wanted.isEmpty()) {
         ending = true; // no command may follow: the connection goes back to the pool
         listener.unsubscribe();
         return;
       }
       List<String> add = new ArrayList<>();
-      for (String channel : waiting.keySet()) {
+      for (String channel : wanted) {
         if (requested.add(channel)) {
           add.add(channel);
         }
       }
       List<String> remove = new ArrayList<>();
       for (String channel : requested) {
-        if (!waiting.containsKey(channel)) {
+        if (!wanted.contains(channel)) {
           remove.add(channel);
         }
       }

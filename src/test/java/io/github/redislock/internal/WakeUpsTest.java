@@ -6,6 +6,8 @@ import static org.awaitility.Awaitility.await;
 import io.github.redislock.testing.RedisInvariants;
 import io.github.redislock.testing.RedisServer;
 import io.github.redislock.testing.Timing;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -17,22 +19,25 @@ import redis.clients.jedis.RedisClient;
 class WakeUpsTest {
   private static RedisServer server;
   private static RedisClient client;
+  private static ExecutorService executor;
 
   @BeforeAll
   static void start() {
     server = RedisServer.start();
     client = RedisClient.create(server.host(), server.port());
+    executor = Executors.newCachedThreadPool();
   }
 
   @AfterAll
   static void stop() {
+    executor.shutdownNow();
     client.close();
     server.close();
   }
 
   @Test
   void publishOnTheChannelRaisesTheRegisteredSignal() {
-    try (WakeUps wakeUps = new WakeUps(client); Jedis jedis = server.jedis()) {
+    try (WakeUps wakeUps = new WakeUps(client, executor); Jedis jedis = server.jedis()) {
       Signal signal = new Signal();
       wakeUps.register("ch-a", signal);
       await().atMost(Timing.awaitAtMost()).until(() -> wakeUps.isActive("ch-a"));
@@ -45,7 +50,7 @@ class WakeUpsTest {
 
   @Test
   void channelsShareOneConnectionAndItIsGivenBackWhenNobodyWaits() {
-    try (WakeUps wakeUps = new WakeUps(client); Jedis jedis = server.jedis()) {
+    try (WakeUps wakeUps = new WakeUps(client, executor); Jedis jedis = server.jedis()) {
       Signal first = new Signal();
       Signal second = new Signal();
       wakeUps.register("ch-1", first);
@@ -63,7 +68,7 @@ class WakeUpsTest {
 
   @Test
   void aNewRegistrationAfterTheConnectionWasGivenBackSubscribesAgain() {
-    try (WakeUps wakeUps = new WakeUps(client); Jedis jedis = server.jedis()) {
+    try (WakeUps wakeUps = new WakeUps(client, executor); Jedis jedis = server.jedis()) {
       for (int round = 0; round < 3; round++) {
         Signal signal = new Signal();
         wakeUps.register("ch-again", signal);
@@ -74,6 +79,26 @@ class WakeUpsTest {
         wakeUps.unregister("ch-again", signal);
         RedisInvariants.assertNoSubscriptions(jedis);
       }
+    }
+  }
+
+  @Test
+  void aChannelStaysSubscribedForAWhileAfterItsLastWaiterLeft() {
+    try (WakeUps wakeUps = new WakeUps(client, executor); Jedis jedis = server.jedis()) {
+      Signal first = new Signal();
+      wakeUps.register("ch-linger", first);
+      await().atMost(Timing.awaitAtMost()).until(() -> wakeUps.isActive("ch-linger"));
+      first.await(0); // consume the raise that announced the subscription
+      wakeUps.unregister("ch-linger", first);
+      Signal next = new Signal();
+      wakeUps.register("ch-linger", next); // within the linger: no new subscription needed
+      assertThat(wakeUps.isActive("ch-linger")).isTrue();
+      jedis.publish("ch-linger", "released");
+      assertThat(next.await(TimeUnit.SECONDS.toNanos(20))).isTrue();
+      wakeUps.unregister("ch-linger", next);
+      assertThat(first.await(0)).as("a signal that left is not raised").isFalse();
+      await().atMost(Timing.awaitAtMost()).until(() -> wakeUps.subscribedCount() == 0);
+      RedisInvariants.assertNoSubscriptions(jedis);
     }
   }
 
