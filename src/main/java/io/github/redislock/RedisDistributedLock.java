@@ -224,8 +224,9 @@ public class RedisDistributedLock implements Lock {
    *
    * <p>In this implementation, when other threads of this JVM are waiting for the lock, the hold
    * may pass to one of them without a release in Redis (a local handoff): at most 16 holders in a
-   * row and 20 milliseconds after the lock was taken in Redis, and 3 holders while other
-   * processes are known to wait, so that they do not starve. A release whose reply is lost is
+   * row and 20 milliseconds after the lock was taken in Redis. When other processes waited at the
+   * release that follows, this JVM gives them the next turn, so that processes alternate rather
+   * than one starving. A release whose reply is lost is
    * retried once; a retry that finds the key gone while the lease has not run out (so the first
    * attempt released it) counts as a success.
    *

@@ -2,8 +2,6 @@ package io.github.redislock.internal;
 
 import io.github.redislock.LockLostEvent;
 import io.github.redislock.RedisLockException;
-import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
@@ -17,16 +15,22 @@ import org.slf4j.LoggerFactory;
  * Renews every hold of one factory, on one daemon thread that runs while anything is held and
  * ends a few ticks after the last release.
  *
- * <p>The thread wakes every sixth of the lease and starts a renewal, on the I/O executor, for each
- * hold last confirmed a third of the lease ago or more and not being renewed already; so a stalled
- * node delays only its own holds' renewals. Taking and returning a hold only adds it to and
- * removes it from a concurrent set: no thread is signalled on the lock's fast path. A renewal that finds the key gone or taken
+ * <p>The thread wakes every sixth of the lease, walks the holds the engine has (see {@link
+ * Holds}), and starts a renewal, on the I/O executor, for each hold last confirmed a third of the
+ * lease ago or more and not being renewed already; so a stalled node delays only its own holds'
+ * renewals. Taking and returning a hold costs the renewer nothing but a volatile read: no set to
+ * update, no thread signalled on the lock's fast path. A renewal that finds the key gone or taken
  * marks the hold lost at once; one that fails is retried at every tick until the lease, as last
  * confirmed, would have run out, and then marks it lost. Each loss is reported once.
  */
 final class LeaseRenewer implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(LeaseRenewer.class);
   private static final int IDLE_TICKS_BEFORE_EXIT = 3;
+
+  /** The holds to renew: whatever the engine holds now, held or not any more. */
+  interface Holds {
+    void forEach(Consumer<Hold> action);
+  }
 
   private final LockBackend backend;
   private final long leaseMillis;
@@ -35,7 +39,7 @@ final class LeaseRenewer implements AutoCloseable {
   private final long tickNanos;
   private final Consumer<LockLostEvent> listener;
   private final Executor executor;
-  private final Set<Hold> active = ConcurrentHashMap.newKeySet();
+  private final Holds holds;
   private final AtomicBoolean running = new AtomicBoolean();
   private volatile boolean closed;
   private volatile Thread thread;
@@ -45,7 +49,8 @@ final class LeaseRenewer implements AutoCloseable {
       long leaseMillis,
       long safetyMarginNanos,
       Consumer<LockLostEvent> listener,
-      Executor executor) {
+      Executor executor,
+      Holds holds) {
     this.backend = backend;
     this.leaseMillis = leaseMillis;
     long leaseNanos = TimeUnit.MILLISECONDS.toNanos(leaseMillis);
@@ -54,13 +59,15 @@ final class LeaseRenewer implements AutoCloseable {
     this.tickNanos = Math.max(TimeUnit.MILLISECONDS.toNanos(1), leaseNanos / 6);
     this.listener = listener;
     this.executor = executor;
+    this.holds = holds;
   }
 
-  /** Starts renewing {@code hold}; {@code false} when the factory is closed. */
+  /**
+   * Makes sure a hold the engine just took is renewed (the engine holds it already, where {@link
+   * Holds} finds it); {@code false} when the factory is closed.
+   */
   boolean start(Hold hold) {
-    active.add(hold);
     if (closed) {
-      active.remove(hold);
       return false;
     }
     if (!running.get() && running.compareAndSet(false, true)) {
@@ -71,21 +78,23 @@ final class LeaseRenewer implements AutoCloseable {
     return true;
   }
 
-  /** Stops renewing {@code hold}, whose release has begun or which was lost. */
-  void stop(Hold hold) {
-    active.remove(hold);
-  }
-
   /** Number of holds being renewed: for tests that check nothing leaks. */
   int activeCount() {
-    return active.size();
+    int[] count = new int[1];
+    holds.forEach(hold -> count[0] += hold.isHeld() ? 1 : 0);
+    return count[0];
   }
 
   private void run() {
     int idleTicks = 0;
     while (!closed) {
       long now = System.nanoTime();
-      for (Hold hold : active) {
+      boolean[] any = new boolean[1];
+      holds.forEach(hold -> {
+        if (!hold.isHeld()) {
+          return;
+        }
+        any[0] = true;
         if (now - hold.renewedAtNanos() >= renewAfterNanos && hold.beginRenewal()) {
           try {
             executor.execute(() -> renew(hold));
@@ -93,13 +102,13 @@ final class LeaseRenewer implements AutoCloseable {
             hold.endRenewal(); // closing
           }
         }
-      }
-      if (active.isEmpty()) {
+      });
+      if (!any[0]) {
         if (++idleTicks >= IDLE_TICKS_BEFORE_EXIT) {
           running.set(false);
-          // A hold added after the emptiness check, and before running turned false, found the
-          // thread running and started none: take it on unless another thread did.
-          if (active.isEmpty() || !running.compareAndSet(false, true)) {
+          // A hold taken after the walk, and before running turned false, found the thread
+          // running and started none: take it on unless another thread did.
+          if (activeCount() == 0 || !running.compareAndSet(false, true)) {
             return;
           }
         }
@@ -121,7 +130,6 @@ final class LeaseRenewer implements AutoCloseable {
 
   private void renewOnce(Hold hold) {
     if (!hold.isHeld()) {
-      active.remove(hold);
       return;
     }
     long start = System.nanoTime();
@@ -142,7 +150,6 @@ final class LeaseRenewer implements AutoCloseable {
 
   /** Marks {@code hold} lost and reports it, unless it was released or reported already. */
   void lose(Hold hold, String reason) {
-    active.remove(hold);
     if (hold.markLost(reason)) {
       log.warn("lost the hold of lock '{}': {}", hold.name, reason);
       try {
@@ -157,9 +164,7 @@ final class LeaseRenewer implements AutoCloseable {
   @Override
   public void close() {
     closed = true;
-    for (Hold hold : active) {
-      lose(hold, "the lock factory was closed");
-    }
+    holds.forEach(hold -> lose(hold, "the lock factory was closed"));
     Thread renewer = thread;
     if (renewer != null) {
       LockSupport.unpark(renewer);

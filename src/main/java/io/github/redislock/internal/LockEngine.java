@@ -108,7 +108,8 @@ public final class LockEngine implements AutoCloseable {
         new ThreadPoolExecutor(
             0, Integer.MAX_VALUE, 10, TimeUnit.SECONDS, new SynchronousQueue<>(),
             Threads.daemon("redis-lock-io"));
-    this.renewer = new LeaseRenewer(backend, leaseMillis, safetyMarginNanos, onLockLost, io);
+    this.renewer =
+        new LeaseRenewer(backend, leaseMillis, safetyMarginNanos, onLockLost, io, this::forEachHold);
     this.wakeUps = backend.wakeUpSources().stream().map(source -> new WakeUps(source, io)).toList();
   }
 
@@ -228,7 +229,6 @@ public final class LockEngine implements AutoCloseable {
       drop(state);
       throw new LockLostException(name, hold.lostReason());
     }
-    renewer.stop(hold);
     Release release;
     try {
       release = releaseWithRetry(hold);
@@ -425,7 +425,6 @@ public final class LockEngine implements AutoCloseable {
       return true;
     }
     if (handed.beginRelease()) { // its lease ran out unconfirmed: release it, and start over
-      renewer.stop(handed);
       releaseLater(handed.keys, handed.token);
     }
     return false;
@@ -444,7 +443,6 @@ public final class LockEngine implements AutoCloseable {
       if (orphan != null && !state.local.hasQueuedThreads()) {
         state.handoff = null;
         if (orphan.beginRelease()) {
-          renewer.stop(orphan);
           releaseLater(orphan.keys, orphan.token);
         }
       }
@@ -763,6 +761,20 @@ public final class LockEngine implements AutoCloseable {
   }
 
   // ---- per-name state ----
+
+  /** Every hold of this factory: held, handed off to a queued thread, or lost but not returned. */
+  private void forEachHold(Consumer<Hold> action) {
+    for (NameState state : states.values()) {
+      Hold hold = state.hold;
+      Hold handed = state.handoff;
+      if (hold != null) {
+        action.accept(hold);
+      }
+      if (handed != null && handed != hold) {
+        action.accept(handed);
+      }
+    }
+  }
 
   private NameState enter(String name) {
     return states.compute(name, (n, state) -> {
