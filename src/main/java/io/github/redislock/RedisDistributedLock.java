@@ -86,10 +86,12 @@ public class RedisDistributedLock implements Lock {
 
   private final LockEngine engine;
   private final String name;
+  private final LockEngine.LockName lockName;
 
   RedisDistributedLock(LockEngine engine, String name) {
     this.engine = Objects.requireNonNull(engine, "engine");
     this.name = Objects.requireNonNull(name, "name");
+    this.lockName = engine.lockName(name);
   }
 
   /**
@@ -120,7 +122,7 @@ public class RedisDistributedLock implements Lock {
    */
   @Override
   public void lock() {
-    engine.lock(name);
+    engine.lock(lockName);
   }
 
   /**
@@ -149,7 +151,7 @@ public class RedisDistributedLock implements Lock {
    */
   @Override
   public void lockInterruptibly() throws InterruptedException {
-    engine.lockInterruptibly(name);
+    engine.lockInterruptibly(lockName);
   }
 
   /**
@@ -171,7 +173,7 @@ public class RedisDistributedLock implements Lock {
    */
   @Override
   public boolean tryLock() {
-    return engine.tryLock(name);
+    return engine.tryLock(lockName);
   }
 
   /**
@@ -209,7 +211,7 @@ public class RedisDistributedLock implements Lock {
   @Override
   public boolean tryLock(long time, TimeUnit unit) throws InterruptedException {
     Objects.requireNonNull(unit, "unit");
-    return engine.tryLock(name, unit.toNanos(time));
+    return engine.tryLock(lockName, unit.toNanos(time));
   }
 
   /**
@@ -237,7 +239,7 @@ public class RedisDistributedLock implements Lock {
    */
   @Override
   public void unlock() {
-    engine.unlock(name);
+    engine.unlock(lockName);
   }
 
   /**
@@ -268,7 +270,7 @@ public class RedisDistributedLock implements Lock {
    * @return {@code true} if the current thread holds this lock and {@code false} otherwise
    */
   public boolean isHeldByCurrentThread() {
-    return engine.isHeldByCurrentThread(name);
+    return engine.isHeldByCurrentThread(lockName);
   }
 
   /**
@@ -279,7 +281,7 @@ public class RedisDistributedLock implements Lock {
    *     held by the current thread (or its hold was lost)
    */
   public int getHoldCount() {
-    return engine.getHoldCount(name);
+    return engine.getHoldCount(lockName);
   }
 
   /**
@@ -292,7 +294,7 @@ public class RedisDistributedLock implements Lock {
    * @throws IllegalStateException if the factory is closed
    */
   public boolean isLocked() {
-    return engine.isLocked(name);
+    return engine.isLocked(lockName);
   }
 
   /**
@@ -319,7 +321,7 @@ public class RedisDistributedLock implements Lock {
    *     reached to issue the token or make it binding
    */
   public long getFencingToken() {
-    return engine.getFencingToken(name);
+    return engine.getFencingToken(lockName);
   }
 
   /**

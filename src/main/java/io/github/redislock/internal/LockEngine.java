@@ -174,9 +174,33 @@ public final class LockEngine implements AutoCloseable {
     return Math.max(2 * leaseTime.toMillis(), TimeUnit.MINUTES.toMillis(1));
   }
 
+  /**
+   * A lock name with its Redis keys, derived once per lock object rather than at every call.
+   * Obtained from {@link #lockName(String)}.
+   */
+  public static final class LockName {
+    final String name;
+    final LockKeys keys;
+
+    private LockName(String name, LockKeys keys) {
+      this.name = name;
+      this.keys = keys;
+    }
+
+    @Override
+    public String toString() {
+      return name;
+    }
+  }
+
+  /** The name {@code name} of this engine's locks, with its keys (the key prefix applied). */
+  public LockName lockName(String name) {
+    return new LockName(name, keysOf(name));
+  }
+
   // ---- Lock ----
 
-  public void lock(String name) {
+  public void lock(LockName name) {
     try {
       acquire(name, Mode.UNINTERRUPTIBLE, 0);
     } catch (InterruptedException e) {
@@ -184,11 +208,11 @@ public final class LockEngine implements AutoCloseable {
     }
   }
 
-  public void lockInterruptibly(String name) throws InterruptedException {
+  public void lockInterruptibly(LockName name) throws InterruptedException {
     acquire(name, Mode.INTERRUPTIBLE, 0);
   }
 
-  public boolean tryLock(String name) {
+  public boolean tryLock(LockName name) {
     try {
       return acquire(name, Mode.ONCE, 0);
     } catch (InterruptedException e) {
@@ -196,7 +220,7 @@ public final class LockEngine implements AutoCloseable {
     }
   }
 
-  public boolean tryLock(String name, long timeoutNanos) throws InterruptedException {
+  public boolean tryLock(LockName name, long timeoutNanos) throws InterruptedException {
     if (timeoutNanos <= 0) {
       if (Thread.interrupted()) {
         throw new InterruptedException();
@@ -206,7 +230,8 @@ public final class LockEngine implements AutoCloseable {
     return acquire(name, Mode.TIMED, Math.min(timeoutNanos, MAX_TIMEOUT_NANOS));
   }
 
-  public void unlock(String name) {
+  public void unlock(LockName lockName) {
+    String name = lockName.name;
     NameState state = states.get(name);
     if (state == null || !state.local.isHeldByCurrentThread()) {
       throw new IllegalMonitorStateException(
@@ -257,8 +282,8 @@ public final class LockEngine implements AutoCloseable {
 
   // ---- queries ----
 
-  public boolean isHeldByCurrentThread(String name) {
-    NameState state = states.get(name);
+  public boolean isHeldByCurrentThread(LockName name) {
+    NameState state = states.get(name.name);
     if (state == null || !state.local.isHeldByCurrentThread()) {
       return false;
     }
@@ -266,17 +291,18 @@ public final class LockEngine implements AutoCloseable {
     return hold != null && hold.isValid();
   }
 
-  public int getHoldCount(String name) {
-    NameState state = states.get(name);
+  public int getHoldCount(LockName name) {
+    NameState state = states.get(name.name);
     return isHeldByCurrentThread(name) ? state.local.getHoldCount() : 0;
   }
 
-  public boolean isLocked(String name) {
+  public boolean isLocked(LockName name) {
     checkOpen();
-    return backend.isLocked(keysOf(name));
+    return backend.isLocked(name.keys);
   }
 
-  public long getFencingToken(String name) {
+  public long getFencingToken(LockName lockName) {
+    String name = lockName.name;
     NameState state = states.get(name);
     if (state == null || !state.local.isHeldByCurrentThread()) {
       throw new IllegalMonitorStateException(
@@ -344,7 +370,8 @@ public final class LockEngine implements AutoCloseable {
 
   // ---- acquisition ----
 
-  private boolean acquire(String name, Mode mode, long timeoutNanos) throws InterruptedException {
+  private boolean acquire(LockName name, Mode mode, long timeoutNanos)
+      throws InterruptedException {
     checkOpen();
     if (mode == Mode.INTERRUPTIBLE || mode == Mode.TIMED) {
       if (Thread.interrupted()) {
@@ -352,7 +379,7 @@ public final class LockEngine implements AutoCloseable {
       }
     }
     long deadline = System.nanoTime() + timeoutNanos;
-    NameState current = states.get(name);
+    NameState current = states.get(name.name);
     if (current != null && current.local.isHeldByCurrentThread()) {
       return reenter(current);
     }
@@ -776,9 +803,9 @@ public final class LockEngine implements AutoCloseable {
     }
   }
 
-  private NameState enter(String name) {
-    return states.compute(name, (n, state) -> {
-      NameState entered = state != null ? state : new NameState(n, keysOf(n));
+  private NameState enter(LockName name) {
+    return states.compute(name.name, (n, state) -> {
+      NameState entered = state != null ? state : new NameState(n, name.keys);
       entered.users++;
       return entered;
     });

@@ -25,8 +25,13 @@ final class SingleNodeBackend implements LockBackend {
   @Override
   public Acquisition tryAcquire(LockKeys keys, String token, long leaseMillis, Ask ask) {
     if (ask == Ask.PLAIN) {
-      SetParams params = setParams(leaseMillis);
-      if (call("acquire", keys, () -> client.set(keys.lock(), token, params)) != null) {
+      String reply;
+      try { // no lambda on the fast path
+        reply = client.set(keys.lock(), token, setParams(leaseMillis));
+      } catch (JedisException e) {
+        throw failure("acquire", keys, e);
+      }
+      if (reply != null) {
         return ACQUIRED_UNFENCED;
       }
       // Busy (or an earlier attempt's SET landed and its reply was lost): the script tells which.
@@ -89,8 +94,12 @@ final class SingleNodeBackend implements LockBackend {
    * Redlock, where the token may come from another node's counter; 0 raises nothing).
    */
   Release releaseRaising(LockKeys keys, String token, long fencingToken) {
-    return parseRelease(call("release", keys, () -> Script.RELEASE.run(
-        client, releaseKeys(keys, fencingToken), releaseArgs(keys, token, fencingToken))));
+    try { // no lambda on the fast path
+      return parseRelease(Script.RELEASE.run(
+          client, releaseKeys(keys, fencingToken), releaseArgs(keys, token, fencingToken)));
+    } catch (JedisException e) {
+      throw failure("release", keys, e);
+    }
   }
 
   /** The release script's keys: the companion hash only when a counter is to be raised. */
@@ -164,10 +173,14 @@ final class SingleNodeBackend implements LockBackend {
     try {
       return command.get();
     } catch (JedisException e) {
-      restoreInterrupt(e);
-      throw new RedisLockException(
-          "Redis failed to " + operation + " lock key '" + keys.lock() + "': " + e.getMessage(), e);
+      throw failure(operation, keys, e);
     }
+  }
+
+  private static RedisLockException failure(String operation, LockKeys keys, JedisException e) {
+    restoreInterrupt(e);
+    return new RedisLockException(
+        "Redis failed to " + operation + " lock key '" + keys.lock() + "': " + e.getMessage(), e);
   }
 
   /**
