@@ -95,7 +95,7 @@ final class RedlockBackend implements LockBackend {
     Ask nodeAsk = fenced ? Ask.FENCED : Ask.PROBE;
     FanOut<Node, Acquisition> round = pipelined
         ? Pipelined.ask(nodes, "acquire", keys,
-            node -> Script.ACQUIRE.evalsha(SingleNodeBackend.acquireKeys(keys),
+            node -> Script.ACQUIRE.evalsha(SingleNodeBackend.acquireKeys(keys, fenced),
                 node.ops().acquireArgs(token, leaseMillis, fenced)),
             SingleNodeBackend::parseAcquisition,
             node -> node.ops().tryAcquire(keys, token, leaseMillis, nodeAsk),

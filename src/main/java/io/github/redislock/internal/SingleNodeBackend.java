@@ -36,8 +36,9 @@ final class SingleNodeBackend implements LockBackend {
       }
       // Busy (or an earlier attempt's SET landed and its reply was lost): the script tells which.
     }
+    boolean fenced = ask == Ask.FENCED;
     return parseAcquisition(call("acquire", keys, () -> Script.ACQUIRE.run(
-        client, acquireKeys(keys), acquireArgs(token, leaseMillis, ask == Ask.FENCED))));
+        client, acquireKeys(keys, fenced), acquireArgs(token, leaseMillis, fenced))));
   }
 
   private static final Acquisition ACQUIRED_UNFENCED = Acquisition.acquired(0);
@@ -57,15 +58,21 @@ final class SingleNodeBackend implements LockBackend {
     return params;
   }
 
-  static List<String> acquireKeys(LockKeys keys) {
-    return List.of(keys.lock(), keys.companion());
+  /** The acquire script's keys: the companion hash only to issue a fencing token. */
+  static List<String> acquireKeys(LockKeys keys, boolean fenced) {
+    return fenced ? List.of(keys.lock(), keys.companion()) : List.of(keys.lock());
   }
 
   List<String> acquireArgs(String token, long leaseMillis, boolean fenced) {
-    return List.of(token, Long.toString(leaseMillis), companionTtlMillis, fenced ? "1" : "0");
+    return fenced
+        ? List.of(token, Long.toString(leaseMillis), companionTtlMillis)
+        : List.of(token, Long.toString(leaseMillis));
   }
 
   static Acquisition parseAcquisition(Object reply) {
+    if (reply instanceof Long) {
+      return ACQUIRED_UNFENCED;
+    }
     List<?> values = (List<?>) reply;
     if (asLong(values.get(0)) == 1) {
       return Acquisition.acquired(asLong(values.get(1)));

@@ -4,16 +4,17 @@
 -- reply, a fencing token with the acquisition).
 --
 -- KEYS[1]  the lock key: a string holding the owner's token, with a PX lease
--- KEYS[2]  the lock's companion hash (same cluster slot): field "c" is the fencing counter
+-- KEYS[2]  to issue a fencing token: the lock's companion hash (same cluster slot), whose field
+--          "c" is the fencing counter
 -- ARGV[1]  the caller's token
 -- ARGV[2]  the lease in milliseconds
--- ARGV[3]  the companion hash's time to live in milliseconds
--- ARGV[4]  '1' to issue a fencing token, '0' not to
+-- ARGV[3]  with KEYS[2]: the companion hash's time to live in milliseconds
 --
 -- Replies:
---   {1, fencingToken}       acquired (also when the key already holds ARGV[1]: an earlier
---                           attempt of this caller set it, and its reply was lost); the token is
---                           0 when none was asked for
+--   1                       acquired, no fencing token asked for (also when the key already
+--                           holds ARGV[1]: an earlier attempt of this caller set it, and its reply
+--                           was lost); an integer, which costs the server less than an array
+--   {1, fencingToken}       acquired, with a fencing token
 --   {0, pttl, ourFormat}    held by another owner; pttl is -1 when the key never expires,
 --                           ourFormat is 1 when the holder's token looks like this library's
 --                           (such holders publish on release), else 0
@@ -35,8 +36,8 @@ if not redis.call('set', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2]) then
   end
   redis.call('pexpire', KEYS[1], ARGV[2])
 end
-if ARGV[4] ~= '1' then
-  return {1, 0}
+if not KEYS[2] then
+  return 1
 end
 local counter = redis.pcall('hget', KEYS[2], 'c')
 if type(counter) == 'table' then
