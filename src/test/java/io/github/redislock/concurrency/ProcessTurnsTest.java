@@ -1,0 +1,110 @@
+package io.github.redislock.concurrency;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.github.redislock.FactoryInspector;
+import io.github.redislock.RedisDistributedLock;
+import io.github.redislock.RedisLockFactory;
+import io.github.redislock.testing.RedisInvariants;
+import io.github.redislock.testing.RedisServer;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicIntegerArray;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+import redis.clients.jedis.Jedis;
+
+/**
+ * Two factories on one name stand for two processes: each has its own connections and wake-up
+ * subscription, so Redis cannot tell them from two JVMs. Each thread locks again as soon as it
+ * has unlocked. A process that releases while the other waits gives it the next turn (with several
+ * threads, after a bounded run of local handoffs), so that neither side starves the other.
+ */
+class ProcessTurnsTest {
+  private static final String NAME = "turns";
+  private static RedisServer server;
+  private final List<RedisLockFactory> factories = new ArrayList<>();
+  private ExecutorService threads;
+
+  @BeforeAll
+  static void start() {
+    server = RedisServer.start();
+  }
+
+  @AfterAll
+  static void stop() {
+    server.close();
+  }
+
+  @AfterEach
+  void tearDown() throws InterruptedException {
+    threads.shutdownNow();
+    assertThat(threads.awaitTermination(10, TimeUnit.SECONDS)).isTrue();
+    for (RedisLockFactory factory : factories) {
+      assertThat(FactoryInspector.renewingCount(factory)).as("renewals still running").isZero();
+      factory.close();
+    }
+    RedisInvariants.assertNoThreads("redis-lock-");
+    try (Jedis jedis = server.jedis()) {
+      assertThat(jedis.exists(NAME)).as("lock key after the last unlock").isFalse();
+      RedisInvariants.assertNoKeysWithoutTtl(jedis);
+      RedisInvariants.assertNoSubscriptions(jedis);
+      jedis.flushAll();
+    }
+  }
+
+  @ParameterizedTest(name = "{0} thread(s) per process")
+  @ValueSource(ints = {1, 4})
+  void twoProcessesTakeTurns(int threadsPerProcess) throws Exception {
+    int total = 400 * threadsPerProcess;
+    AtomicInteger taken = new AtomicInteger();
+    AtomicInteger inside = new AtomicInteger();
+    AtomicInteger overlaps = new AtomicInteger();
+    AtomicIntegerArray shares = new AtomicIntegerArray(2);
+    CountDownLatch start = new CountDownLatch(1);
+    threads = Executors.newFixedThreadPool(2 * threadsPerProcess);
+    List<Future<?>> workers = new ArrayList<>();
+    for (int side = 0; side < 2 * threadsPerProcess; side++) {
+      int me = side % 2;
+      if (factories.size() < 2) {
+        factories.add(RedisLockFactory.builder().standalone(server.uri()).build());
+      }
+      RedisDistributedLock lock = factories.get(me).getLock(NAME);
+      workers.add(threads.submit(() -> {
+        start.await();
+        while (true) {
+          lock.lock(); // the same thread locks again as soon as it has unlocked
+          try {
+            if (inside.incrementAndGet() != 1) {
+              overlaps.incrementAndGet();
+            }
+            if (taken.incrementAndGet() > total) {
+              return null;
+            }
+            shares.incrementAndGet(me);
+          } finally {
+            inside.decrementAndGet();
+            lock.unlock();
+          }
+        }
+      }));
+    }
+    start.countDown();
+    for (Future<?> worker : workers) {
+      worker.get(2, TimeUnit.MINUTES);
+    }
+    assertThat(overlaps).hasValue(0);
+    assertThat(shares.get(0) + shares.get(1)).isEqualTo(total);
+    assertThat(Math.min(shares.get(0), shares.get(1))).as("the smaller process's acquisitions")
+        .isGreaterThanOrEqualTo(total / 3);
+  }
+}
