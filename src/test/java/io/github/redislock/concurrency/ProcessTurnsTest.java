@@ -62,10 +62,18 @@ class ProcessTurnsTest {
     }
   }
 
+  /** Locks and unlocks a few times alone: connections made and code compiled before the race. */
+  private static void warmUp(RedisDistributedLock lock) {
+    for (int i = 0; i < 50; i++) {
+      lock.lock();
+      lock.unlock();
+    }
+  }
+
   @ParameterizedTest(name = "{0} thread(s) per process")
   @ValueSource(ints = {1, 4})
   void twoProcessesTakeTurns(int threadsPerProcess) throws Exception {
-    int total = 400 * threadsPerProcess;
+    int total = 600 * threadsPerProcess;
     AtomicInteger taken = new AtomicInteger();
     AtomicInteger inside = new AtomicInteger();
     AtomicInteger overlaps = new AtomicInteger();
@@ -73,11 +81,13 @@ class ProcessTurnsTest {
     CountDownLatch start = new CountDownLatch(1);
     threads = Executors.newFixedThreadPool(2 * threadsPerProcess);
     List<Future<?>> workers = new ArrayList<>();
-    for (int side = 0; side < 2 * threadsPerProcess; side++) {
-      int me = side % 2;
-      if (factories.size() < 2) {
-        factories.add(RedisLockFactory.builder().standalone(server.uri()).build());
-      }
+    for (int side = 0; side < 2; side++) {
+      RedisLockFactory factory = RedisLockFactory.builder().standalone(server.uri()).build();
+      factories.add(factory);
+      warmUp(factory.getLock(NAME));
+    }
+    for (int thread = 0; thread < 2 * threadsPerProcess; thread++) {
+      int me = thread % 2;
       RedisDistributedLock lock = factories.get(me).getLock(NAME);
       workers.add(threads.submit(() -> {
         start.await();
@@ -104,7 +114,11 @@ class ProcessTurnsTest {
     }
     assertThat(overlaps).hasValue(0);
     assertThat(shares.get(0) + shares.get(1)).isEqualTo(total);
-    assertThat(Math.min(shares.get(0), shares.get(1))).as("the smaller process's acquisitions")
-        .isGreaterThanOrEqualTo(total / 3);
+    // Turns alternate (the benchmark's 2-JVM scenario gets 41% or more for either side in every
+    // round); a quarter leaves room for a slow spell of this machine, and still fails when a side
+    // that releases does not give way (then one side gets 2 to 10%).
+    assertThat(Math.min(shares.get(0), shares.get(1)))
+        .as("the smaller process's acquisitions of " + shares)
+        .isGreaterThanOrEqualTo(total / 4);
   }
 }
