@@ -86,12 +86,26 @@ public class RedisDistributedLock implements Lock {
 
   private final LockEngine engine;
   private final String name;
-  private final LockEngine.LockName lockName;
+
+  /*
+   * The name with its Redis keys, derived at the first call rather than by the constructor, so
+   * that a lock object nobody uses stays small. Immutable (final fields), so a thread that sees
+   * another's racy write sees it whole; at worst two threads derive it once each.
+   */
+  private LockEngine.LockName lockName;
 
   RedisDistributedLock(LockEngine engine, String name) {
     this.engine = Objects.requireNonNull(engine, "engine");
     this.name = Objects.requireNonNull(name, "name");
-    this.lockName = engine.lockName(name);
+  }
+
+  private LockEngine.LockName lockName() {
+    LockEngine.LockName derived = lockName;
+    if (derived == null) {
+      derived = engine.lockName(name);
+      lockName = derived;
+    }
+    return derived;
   }
 
   /**
@@ -122,7 +136,7 @@ public class RedisDistributedLock implements Lock {
    */
   @Override
   public void lock() {
-    engine.lock(lockName);
+    engine.lock(lockName());
   }
 
   /**
@@ -151,7 +165,7 @@ public class RedisDistributedLock implements Lock {
    */
   @Override
   public void lockInterruptibly() throws InterruptedException {
-    engine.lockInterruptibly(lockName);
+    engine.lockInterruptibly(lockName());
   }
 
   /**
@@ -173,7 +187,7 @@ public class RedisDistributedLock implements Lock {
    */
   @Override
   public boolean tryLock() {
-    return engine.tryLock(lockName);
+    return engine.tryLock(lockName());
   }
 
   /**
@@ -211,7 +225,7 @@ public class RedisDistributedLock implements Lock {
   @Override
   public boolean tryLock(long time, TimeUnit unit) throws InterruptedException {
     Objects.requireNonNull(unit, "unit");
-    return engine.tryLock(lockName, unit.toNanos(time));
+    return engine.tryLock(lockName(), unit.toNanos(time));
   }
 
   /**
@@ -239,7 +253,7 @@ public class RedisDistributedLock implements Lock {
    */
   @Override
   public void unlock() {
-    engine.unlock(lockName);
+    engine.unlock(lockName());
   }
 
   /**
@@ -270,7 +284,7 @@ public class RedisDistributedLock implements Lock {
    * @return {@code true} if the current thread holds this lock and {@code false} otherwise
    */
   public boolean isHeldByCurrentThread() {
-    return engine.isHeldByCurrentThread(lockName);
+    return engine.isHeldByCurrentThread(lockName());
   }
 
   /**
@@ -281,7 +295,7 @@ public class RedisDistributedLock implements Lock {
    *     held by the current thread (or its hold was lost)
    */
   public int getHoldCount() {
-    return engine.getHoldCount(lockName);
+    return engine.getHoldCount(lockName());
   }
 
   /**
@@ -294,7 +308,7 @@ public class RedisDistributedLock implements Lock {
    * @throws IllegalStateException if the factory is closed
    */
   public boolean isLocked() {
-    return engine.isLocked(lockName);
+    return engine.isLocked(lockName());
   }
 
   /**
@@ -321,7 +335,7 @@ public class RedisDistributedLock implements Lock {
    *     reached to issue the token or make it binding
    */
   public long getFencingToken() {
-    return engine.getFencingToken(lockName);
+    return engine.getFencingToken(lockName());
   }
 
   /**
