@@ -54,8 +54,8 @@ public final class LockEngine implements AutoCloseable {
   private static final long MAX_TIMEOUT_NANOS = Long.MAX_VALUE / 4;
   private static final int MAX_HANDOFFS = 16;
   private static final long MAX_HANDOFF_NANOS = TimeUnit.MILLISECONDS.toNanos(20);
-  private static final long MIN_YIELD_NANOS = TimeUnit.MILLISECONDS.toNanos(2);
-  private static final long MAX_YIELD_NANOS = TimeUnit.MILLISECONDS.toNanos(10);
+  private static final long MIN_YIELD_NANOS = TimeUnit.MILLISECONDS.toNanos(5);
+  private static final long MAX_YIELD_NANOS = TimeUnit.MILLISECONDS.toNanos(20);
 
   private enum Mode {
     /** {@code tryLock()}: one attempt. */
@@ -78,6 +78,8 @@ public final class LockEngine implements AutoCloseable {
   private final List<WakeUps> wakeUps;
   private final ExecutorService io;
   private final ConcurrentHashMap<String, NameState> states = new ConcurrentHashMap<>();
+  /** Until when this JVM gives way to other processes, for names nobody here uses right now. */
+  private final ConcurrentHashMap<String, Long> yields = new ConcurrentHashMap<>();
   private final Set<Signal> waiters = ConcurrentHashMap.newKeySet();
   private volatile boolean closed;
 
@@ -270,8 +272,11 @@ public final class LockEngine implements AutoCloseable {
     if (othersWaited) {
       // Other processes wait: this JVM's next attempt gives them a head start. It costs nothing
       // when they take the lock (the attempt would have failed), and bounds how long a waiter
-      // that went away can delay this JVM.
-      state.yieldUntilNanos = System.nanoTime() + yieldNanos();
+      // that went away can delay this JVM. Kept beyond the name's state too, which goes when
+      // this was its last user: a thread that locks again at once must give way as well.
+      long until = System.nanoTime() + yieldNanos();
+      state.yieldUntilNanos = until;
+      rememberYield(state.name, until);
     }
     drop(state);
     if (!release.released()) {
@@ -803,9 +808,25 @@ public final class LockEngine implements AutoCloseable {
     }
   }
 
+  /** Remembers a yield; forgets the expired ones now and then, so that the map stays small. */
+  private void rememberYield(String name, long untilNanos) {
+    if (yields.size() >= 64) {
+      long now = System.nanoTime();
+      yields.values().removeIf(until -> until - now <= 0);
+    }
+    yields.put(name, untilNanos);
+  }
+
   private NameState enter(LockName name) {
     return states.compute(name.name, (n, state) -> {
-      NameState entered = state != null ? state : new NameState(n, name.keys);
+      NameState entered = state;
+      if (entered == null) {
+        entered = new NameState(n, name.keys);
+        Long until = yields.isEmpty() ? null : yields.remove(n);
+        if (until != null) {
+          entered.yieldUntilNanos = until;
+        }
+      }
       entered.users++;
       return entered;
     });

@@ -2,7 +2,6 @@ package io.github.redislock.concurrency;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.github.redislock.FactoryInspector;
 import io.github.redislock.RedisDistributedLock;
 import io.github.redislock.RedisLockFactory;
 import io.github.redislock.testing.RedisInvariants;
@@ -55,17 +54,7 @@ class LocalQueueTest {
 
   @AfterEach
   void tearDown() throws InterruptedException {
-    threads.shutdownNow();
-    assertThat(threads.awaitTermination(10, TimeUnit.SECONDS)).isTrue();
-    assertThat(FactoryInspector.renewingCount(factory)).as("renewals still running").isZero();
-    factory.close();
-    RedisInvariants.assertNoThreads("redis-lock-");
-    try (Jedis jedis = server.jedis()) {
-      assertThat(jedis.exists(name)).as("lock key after the last unlock").isFalse();
-      RedisInvariants.assertNoKeysWithoutTtl(jedis);
-      RedisInvariants.assertNoSubscriptions(jedis);
-      jedis.flushAll();
-    }
+    RedisInvariants.assertCleanAfterTest(server, threads, List.of(factory), name);
   }
 
   private long acquisitionsInRedis() {

@@ -2,7 +2,6 @@ package io.github.redislock.concurrency;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.github.redislock.FactoryInspector;
 import io.github.redislock.RedisDistributedLock;
 import io.github.redislock.RedisLockFactory;
 import io.github.redislock.testing.RedisInvariants;
@@ -21,7 +20,6 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
-import redis.clients.jedis.Jedis;
 
 /**
  * Two factories on one name stand for two processes: each has its own connections and wake-up
@@ -47,19 +45,7 @@ class ProcessTurnsTest {
 
   @AfterEach
   void tearDown() throws InterruptedException {
-    threads.shutdownNow();
-    assertThat(threads.awaitTermination(10, TimeUnit.SECONDS)).isTrue();
-    for (RedisLockFactory factory : factories) {
-      assertThat(FactoryInspector.renewingCount(factory)).as("renewals still running").isZero();
-      factory.close();
-    }
-    RedisInvariants.assertNoThreads("redis-lock-");
-    try (Jedis jedis = server.jedis()) {
-      assertThat(jedis.exists(NAME)).as("lock key after the last unlock").isFalse();
-      RedisInvariants.assertNoKeysWithoutTtl(jedis);
-      RedisInvariants.assertNoSubscriptions(jedis);
-      jedis.flushAll();
-    }
+    RedisInvariants.assertCleanAfterTest(server, threads, factories, NAME);
   }
 
   /** Locks and unlocks a few times alone: connections made and code compiled before the race. */

@@ -58,18 +58,7 @@ class RedisFaultsTest {
 
   @AfterEach
   void tearDown() throws InterruptedException {
-    if (server.isPaused()) {
-      server.resume();
-    }
-    threads.shutdownNow();
-    assertThat(threads.awaitTermination(10, TimeUnit.SECONDS)).isTrue();
-    factories.forEach(RedisLockFactory::close);
-    RedisInvariants.assertNoThreads("redis-lock-");
-    try (Jedis jedis = server.jedis()) {
-      RedisInvariants.assertNoKeysWithoutTtl(jedis);
-      RedisInvariants.assertNoSubscriptions(jedis);
-      jedis.flushAll();
-    }
+    RedisInvariants.assertCleanAfterTest(server, threads, factories);
   }
 
   private RedisLockFactory factory() {

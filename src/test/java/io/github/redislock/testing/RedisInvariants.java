@@ -7,6 +7,11 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.LinkedHashSet;
 import java.util.Set;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.TimeUnit;
+
+import io.github.redislock.FactoryInspector;
+import io.github.redislock.RedisLockFactory;
 
 import redis.clients.jedis.Jedis;
 import redis.clients.jedis.params.ScanParams;
@@ -27,6 +32,48 @@ public final class RedisInvariants {
     private static final String REDIS_INTERNAL_CHANNELS = "__sentinel__:";
 
     private RedisInvariants() {
+    }
+
+    /**
+     * The end of a test that used {@code factories} and {@code threads} on {@code server}: stops
+     * the threads, checks that no factory still renews a hold, closes the factories, checks that
+     * no {@code redis-lock-} thread, key without a TTL, subscription or key of {@code gone} is left,
+     * and flushes the server for the next test.
+     *
+     * @param server the server the test used (resumed first if the test left it paused)
+     * @param threads the test's threads, or {@code null}
+     * @param factories the factories the test built
+     * @param gone keys that must not exist any more (lock keys after their last unlock)
+     */
+    public static void assertCleanAfterTest(
+            RedisServer server, ExecutorService threads, List<RedisLockFactory> factories, String... gone)
+            throws InterruptedException {
+        if (server.isPaused()) {
+            server.resume();
+        }
+        if (threads != null) {
+            threads.shutdownNow();
+            if (!threads.awaitTermination(10, TimeUnit.SECONDS)) {
+                throw new AssertionError("the test's threads did not end");
+            }
+        }
+        for (RedisLockFactory factory : factories) {
+            if (FactoryInspector.renewingCount(factory) != 0) {
+                throw new AssertionError("renewals still running: " + FactoryInspector.renewingCount(factory));
+            }
+            factory.close();
+        }
+        assertNoThreads("redis-lock-");
+        try (Jedis jedis = server.jedis()) {
+            for (String key : gone) {
+                if (jedis.exists(key)) {
+                    throw new AssertionError("key '" + key + "' is left");
+                }
+            }
+            assertNoKeysWithoutTtl(jedis);
+            assertNoSubscriptions(jedis);
+            jedis.flushAll();
+        }
     }
 
     /**
