@@ -13,6 +13,8 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Function;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import redis.clients.jedis.CommandArguments;
+import redis.clients.jedis.Protocol;
 import redis.clients.jedis.UnifiedJedis;
 
 /**
@@ -85,25 +87,60 @@ final class RedlockBackend implements LockBackend {
   /**
    * {@inheritDoc}
    *
-   * <p>Every node runs the acquire script, also for {@link Ask#PLAIN}: a plain {@code SET NX PX}
-   * that finds a majority busy would need a second round to learn for how long.
+   * <p>For {@link Ask#PLAIN} (with pipelined masters) every node first gets a plain {@code SET NX
+   * PX}; when that finds the lock busy somewhere without a majority granting, a second round runs
+   * the acquire script with the same token, which confirms the first round's grants and tells how
+   * long the busy nodes stay busy. Otherwise every node runs the acquire script at once.
    */
   @Override
   public Acquisition tryAcquire(LockKeys keys, String token, long leaseMillis, Ask ask) {
     long start = System.nanoTime();
+    FanOut<Node, Acquisition> round;
+    if (ask == Ask.PLAIN && pipelined) {
+      round = Pipelined.ask(nodes, "acquire", keys,
+          node -> plainSet(keys, token, leaseMillis),
+          reply -> reply != null ? ACQUIRED : BUSY_FOR_ALL_WE_KNOW,
+          node -> node.ops().tryAcquire(keys, token, leaseMillis, Ask.PLAIN), // SET has no NOSCRIPT
+          start + nodeTimeoutNanos);
+      if (round.count(Acquisition::acquired) < quorum && round.count(a -> !a.acquired()) > 0) {
+        round = scriptedRound(keys, token, leaseMillis, Ask.PROBE,
+            System.nanoTime() + nodeTimeoutNanos);
+      }
+    } else {
+      round = scriptedRound(keys, token, leaseMillis, ask, start + nodeTimeoutNanos);
+    }
+    return judge(round, keys, token, leaseMillis, start);
+  }
+
+  private static final Acquisition ACQUIRED = Acquisition.acquired(0);
+  /** A plain SET's refusal: busy, for how long unknown (never returned: see tryAcquire). */
+  private static final Acquisition BUSY_FOR_ALL_WE_KNOW = Acquisition.busy(0, false);
+
+  private static CommandArguments plainSet(LockKeys keys, String token, long leaseMillis) {
+    return new CommandArguments(Protocol.Command.SET).key(keys.lock()).add(token)
+        .add(Protocol.Keyword.NX).add(Protocol.Keyword.PX).add(leaseMillis);
+  }
+
+  private FanOut<Node, Acquisition> scriptedRound(
+      LockKeys keys, String token, long leaseMillis, Ask ask, long deadline) {
     boolean fenced = ask == Ask.FENCED;
     Ask nodeAsk = fenced ? Ask.FENCED : Ask.PROBE;
-    FanOut<Node, Acquisition> round = pipelined
+    return pipelined
         ? Pipelined.ask(nodes, "acquire", keys,
             node -> Script.ACQUIRE.evalsha(SingleNodeBackend.acquireKeys(keys, fenced),
                 node.ops().acquireArgs(token, leaseMillis, fenced)),
             SingleNodeBackend::parseAcquisition,
             node -> node.ops().tryAcquire(keys, token, leaseMillis, nodeAsk),
-            start + nodeTimeoutNanos)
+            deadline)
         : FanOut.send(nodes, node -> node.ops().tryAcquire(keys, token, leaseMillis, nodeAsk),
                 fanout)
-            .awaitUntil(start + nodeTimeoutNanos, r -> r.count(Acquisition::acquired) >= quorum
+            .awaitUntil(deadline, r -> r.count(Acquisition::acquired) >= quorum
                 || r.count(a -> !a.acquired()) + r.failed() > nodes.size() - quorum);
+  }
+
+  /** The outcome of an acquisition round that started at {@code start}. */
+  private Acquisition judge(
+      FanOut<Node, Acquisition> round, LockKeys keys, String token, long leaseMillis, long start) {
     int acquired = round.count(Acquisition::acquired);
     if (acquired >= quorum) {
       long elapsed = System.nanoTime() - start;

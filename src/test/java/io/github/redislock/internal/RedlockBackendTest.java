@@ -121,6 +121,28 @@ class RedlockBackendTest {
   }
 
   @Test
+  void aPlainAttemptOnABusyMajorityAsksAgainByScriptAndTellsHowLong() {
+    RedlockBackend redlock = backend(Timing.scaled(Duration.ofSeconds(2)));
+    clog(0, 2, 4);
+    Acquisition attempt = redlock.tryAcquire(keys, Tokens.next(), 10_000, LockBackend.Ask.PLAIN);
+    assertThat(attempt.acquired()).isFalse();
+    assertThat(attempt.holderTtlMillis()).as("from the scripted round").isPositive();
+    awaitNoKeyOfOurs();
+  }
+
+  @Test
+  void aPlainAttemptWithAFreeMajorityHoldsWithoutAFencingToken() {
+    RedlockBackend redlock = backend(Timing.scaled(Duration.ofSeconds(2)));
+    clog(1, 3);
+    String token = Tokens.next();
+    Acquisition held = redlock.tryAcquire(keys, token, 10_000, LockBackend.Ask.PLAIN);
+    assertThat(held.acquired()).isTrue();
+    assertThat(held.fencingToken()).isZero();
+    assertThat(redlock.release(keys, token, 0, held.grant()).released()).isTrue();
+    awaitNoKeyOfOurs();
+  }
+
+  @Test
   void failuresAloneOnAMajorityAreAnErrorNamingEachNode() {
     RedlockBackend redlock = backend(Timing.scaled(Duration.ofSeconds(2)));
     masters.get(1).kill();
