@@ -13,4 +13,9 @@ public final class FactoryInspector {
   public static int subscribedCount(RedisLockFactory factory) {
     return factory.engine().subscribedCount();
   }
+
+  /** Releases after which the factory gave other processes the next turn. */
+  public static long turnsGiven(RedisLockFactory factory) {
+    return factory.engine().turnsGiven();
+  }
 }

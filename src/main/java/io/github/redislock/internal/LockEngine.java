@@ -16,6 +16,7 @@ import java.util.concurrent.SynchronousQueue;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.LongAdder;
 import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -78,6 +79,8 @@ public final class LockEngine implements AutoCloseable {
   private final List<WakeUps> wakeUps;
   private final ExecutorService io;
   private final ConcurrentHashMap<String, NameState> states = new ConcurrentHashMap<>();
+  /** Releases after which this factory gave way to other processes: for tests. */
+  private final LongAdder turnsGiven = new LongAdder();
   /** Until when this JVM gives way to other processes, for names nobody here uses right now. */
   private final ConcurrentHashMap<String, Long> yields = new ConcurrentHashMap<>();
   private final Set<Signal> waiters = ConcurrentHashMap.newKeySet();
@@ -278,6 +281,7 @@ public final class LockEngine implements AutoCloseable {
       // that went away can delay this JVM. Kept beyond the name's state too, which goes when
       // this was its last user: a thread that locks again at once must give way as well.
       long until = System.nanoTime() + yieldNanos();
+      turnsGiven.increment();
       state.yieldUntilNanos = until;
       rememberYield(state.name, until);
     }
@@ -352,6 +356,11 @@ public final class LockEngine implements AutoCloseable {
   /** Number of holds being renewed: for tests that check nothing leaks. */
   public int renewingCount() {
     return renewer.activeCount();
+  }
+
+  /** Releases after which this factory gave other processes the next turn: for tests. */
+  public long turnsGiven() {
+    return turnsGiven.sum();
   }
 
   /** Number of wake-up channels subscribed: for tests that check nothing leaks. */

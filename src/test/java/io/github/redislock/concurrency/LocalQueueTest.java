@@ -1,7 +1,9 @@
 package io.github.redislock.concurrency;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
+import io.github.redislock.FactoryInspector;
 import io.github.redislock.RedisDistributedLock;
 import io.github.redislock.RedisLockFactory;
 import io.github.redislock.testing.RedisInvariants;
@@ -69,6 +71,44 @@ class LocalQueueTest {
       }
       return calls;
     }
+  }
+
+  @Test
+  void aFactoryAloneOnANameDoesNotGiveWayToItsOwnSubscription() throws Exception {
+    // A foreign holder makes this factory's first waiter subscribe. The subscription outlives the
+    // wait (it lingers), and must not count as another process waiting at this factory's
+    // releases: giving way to nobody would stall every release for the yield.
+    RedisDistributedLock foreign;
+    try (RedisLockFactory other = RedisLockFactory.builder().standalone(server.uri()).build()) {
+      foreign = other.getLock(name);
+      foreign.lock();
+      CountDownLatch go = new CountDownLatch(1);
+      List<Future<?>> workers = new ArrayList<>();
+      for (int t = 0; t < 4; t++) {
+        RedisDistributedLock lock = factory.getLock(name);
+        workers.add(threads.submit(() -> {
+          go.await();
+          for (int i = 0; i < 40; i++) {
+            lock.lock();
+            lock.unlock();
+          }
+          return null;
+        }));
+      }
+      go.countDown();
+      String channel = "{" + name + "}:lock-wake";
+      try (Jedis jedis = server.jedis()) { // Redis counts this factory's subscription
+        await().atMost(Timing.awaitAtMost())
+            .until(() -> jedis.pubsubNumSub(channel).getOrDefault(channel, 0L) == 1);
+      }
+      foreign.unlock();
+      for (Future<?> worker : workers) {
+        worker.get(Timing.awaitAtMost().toMillis(), TimeUnit.MILLISECONDS);
+      }
+      assertThat(FactoryInspector.turnsGiven(other)).as("the foreign holder saw this one wait")
+          .isEqualTo(1);
+    }
+    assertThat(FactoryInspector.turnsGiven(factory)).as("turns given to nobody").isZero();
   }
 
   @Test

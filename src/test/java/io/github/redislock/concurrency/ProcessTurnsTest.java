@@ -2,6 +2,7 @@ package io.github.redislock.concurrency;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.github.redislock.FactoryInspector;
 import io.github.redislock.RedisDistributedLock;
 import io.github.redislock.RedisLockFactory;
 import io.github.redislock.testing.RedisInvariants;
@@ -99,6 +100,9 @@ class ProcessTurnsTest {
       worker.get(2, TimeUnit.MINUTES);
     }
     assertThat(overlaps).hasValue(0);
+    for (RedisLockFactory factory : factories) {
+      assertThat(FactoryInspector.turnsGiven(factory)).as("turns given").isPositive();
+    }
     assertThat(shares.get(0) + shares.get(1)).isEqualTo(total);
     // Turns alternate (the benchmark's 2-JVM scenario gets 41% or more for either side in every
     // round); a quarter leaves room for a slow spell of this machine, and still fails when a side
