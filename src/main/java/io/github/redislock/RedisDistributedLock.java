@@ -14,9 +14,9 @@ import java.util.concurrent.locks.ReentrantLock;
  *
  * <p>A lock is owned by the thread that last acquired it and has not yet released it. The first
  * acquisition by a thread sets the lock key with a fresh random token ({@code SET key token NX PX
- * lease}, in a script that also issues a fencing token); further acquisitions by the same thread
- * only count up, in the JVM, as do inner releases; the last {@link #unlock()} deletes the key if
- * it still holds the token and wakes waiters. {@link #getHoldCount()} and
+ * lease}); further acquisitions by the same thread only count up, in the JVM, as do inner
+ * releases; the last {@link #unlock()} deletes the key if it still holds the token (an atomic
+ * compare-and-delete script) and wakes waiters. {@link #getHoldCount()} and
  * {@link #isHeldByCurrentThread()} answer from the JVM without calling Redis.
  *
  * <pre>{@code
@@ -50,8 +50,8 @@ import java.util.concurrent.locks.ReentrantLock;
  * another process may acquire it; the first holder learns at its next renewal that its hold was
  * lost.
  *
- * <p><b>Fencing tokens.</b> Each hold has a {@linkplain #getFencingToken() fencing token},
- * strictly greater than every earlier hold's token of the same name, across processes. Passing it
+ * <p><b>Fencing tokens.</b> Each hold can ask for a {@linkplain #getFencingToken() fencing
+ * token}, strictly greater than every earlier hold's token of the same name, across processes. Passing it
  * with every write to the protected resource, and having the resource reject a token lower than
  * one it has seen, makes the writes of a holder whose lease expired harmless: this is what makes
  * the lock safe under pauses, clock jumps and failovers, not only efficient.
@@ -242,9 +242,8 @@ public class RedisDistributedLock implements Lock {
    * may pass to one of them without a release in Redis (a local handoff): at most 16 holders in a
    * row and 20 milliseconds after the lock was taken in Redis. When other processes waited at the
    * release that follows, this JVM gives them the next turn, so that processes alternate rather
-   * than one starving. A release whose reply is lost is
-   * retried once; a retry that finds the key gone while the lease has not run out (so the first
-   * attempt released it) counts as a success.
+   * than one starving. A release whose reply is lost is retried once; a retry that finds the key
+   * gone while the lease has not run out (so the first attempt released it) counts as a success.
    *
    * @throws IllegalMonitorStateException if the current thread does not hold this lock
    * @throws LockLostException if the hold was lost before this release
@@ -318,15 +317,15 @@ public class RedisDistributedLock implements Lock {
    * microseconds)}). Pass it with every write to the resource the lock protects, and have the
    * resource reject writes with a lower token than it has seen.
    *
-   * <p>In this implementation the token is issued by the first call of each holder, which costs
-   * one Redis call (a script checks that the key still holds this hold's token and issues the
-   * next token); later calls answer from the JVM. Once any lock of the factory was asked for a
-   * token, every later acquisition of the factory issues its token in the same script that takes
-   * the lock, so that programs which use tokens pay no extra round trip, and programs which do
-   * not pay nothing for them. Exceptions that cost one Redis call, once per holder: under Redlock
-   * the first call raises the fencing counters of a majority of masters to the token; and a
-   * thread that got the lock from another thread of its JVM without a release in Redis (a local
-   * handoff, see {@link #unlock()}) gets its own, greater token at its first call.
+   * <p>In this implementation a holder's token is issued at its first call, which costs one
+   * Redis call (a script checks that the key still holds this hold's token and issues the next
+   * token); later calls answer from the JVM. Once any lock of the factory was asked for a token,
+   * every later acquisition of the factory issues its token in the same script that takes the
+   * lock, and the first call answers from the JVM: programs which use tokens pay no extra round
+   * trip, and programs which do not pay nothing for them. A thread that got the lock from another
+   * thread of its JVM without a release in Redis (a local handoff, see {@link #unlock()}) always
+   * gets its own, greater token at its first call. Under Redlock each of these costs one parallel
+   * round more, which raises the fencing counters of a majority of masters to the token.
    *
    * @return the current hold's fencing token
    * @throws IllegalMonitorStateException if the current thread does not hold this lock

@@ -19,6 +19,9 @@ record Acquisition(
     boolean holderPublishes,
     Object grant) {
 
+  /** Acquired without a fencing token (one is issued when first asked for). */
+  static final Acquisition ACQUIRED_UNFENCED = new Acquisition(true, 0, 0, false, null);
+
   static Acquisition acquired(long fencingToken) {
     return acquired(fencingToken, null);
   }

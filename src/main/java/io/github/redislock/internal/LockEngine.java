@@ -81,7 +81,7 @@ public final class LockEngine implements AutoCloseable {
   private final ConcurrentHashMap<String, NameState> states = new ConcurrentHashMap<>();
   /** Releases after which this factory gave way to other processes: for tests. */
   private final LongAdder turnsGiven = new LongAdder();
-  /** Until when this JVM gives way to other processes, for names nobody here uses right now. */
+  /** Until when this JVM's next attempt on a name gives way to other processes. */
   private final ConcurrentHashMap<String, Long> yields = new ConcurrentHashMap<>();
   private final Set<Signal> waiters = ConcurrentHashMap.newKeySet();
   private volatile boolean closed;
@@ -272,18 +272,14 @@ public final class LockEngine implements AutoCloseable {
               + " its key expires within the lease (" + leaseMillis + " ms)",
           e);
     }
-    // Set before the local queue moves on, so that the next local holder sees it.
-    boolean othersWaited = othersWaited(release, state.keys.channel());
-    state.othersWaiting = othersWaited;
-    if (othersWaited) {
+    // Recorded before the local queue moves on, so that the next local holder sees it.
+    if (othersWaited(release, state.keys.channel())) {
       // Other processes wait: this JVM's next attempt gives them a head start. It costs nothing
       // when they take the lock (the attempt would have failed), and bounds how long a waiter
-      // that went away can delay this JVM. Kept beyond the name's state too, which goes when
-      // this was its last user: a thread that locks again at once must give way as well.
-      long until = System.nanoTime() + yieldNanos();
+      // that went away can delay this JVM. Kept by name, not in the name's state, which goes
+      // when this was its last user: a thread that locks again at once must give way as well.
       turnsGiven.increment();
-      state.yieldUntilNanos = until;
-      rememberYield(state.name, until);
+      rememberYield(state.name, System.nanoTime() + yieldNanos());
     }
     drop(state);
     if (!release.released()) {
@@ -550,8 +546,8 @@ public final class LockEngine implements AutoCloseable {
     boolean busyStill = false;
     long lastWarn = 0;
     try {
-      long yieldUntil = state.yieldUntilNanos;
-      if (yieldUntil - System.nanoTime() > 0 && mode != Mode.ONCE) {
+      long yieldUntil = mode == Mode.ONCE || yields.isEmpty() ? 0 : takeYield(state.name);
+      if (yieldUntil != 0 && yieldUntil - System.nanoTime() > 0) {
         signal = waitingSignal();
         // Subscribed while giving way: the other processes' releases then count this JVM as
         // waiting (so they give way in turn), and the first of them ends the pause.
@@ -831,16 +827,15 @@ public final class LockEngine implements AutoCloseable {
     yields.put(name, untilNanos);
   }
 
+  /** Takes the yield owed on {@code name}: until when, or 0 for none. The next attempt pays it. */
+  private long takeYield(String name) {
+    Long until = yields.remove(name);
+    return until == null ? 0 : until;
+  }
+
   private NameState enter(LockName name) {
     return states.compute(name.name, (n, state) -> {
-      NameState entered = state;
-      if (entered == null) {
-        entered = new NameState(n, name.keys);
-        Long until = yields.isEmpty() ? null : yields.remove(n);
-        if (until != null) {
-          entered.yieldUntilNanos = until;
-        }
-      }
+      NameState entered = state != null ? state : new NameState(n, name.keys);
       entered.users++;
       return entered;
     });

@@ -24,12 +24,6 @@ final class NameState {
   /** Holders in a row that got the Redis hold by handoff; guarded by {@link #local}. */
   int handoffs;
 
-  /** Whether clients of other processes or factories waited at the last release in Redis. */
-  volatile boolean othersWaiting;
-
-  /** Until when this JVM's next attempt leaves the lock to other processes' waiters. */
-  volatile long yieldUntilNanos;
-
   NameState(String name, LockKeys keys) {
     this.name = name;
     this.keys = keys;

@@ -99,7 +99,7 @@ final class RedlockBackend implements LockBackend {
     if (ask == Ask.PLAIN && pipelined) {
       round = Pipelined.ask(nodes, "acquire", keys,
           node -> plainSet(keys, token, leaseMillis),
-          reply -> reply != null ? ACQUIRED : BUSY_FOR_ALL_WE_KNOW,
+          reply -> reply != null ? Acquisition.ACQUIRED_UNFENCED : BUSY_FOR_ALL_WE_KNOW,
           node -> node.ops().tryAcquire(keys, token, leaseMillis, Ask.PLAIN), // SET has no NOSCRIPT
           start + nodeTimeoutNanos);
       if (round.count(Acquisition::acquired) < quorum && round.count(a -> !a.acquired()) > 0) {
@@ -112,7 +112,6 @@ final class RedlockBackend implements LockBackend {
     return judge(round, keys, token, leaseMillis, start);
   }
 
-  private static final Acquisition ACQUIRED = Acquisition.acquired(0);
   /** A plain SET's refusal: busy, for how long unknown (never returned: see tryAcquire). */
   private static final Acquisition BUSY_FOR_ALL_WE_KNOW = Acquisition.busy(0, false);
 

@@ -32,7 +32,7 @@ final class SingleNodeBackend implements LockBackend {
         throw failure("acquire", keys, e);
       }
       if (reply != null) {
-        return ACQUIRED_UNFENCED;
+        return Acquisition.ACQUIRED_UNFENCED;
       }
       // Busy (or an earlier attempt's SET landed and its reply was lost): the script tells which.
     }
@@ -40,8 +40,6 @@ final class SingleNodeBackend implements LockBackend {
     return parseAcquisition(call("acquire", keys, () -> Script.ACQUIRE.run(
         client, acquireKeys(keys, fenced), acquireArgs(token, leaseMillis, fenced))));
   }
-
-  private static final Acquisition ACQUIRED_UNFENCED = Acquisition.acquired(0);
 
   private record PlainSet(long leaseMillis, SetParams params) {}
 
@@ -71,7 +69,7 @@ final class SingleNodeBackend implements LockBackend {
 
   static Acquisition parseAcquisition(Object reply) {
     if (reply instanceof Long) {
-      return ACQUIRED_UNFENCED;
+      return Acquisition.ACQUIRED_UNFENCED;
     }
     List<?> values = (List<?>) reply;
     if (asLong(values.get(0)) == 1) {
