@@ -1,13 +1,10 @@
 package io.github.redislock.bench;
 
+import io.github.redislock.testing.JvmProcess;
 import java.io.BufferedReader;
-import java.io.File;
 import java.io.IOException;
 import java.io.InputStreamReader;
 import java.io.UncheckedIOException;
-import java.net.URISyntaxException;
-import java.net.URL;
-import java.net.URLClassLoader;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -40,7 +37,7 @@ final class ChildJvm implements AutoCloseable {
     command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
     command.addAll(jvmOptions);
     command.add("-cp");
-    command.add(classPath());
+    command.add(JvmProcess.classPath());
     command.add(mainClass.getName());
     command.addAll(args);
     try {
@@ -113,24 +110,5 @@ final class ChildJvm implements AutoCloseable {
       // the child died; EOF below tells the waiter
     }
     lines.add(EOF);
-  }
-
-  /**
-   * This JVM's class path: under {@code mvn exec:java} not {@code java.class.path} (that is
-   * Maven's) but the URLs of the class loader the plugin built.
-   */
-  static String classPath() {
-    if (ChildJvm.class.getClassLoader() instanceof URLClassLoader loader) {
-      List<String> entries = new ArrayList<>();
-      for (URL url : loader.getURLs()) {
-        try {
-          entries.add(Path.of(url.toURI()).toString());
-        } catch (URISyntaxException | IllegalArgumentException e) {
-          throw new IllegalStateException("not a file class-path entry: " + url, e);
-        }
-      }
-      return String.join(File.pathSeparator, entries);
-    }
-    return System.getProperty("java.class.path");
   }
 }

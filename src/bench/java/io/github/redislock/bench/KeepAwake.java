@@ -1,5 +1,6 @@
 package io.github.redislock.bench;
 
+import io.github.redislock.testing.JvmProcess;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -41,7 +42,7 @@ public final class KeepAwake implements AutoCloseable {
     String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
     try {
       return new KeepAwake(new ProcessBuilder(List.of("/usr/bin/nice", "-n", "19", java,
-          "-Xint", "-Xmx16m", "-XX:+UseSerialGC", "-cp", ChildJvm.classPath(),
+          "-Xint", "-Xmx16m", "-XX:+UseSerialGC", "-cp", JvmProcess.classPath(),
           KeepAwake.class.getName()))
           .redirectOutput(ProcessBuilder.Redirect.DISCARD)
           .redirectError(ProcessBuilder.Redirect.INHERIT)

@@ -7,7 +7,7 @@ import io.github.redislock.FactoryInspector;
 import io.github.redislock.RedisDistributedLock;
 import io.github.redislock.RedisLockFactory;
 import io.github.redislock.testing.RedisInvariants;
-import io.github.redislock.testing.RedisServer;
+import io.github.redislock.testing.RedisServerExtension;
 import io.github.redislock.testing.Timing;
 import java.util.ArrayList;
 import java.util.List;
@@ -18,12 +18,11 @@ import java.util.concurrent.Future;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInfo;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import redis.clients.jedis.Jedis;
 
 /**
@@ -32,35 +31,26 @@ import redis.clients.jedis.Jedis;
  * fencing token is greater than the previous holder's.
  */
 class LocalQueueTest {
-  private static RedisServer server;
+  @RegisterExtension
+  static final RedisServerExtension redis = new RedisServerExtension();
   private RedisLockFactory factory;
   private ExecutorService threads;
   private String name;
 
-  @BeforeAll
-  static void start() {
-    server = RedisServer.start();
-  }
-
-  @AfterAll
-  static void stop() {
-    server.close();
-  }
-
   @BeforeEach
   void setUp(TestInfo info) {
     name = "queue:" + info.getTestMethod().orElseThrow().getName();
-    factory = RedisLockFactory.builder().standalone(server.uri()).build();
+    factory = RedisLockFactory.builder().standalone(redis.server().uri()).build();
     threads = Executors.newCachedThreadPool();
   }
 
   @AfterEach
   void tearDown() throws InterruptedException {
-    RedisInvariants.assertCleanAfterTest(server, threads, List.of(factory), name);
+    RedisInvariants.assertCleanAfterTest(redis.server(), threads, List.of(factory), name);
   }
 
   private long acquisitionsInRedis() {
-    try (Jedis jedis = server.jedis()) {
+    try (Jedis jedis = redis.server().jedis()) {
       String stats = jedis.info("commandstats");
       long calls = 0;
       for (String line : stats.split("\r?\n")) {
@@ -79,7 +69,8 @@ class LocalQueueTest {
     // wait (it lingers), and must not count as another process waiting at this factory's
     // releases: giving way to nobody would stall every release for the yield.
     RedisDistributedLock foreign;
-    try (RedisLockFactory other = RedisLockFactory.builder().standalone(server.uri()).build()) {
+    try (RedisLockFactory other =
+        RedisLockFactory.builder().standalone(redis.server().uri()).build()) {
       foreign = other.getLock(name);
       foreign.lock();
       CountDownLatch go = new CountDownLatch(1);
@@ -97,7 +88,7 @@ class LocalQueueTest {
       }
       go.countDown();
       String channel = "{" + name + "}:lock-wake";
-      try (Jedis jedis = server.jedis()) { // Redis counts this factory's subscription
+      try (Jedis jedis = redis.server().jedis()) { // Redis counts this factory's subscription
         await().atMost(Timing.awaitAtMost())
             .until(() -> jedis.pubsubNumSub(channel).getOrDefault(channel, 0L) == 1);
       }

@@ -6,7 +6,7 @@ import io.github.redislock.FactoryInspector;
 import io.github.redislock.RedisDistributedLock;
 import io.github.redislock.RedisLockFactory;
 import io.github.redislock.testing.RedisInvariants;
-import io.github.redislock.testing.RedisServer;
+import io.github.redislock.testing.RedisServerExtension;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
@@ -16,9 +16,8 @@ import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicIntegerArray;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
@@ -30,23 +29,14 @@ import org.junit.jupiter.params.provider.ValueSource;
  */
 class ProcessTurnsTest {
   private static final String NAME = "turns";
-  private static RedisServer server;
+  @RegisterExtension
+  static final RedisServerExtension redis = new RedisServerExtension();
   private final List<RedisLockFactory> factories = new ArrayList<>();
   private ExecutorService threads;
 
-  @BeforeAll
-  static void start() {
-    server = RedisServer.start();
-  }
-
-  @AfterAll
-  static void stop() {
-    server.close();
-  }
-
   @AfterEach
   void tearDown() throws InterruptedException {
-    RedisInvariants.assertCleanAfterTest(server, threads, factories, NAME);
+    RedisInvariants.assertCleanAfterTest(redis.server(), threads, factories, NAME);
   }
 
   /** Locks and unlocks a few times alone: connections made and code compiled before the race. */
@@ -69,7 +59,8 @@ class ProcessTurnsTest {
     threads = Executors.newFixedThreadPool(2 * threadsPerProcess);
     List<Future<?>> workers = new ArrayList<>();
     for (int side = 0; side < 2; side++) {
-      RedisLockFactory factory = RedisLockFactory.builder().standalone(server.uri()).build();
+      RedisLockFactory factory =
+          RedisLockFactory.builder().standalone(redis.server().uri()).build();
       factories.add(factory);
       warmUp(factory.getLock(NAME));
     }

@@ -7,7 +7,7 @@ import io.github.redislock.RedisDistributedLock;
 import io.github.redislock.RedisLockException;
 import io.github.redislock.RedisLockFactory;
 import io.github.redislock.testing.RedisInvariants;
-import io.github.redislock.testing.RedisServer;
+import io.github.redislock.testing.RedisServerExtension;
 import io.github.redislock.testing.TcpProxy;
 import io.github.redislock.testing.Timing;
 import java.time.Duration;
@@ -22,12 +22,11 @@ import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInfo;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import redis.clients.jedis.Jedis;
 
 /**
@@ -35,20 +34,11 @@ import redis.clients.jedis.Jedis;
  * reply lost on the way back.
  */
 class RedisFaultsTest {
-  private static RedisServer server;
+  @RegisterExtension
+  static final RedisServerExtension redis = new RedisServerExtension();
   private final List<RedisLockFactory> factories = new ArrayList<>();
   private ExecutorService threads;
   private String name;
-
-  @BeforeAll
-  static void start() {
-    server = RedisServer.start();
-  }
-
-  @AfterAll
-  static void stop() {
-    server.close();
-  }
 
   @BeforeEach
   void setUp(TestInfo info) {
@@ -58,13 +48,13 @@ class RedisFaultsTest {
 
   @AfterEach
   void tearDown() throws InterruptedException {
-    RedisInvariants.assertCleanAfterTest(server, threads, factories);
+    RedisInvariants.assertCleanAfterTest(redis.server(), threads, factories);
   }
 
   private RedisLockFactory factory() {
     RedisLockFactory factory =
         RedisLockFactory.builder()
-            .standalone(server.uri())
+            .standalone(redis.server().uri())
             .commandTimeout(Duration.ofMillis(500))
             .build();
     factories.add(factory);
@@ -81,7 +71,7 @@ class RedisFaultsTest {
 
   @Test
   void aReleaseWhoseReplyIsLostIsRetriedAndCountsAsReleased() throws Exception {
-    try (TcpProxy proxy = TcpProxy.start(server.port())) {
+    try (TcpProxy proxy = TcpProxy.start(redis.server().port())) {
       RedisLockFactory factory =
           RedisLockFactory.builder()
               .standalone(proxy.uri())
@@ -103,7 +93,7 @@ class RedisFaultsTest {
       assertThat(locked.await(Timing.awaitAtMost().toMillis(), TimeUnit.MILLISECONDS)).isTrue();
       proxy.stallReplies();
       release.countDown();
-      try (Jedis jedis = server.jedis()) {
+      try (Jedis jedis = redis.server().jedis()) {
         await().atMost(Timing.awaitAtMost()).until(() -> !jedis.exists(name));
       }
       proxy.cutAll(); // the release's reply is lost with its connection
@@ -139,7 +129,7 @@ class RedisFaultsTest {
     });
     await().atMost(Timing.awaitAtMost()).until(() -> waiter[0] != null
         && waiter[0].getState() == Thread.State.TIMED_WAITING);
-    server.pause();
+    redis.server().pause();
     // The deadline plus a second of slack for a loaded machine; a stalled Redis call alone would
     // take the client's two socket timeouts plus a reconnect.
     await().atMost(Timing.scaled(wait.plusSeconds(1))).until(attempt::isDone);
@@ -147,7 +137,7 @@ class RedisFaultsTest {
         result -> assertThat(result).isEqualTo(false),
         result -> assertThat(result).isInstanceOf(RedisLockException.class));
 
-    server.resume();
+    redis.server().resume();
     release.complete(null);
     holder.get(Timing.awaitAtMost().toMillis(), TimeUnit.MILLISECONDS);
     assertThat(lock.tryLock(Timing.awaitAtMost().toMillis(), TimeUnit.MILLISECONDS)).isTrue();
@@ -158,14 +148,14 @@ class RedisFaultsTest {
   void timedTryLockOnAPausedRedisThrowsByItsDeadlineAndLeavesNoKeyAfterResume()
       throws Exception {
     RedisDistributedLock lock = factory().getLock(name);
-    server.pause();
+    redis.server().pause();
     Future<Boolean> attempt =
         threads.submit(() -> lock.tryLock(300, TimeUnit.MILLISECONDS));
     await().atMost(Timing.scaled(Duration.ofMillis(1300))).until(attempt::isDone);
     assertThat(outcome(attempt)).isInstanceOf(RedisLockException.class);
-    server.resume();
+    redis.server().resume();
     // The abandoned SET reaches Redis after the resume; it is released as soon as it answers.
-    try (Jedis jedis = server.jedis()) {
+    try (Jedis jedis = redis.server().jedis()) {
       await().atMost(Timing.awaitAtMost()).until(() -> !jedis.exists(name));
     }
     assertThat(lock.tryLock()).isTrue();
@@ -175,7 +165,7 @@ class RedisFaultsTest {
   @Test
   void lockWaitsThroughAPauseAndAcquiresAfterResume() throws Exception {
     RedisDistributedLock lock = factory().getLock(name);
-    server.pause();
+    redis.server().pause();
     Thread[] waiter = new Thread[1];
     Future<Long> locked = threads.submit(() -> {
       waiter[0] = Thread.currentThread();
@@ -188,7 +178,7 @@ class RedisFaultsTest {
     });
     await().atMost(Timing.awaitAtMost()).until(() -> waiter[0] != null);
     assertThat(locked).isNotDone();
-    server.resume();
+    redis.server().resume();
     assertThat(locked.get(Timing.awaitAtMost().toMillis(), TimeUnit.MILLISECONDS)).isPositive();
   }
 
@@ -199,7 +189,7 @@ class RedisFaultsTest {
     AtomicBoolean flushing = new AtomicBoolean(true);
     Future<Integer> flusher = threads.submit(() -> {
       int flushes = 0;
-      try (Jedis jedis = server.jedis()) {
+      try (Jedis jedis = redis.server().jedis()) {
         while (flushing.get()) {
           jedis.scriptFlush();
           flushes++;

@@ -1,7 +1,11 @@
 package io.github.redislock.testing;
 
+import java.io.File;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.net.URISyntaxException;
+import java.net.URL;
+import java.net.URLClassLoader;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -36,6 +40,27 @@ public final class JvmProcess implements AutoCloseable {
     }
 
     /**
+     * This JVM's class path, for a child JVM: under {@code mvn exec:java} not
+     * {@code java.class.path} (that is Maven's) but the URLs of the class loader the plugin built.
+     *
+     * @return the class path, entries separated by {@link File#pathSeparator}
+     */
+    public static String classPath() {
+        if (JvmProcess.class.getClassLoader() instanceof URLClassLoader loader) {
+            List<String> entries = new ArrayList<>();
+            for (URL url : loader.getURLs()) {
+                try {
+                    entries.add(Path.of(url.toURI()).toString());
+                } catch (URISyntaxException | IllegalArgumentException e) {
+                    throw new IllegalStateException("not a file class-path entry: " + url, e);
+                }
+            }
+            return String.join(File.pathSeparator, entries);
+        }
+        return System.getProperty("java.class.path");
+    }
+
+    /**
      * Starts {@code mainClass} in a new JVM.
      *
      * @param mainClass a class with a {@code public static void main(String[])} on the test class path
@@ -50,7 +75,7 @@ public final class JvmProcess implements AutoCloseable {
         command.add(java.toString());
         command.addAll(jvmArgs);
         command.add("-cp");
-        command.add(System.getProperty("java.class.path"));
+        command.add(classPath());
         command.add(mainClass.getName());
         command.addAll(List.of(args));
         Path output;

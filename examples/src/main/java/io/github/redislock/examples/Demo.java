@@ -1,13 +1,10 @@
 package io.github.redislock.examples;
 
+import io.github.redislock.testing.JvmProcess;
 import java.io.BufferedReader;
-import java.io.File;
 import java.io.IOException;
 import java.io.InputStreamReader;
 import java.io.OutputStream;
-import java.net.URISyntaxException;
-import java.net.URL;
-import java.net.URLClassLoader;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -159,7 +156,7 @@ public final class Demo {
       String redisUri, String lockName, String counterKey, int threads, int increments)
       throws IOException {
     String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-    return new ProcessBuilder(java, "-cp", classPath(), DemoWorker.class.getName(),
+    return new ProcessBuilder(java, "-cp", JvmProcess.classPath(), DemoWorker.class.getName(),
         redisUri, lockName, counterKey, Integer.toString(threads), Integer.toString(increments))
         .redirectError(ProcessBuilder.Redirect.INHERIT)
         .start();
@@ -193,25 +190,6 @@ public final class Demo {
     watchdog.setDaemon(true);
     watchdog.start();
     return watchdog;
-  }
-
-  /**
-   * The class path for the workers: this class's own, which under {@code mvn exec:java} is not
-   * {@code java.class.path} (that is Maven's) but the URLs of the class loader the plugin built.
-   */
-  private static String classPath() {
-    if (Demo.class.getClassLoader() instanceof URLClassLoader loader) {
-      List<String> entries = new ArrayList<>();
-      for (URL url : loader.getURLs()) {
-        try {
-          entries.add(Path.of(url.toURI()).toString());
-        } catch (URISyntaxException | IllegalArgumentException e) {
-          throw new IllegalStateException("not a file class-path entry: " + url, e);
-        }
-      }
-      return String.join(File.pathSeparator, entries);
-    }
-    return System.getProperty("java.class.path");
   }
 
   private static int setting(String[] args, int index, String property, int defaultValue) {
