@@ -1,6 +1,6 @@
 /**
- * A {@link java.util.concurrent.locks.Lock} across processes and machines, on Redis.
- * Start at {@link io.github.redislock.RedisLockFactory}.
+ * A {@link java.util.concurrent.locks.Lock} across processes and machines, on Redis. Start at
+ * {@link io.github.redislock.RedisLockFactory}.
  */
 module io.github.redislock {
   requires transitive redis.clients.jedis;

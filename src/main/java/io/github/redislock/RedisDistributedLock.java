@@ -9,15 +9,15 @@ import java.util.concurrent.locks.ReentrantLock;
 
 /**
  * A reentrant mutual exclusion {@link Lock} with the behaviour of {@link ReentrantLock}, whose
- * ownership is held in Redis, so that it excludes threads of every process that uses a lock of
- * the same name on the same Redis.
+ * ownership is held in Redis, so that it excludes threads of every process that uses a lock of the
+ * same name on the same Redis.
  *
  * <p>A lock is owned by the thread that last acquired it and has not yet released it. The first
  * acquisition by a thread sets the lock key with a fresh random token ({@code SET key token NX PX
- * lease}); further acquisitions by the same thread only count up, in the JVM, as do inner
- * releases; the last {@link #unlock()} deletes the key if it still holds the token (an atomic
- * compare-and-delete script) and wakes waiters. {@link #getHoldCount()} and
- * {@link #isHeldByCurrentThread()} answer from the JVM without calling Redis.
+ * lease}); further acquisitions by the same thread only count up, in the JVM, as do inner releases;
+ * the last {@link #unlock()} deletes the key if it still holds the token (an atomic
+ * compare-and-delete script) and wakes waiters. {@link #getHoldCount()} and {@link
+ * #isHeldByCurrentThread()} answer from the JVM without calling Redis.
  *
  * <pre>{@code
  * Lock lock = factory.getLock("orders");   // was: new ReentrantLock()
@@ -32,43 +32,42 @@ import java.util.concurrent.locks.ReentrantLock;
  * <h2>Guarantees and limits</h2>
  *
  * <p><b>Leases.</b> A hold has a lease (30 seconds by default) that the factory renews in the
- * background, about every third of the lease, for as long as the lock is held. A process that
- * dies without unlocking holds the lock at most until its lease runs out. If renewal finds the
- * key gone or held by someone else, or cannot reach Redis until the lease runs out, the hold is
- * <em>lost</em>: the factory's {@code onLockLost} listener is told once,
- * {@link #isHeldByCurrentThread()} turns {@code false}, and the next {@link #unlock()} throws
- * {@link LockLostException}.
+ * background, about every third of the lease, for as long as the lock is held. A process that dies
+ * without unlocking holds the lock at most until its lease runs out. If renewal finds the key gone
+ * or held by someone else, or cannot reach Redis until the lease runs out, the hold is
+ * <em>lost</em>: the factory's {@code onLockLost} listener is told once, {@link
+ * #isHeldByCurrentThread()} turns {@code false}, and the next {@link #unlock()} throws {@link
+ * LockLostException}.
  *
- * <p><b>Process pauses and clock jumps.</b> Mutual exclusion holds only while the holder's lease
- * is valid. A holder that stops for longer than its lease (a long GC pause, a frozen VM, a
- * swapped-out process) may resume believing it holds a lock that another process acquired in the
- * meantime; likewise if the Redis server's clock jumps forward and expires the key early. Renewal
- * narrows this window but cannot close it: nothing running in the paused process can act.
+ * <p><b>Process pauses and clock jumps.</b> Mutual exclusion holds only while the holder's lease is
+ * valid. A holder that stops for longer than its lease (a long GC pause, a frozen VM, a swapped-out
+ * process) may resume believing it holds a lock that another process acquired in the meantime;
+ * likewise if the Redis server's clock jumps forward and expires the key early. Renewal narrows
+ * this window but cannot close it: nothing running in the paused process can act.
  *
- * <p><b>Failover.</b> Redis replicates asynchronously. If a master fails over (Sentinel,
- * Cluster) before the lock key reached its replica, the new master does not know the lock and
- * another process may acquire it; the first holder learns at its next renewal that its hold was
- * lost.
+ * <p><b>Failover.</b> Redis replicates asynchronously. If a master fails over (Sentinel, Cluster)
+ * before the lock key reached its replica, the new master does not know the lock and another
+ * process may acquire it; the first holder learns at its next renewal that its hold was lost.
  *
- * <p><b>Fencing tokens.</b> Each hold can ask for a {@linkplain #getFencingToken() fencing
- * token}, strictly greater than every earlier hold's token of the same name, across processes. Passing it
- * with every write to the protected resource, and having the resource reject a token lower than
- * one it has seen, makes the writes of a holder whose lease expired harmless: this is what makes
- * the lock safe under pauses, clock jumps and failovers, not only efficient.
+ * <p><b>Fencing tokens.</b> Each hold can ask for a {@linkplain #getFencingToken() fencing token},
+ * strictly greater than every earlier hold's token of the same name, across processes. Passing it
+ * with every write to the protected resource, and having the resource reject a token lower than one
+ * it has seen, makes the writes of a holder whose lease expired harmless: this is what makes the
+ * lock safe under pauses, clock jumps and failovers, not only efficient.
  *
  * <p><b>Redlock.</b> A factory built with {@code redlock(...)} holds a lock when a majority of N
- * independent masters granted it, asked in parallel, within a validity of the lease minus the
- * time the acquisition took and a clock drift allowance (1% of the lease + 2 ms). It survives the
- * loss of a minority of masters, which one master does not. Its safety still rests on timing
+ * independent masters granted it, asked in parallel, within a validity of the lease minus the time
+ * the acquisition took and a clock drift allowance (1% of the lease + 2 ms). It survives the loss
+ * of a minority of masters, which one master does not. Its safety still rests on timing
  * assumptions: process pauses, network delays and clock drift well below the lease, and masters
- * that do not forget keys on restart (persistence, or a restart delayed beyond the longest
- * lease). The token of a Redlock hold is the maximum of its majority's tokens, made binding on a
- * majority at the first {@link #getFencingToken()}.
+ * that do not forget keys on restart (persistence, or a restart delayed beyond the longest lease).
+ * The token of a Redlock hold is the maximum of its majority's tokens, made binding on a majority
+ * at the first {@link #getFencingToken()}.
  *
- * <p><b>Redis failures.</b> {@link #tryLock()} returns {@code false} only when another owner
- * holds the lock; when Redis cannot be reached or answers with an error it throws
- * {@link RedisLockException}. {@link #lock()} keeps retrying through outages, with a capped,
- * jittered backoff.
+ * <p><b>Redis failures.</b> {@link #tryLock()} returns {@code false} only when another owner holds
+ * the lock; when Redis cannot be reached or answers with an error it throws {@link
+ * RedisLockException}. {@link #lock()} keeps retrying through outages, with a capped, jittered
+ * backoff.
  *
  * <p><b>Interoperability.</b> The lock key is {@code keyPrefix + name}, a string holding the
  * owner's token; any client that locks the same key with {@code SET key value NX PX ttl} and
@@ -114,24 +113,24 @@ public class RedisDistributedLock implements Lock {
    * <p>Acquires the lock if it is not held by another thread, here or in another process, and
    * returns immediately, setting the hold count to one.
    *
-   * <p>If the current thread already holds the lock then the hold count is incremented by one
-   * and the method returns immediately, without calling Redis.
+   * <p>If the current thread already holds the lock then the hold count is incremented by one and
+   * the method returns immediately, without calling Redis.
    *
-   * <p>If the lock is held by another thread then the current thread waits until the lock has
-   * been acquired, at which time the hold count is set to one. Threads of this JVM wait in a
-   * local queue; the first of them waits for Redis, woken by the holder's release or, for a
-   * holder that does not announce its release, by the end of its lease or a periodic re-check.
+   * <p>If the lock is held by another thread then the current thread waits until the lock has been
+   * acquired, at which time the hold count is set to one. Threads of this JVM wait in a local
+   * queue; the first of them waits for Redis, woken by the holder's release or, for a holder that
+   * does not announce its release, by the end of its lease or a periodic re-check.
    *
-   * <p>If the current thread is interrupted while waiting it keeps waiting; its interrupt status
-   * is set again when the method returns.
+   * <p>If the current thread is interrupted while waiting it keeps waiting; its interrupt status is
+   * set again when the method returns.
    *
    * <p>In this implementation, when Redis cannot be reached the method keeps retrying with a
    * capped, jittered backoff (up to one second between attempts), logging a warning, until it
    * acquires the lock.
    *
    * @throws LockLostException if the current thread holds the lock but its hold was lost
-   * @throws RedisLockException if Redis answers with an error that waiting cannot cure, such as
-   *     a lock key that is not a string
+   * @throws RedisLockException if Redis answers with an error that waiting cannot cure, such as a
+   *     lock key that is not a string
    * @throws IllegalStateException if the factory is closed
    */
   @Override
@@ -142,12 +141,12 @@ public class RedisDistributedLock implements Lock {
   /**
    * Acquires the lock unless the current thread is {@linkplain Thread#interrupt interrupted}.
    *
-   * <p>Acquires the lock if it is not held by another thread and returns immediately, setting
-   * the hold count to one. If the current thread already holds the lock then the hold count is
+   * <p>Acquires the lock if it is not held by another thread and returns immediately, setting the
+   * hold count to one. If the current thread already holds the lock then the hold count is
    * incremented by one and the method returns immediately.
    *
-   * <p>If the lock is held by another thread then the current thread waits until either the lock
-   * is acquired by the current thread, or some other thread interrupts the current thread.
+   * <p>If the lock is held by another thread then the current thread waits until either the lock is
+   * acquired by the current thread, or some other thread interrupts the current thread.
    *
    * <p>If the current thread has its interrupted status set on entry to this method, or is
    * interrupted while waiting, then {@link InterruptedException} is thrown, the interrupted status
@@ -155,8 +154,8 @@ public class RedisDistributedLock implements Lock {
    *
    * <p>In this implementation, as this method is an explicit interruption point, preference is
    * given to responding to the interrupt over normal or reentrant acquisition of the lock. An
-   * interrupt that arrives during a Redis call is acted on when the call returns. When Redis
-   * cannot be reached the method keeps retrying, as {@link #lock()} does, until interrupted.
+   * interrupt that arrives during a Redis call is acted on when the call returns. When Redis cannot
+   * be reached the method keeps retrying, as {@link #lock()} does, until interrupted.
    *
    * @throws InterruptedException if the current thread is interrupted
    * @throws LockLostException if the current thread holds the lock but its hold was lost
@@ -194,15 +193,15 @@ public class RedisDistributedLock implements Lock {
    * Acquires the lock if it is not held by another thread within the given waiting time and the
    * current thread has not been {@linkplain Thread#interrupt interrupted}.
    *
-   * <p>Acquires the lock if it is free and returns {@code true}, setting the hold count to one.
-   * If the current thread already holds the lock then the hold count is incremented by one and
-   * the method returns {@code true}.
+   * <p>Acquires the lock if it is free and returns {@code true}, setting the hold count to one. If
+   * the current thread already holds the lock then the hold count is incremented by one and the
+   * method returns {@code true}.
    *
    * <p>If the lock is held by another thread then the current thread waits until the lock is
-   * acquired (the method returns {@code true}), the current thread is interrupted
-   * ({@link InterruptedException} is thrown, the interrupted status cleared, and no lock key is
-   * left behind), or the waiting time elapses (the method returns {@code false}). If the time is
-   * less than or equal to zero, the method makes one attempt and does not wait.
+   * acquired (the method returns {@code true}), the current thread is interrupted ({@link
+   * InterruptedException} is thrown, the interrupted status cleared, and no lock key is left
+   * behind), or the waiting time elapses (the method returns {@code false}). If the time is less
+   * than or equal to zero, the method makes one attempt and does not wait.
    *
    * <p>In this implementation the deadline is taken from {@link System#nanoTime()} once. A Redis
    * call that could outlast the deadline runs on a helper thread, so that a stalled Redis cannot
@@ -213,8 +212,8 @@ public class RedisDistributedLock implements Lock {
    * @param time the maximum time to wait for the lock
    * @param unit the time unit of the {@code time} argument
    * @return {@code true} if the lock was free and was acquired by the current thread, or the lock
-   *     was already held by the current thread; and {@code false} if the waiting time elapsed
-   *     while another owner held the lock
+   *     was already held by the current thread; and {@code false} if the waiting time elapsed while
+   *     another owner held the lock
    * @throws InterruptedException if the current thread is interrupted
    * @throws NullPointerException if the time unit is null
    * @throws RedisLockException if Redis could not be reached or answered with an error, and the
@@ -231,12 +230,12 @@ public class RedisDistributedLock implements Lock {
   /**
    * Attempts to release this lock.
    *
-   * <p>If the current thread is the holder of this lock then the hold count is decremented. If
-   * the hold count is now zero then the lock is released: its key is deleted from Redis if it
-   * still holds this hold's token, and waiters are woken. Inner releases do not call Redis.
+   * <p>If the current thread is the holder of this lock then the hold count is decremented. If the
+   * hold count is now zero then the lock is released: its key is deleted from Redis if it still
+   * holds this hold's token, and waiters are woken. Inner releases do not call Redis.
    *
-   * <p>If the current thread holds the lock but the hold was lost (see the class description),
-   * the local hold is cleared, whatever its count, and {@link LockLostException} is thrown.
+   * <p>If the current thread holds the lock but the hold was lost (see the class description), the
+   * local hold is cleared, whatever its count, and {@link LockLostException} is thrown.
    *
    * <p>In this implementation, when other threads of this JVM are waiting for the lock, the hold
    * may pass to one of them without a release in Redis (a local handoff): at most 16 holders in a
@@ -247,8 +246,8 @@ public class RedisDistributedLock implements Lock {
    *
    * @throws IllegalMonitorStateException if the current thread does not hold this lock
    * @throws LockLostException if the hold was lost before this release
-   * @throws RedisLockException if Redis could not be reached to release the key; the local hold
-   *     is cleared all the same, and the key expires with its lease
+   * @throws RedisLockException if Redis could not be reached to release the key; the local hold is
+   *     cleared all the same, and the key expires with its lease
    */
   @Override
   public void unlock() {
@@ -277,8 +276,8 @@ public class RedisDistributedLock implements Lock {
 
   /**
    * Queries if this lock is held by the current thread. Answers from the JVM, without calling
-   * Redis: {@code true} while the current thread holds the lock and its lease, as last confirmed
-   * by Redis, has not run out; {@code false} once the hold was lost.
+   * Redis: {@code true} while the current thread holds the lock and its lease, as last confirmed by
+   * Redis, has not run out; {@code false} once the hold was lost.
    *
    * @return {@code true} if the current thread holds this lock and {@code false} otherwise
    */
@@ -298,8 +297,8 @@ public class RedisDistributedLock implements Lock {
   }
 
   /**
-   * Queries if this lock is held by any thread in any process, by asking Redis whether the lock
-   * key exists. This method is designed for use in monitoring of the system state, not for
+   * Queries if this lock is held by any thread in any process, by asking Redis whether the lock key
+   * exists. This method is designed for use in monitoring of the system state, not for
    * synchronization control.
    *
    * @return {@code true} if any owner, of this library or another client, holds this lock
@@ -313,25 +312,25 @@ public class RedisDistributedLock implements Lock {
   /**
    * Returns the fencing token of the current thread's hold: strictly greater than the token of
    * every earlier hold of this lock name, in every process, also after its counter key expired or
-   * was evicted (tokens are issued as {@code max(counter + 1, Redis server time in
-   * microseconds)}). Pass it with every write to the resource the lock protects, and have the
-   * resource reject writes with a lower token than it has seen.
+   * was evicted (tokens are issued as {@code max(counter + 1, Redis server time in microseconds)}).
+   * Pass it with every write to the resource the lock protects, and have the resource reject writes
+   * with a lower token than it has seen.
    *
-   * <p>In this implementation a holder's token is issued at its first call, which costs one
-   * Redis call (a script checks that the key still holds this hold's token and issues the next
-   * token); later calls answer from the JVM. Once any lock of the factory was asked for a token,
-   * every later acquisition of the factory issues its token in the same script that takes the
-   * lock, and the first call answers from the JVM: programs which use tokens pay no extra round
-   * trip, and programs which do not pay nothing for them. A thread that got the lock from another
-   * thread of its JVM without a release in Redis (a local handoff, see {@link #unlock()}) always
-   * gets its own, greater token at its first call. Under Redlock each of these costs one parallel
-   * round more, which raises the fencing counters of a majority of masters to the token.
+   * <p>In this implementation a holder's token is issued at its first call, which costs one Redis
+   * call (a script checks that the key still holds this hold's token and issues the next token);
+   * later calls answer from the JVM. Once any lock of the factory was asked for a token, every
+   * later acquisition of the factory issues its token in the same script that takes the lock, and
+   * the first call answers from the JVM: programs which use tokens pay no extra round trip, and
+   * programs which do not pay nothing for them. A thread that got the lock from another thread of
+   * its JVM without a release in Redis (a local handoff, see {@link #unlock()}) always gets its
+   * own, greater token at its first call. Under Redlock each of these costs one parallel round
+   * more, which raises the fencing counters of a majority of masters to the token.
    *
    * @return the current hold's fencing token
    * @throws IllegalMonitorStateException if the current thread does not hold this lock
    * @throws LockLostException if the current thread's hold was lost
-   * @throws RedisLockException if Redis (under Redlock, a majority of masters) could not be
-   *     reached to issue the token or make it binding
+   * @throws RedisLockException if Redis (under Redlock, a majority of masters) could not be reached
+   *     to issue the token or make it binding
    */
   public long getFencingToken() {
     return engine.getFencingToken(lockName());
@@ -346,6 +345,7 @@ public class RedisDistributedLock implements Lock {
   public String toString() {
     return super.toString()
         + (isHeldByCurrentThread() ? "[Held by current thread: " : "[Not held by current thread: ")
-        + name + "]";
+        + name
+        + "]";
   }
 }

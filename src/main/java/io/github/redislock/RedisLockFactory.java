@@ -5,8 +5,8 @@ import io.github.redislock.internal.RedisClients;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.List;
 import java.util.HashSet;
+import java.util.List;
 import java.util.Locale;
 import java.util.Objects;
 import java.util.function.Consumer;
@@ -14,8 +14,8 @@ import redis.clients.jedis.RedisClient;
 import redis.clients.jedis.UnifiedJedis;
 
 /**
- * Hands out {@link RedisDistributedLock}s by name, on one Redis deployment or over Redlock
- * masters. One per application: thread-safe, long-lived, {@link AutoCloseable}.
+ * Hands out {@link RedisDistributedLock}s by name, on one Redis deployment or over Redlock masters.
+ * One per application: thread-safe, long-lived, {@link AutoCloseable}.
  *
  * <pre>{@code
  * try (RedisLockFactory locks = RedisLockFactory.builder()
@@ -26,11 +26,11 @@ import redis.clients.jedis.UnifiedJedis;
  * }
  * }</pre>
  *
- * <p>A factory owns a renewal thread (while anything is held), one pub/sub connection (while
- * anyone waits) and the Redis clients it created from URIs. Closing it stops renewals and
- * releases nothing that users still hold: their holds are reported lost, and their next
- * {@code unlock()} throws {@link LockLostException}. It closes only the clients it created
- * itself, never a caller's {@link UnifiedJedis}.
+ * <p>A factory owns a renewal thread (while anything is held), one pub/sub connection (while anyone
+ * waits) and the Redis clients it created from URIs. Closing it stops renewals and releases nothing
+ * that users still hold: their holds are reported lost, and their next {@code unlock()} throws
+ * {@link LockLostException}. It closes only the clients it created itself, never a caller's {@link
+ * UnifiedJedis}.
  */
 public final class RedisLockFactory implements AutoCloseable {
   private final LockEngine engine;
@@ -87,9 +87,9 @@ public final class RedisLockFactory implements AutoCloseable {
   }
 
   /**
-   * Stops renewals, wakes waiting threads (they throw {@link IllegalStateException}), and
-   * closes the Redis clients this factory created. Holds still held are reported lost. Calling
-   * it again has no effect.
+   * Stops renewals, wakes waiting threads (they throw {@link IllegalStateException}), and closes
+   * the Redis clients this factory created. Holds still held are reported lost. Calling it again
+   * has no effect.
    */
   @Override
   public void close() {
@@ -112,9 +112,9 @@ public final class RedisLockFactory implements AutoCloseable {
 
   /**
    * Builds a {@link RedisLockFactory}. Exactly one endpoint must be given: {@link #standalone},
-   * {@link #sentinel}, {@link #cluster}, {@link #client}, {@link #redlock} or
-   * {@link #redlockClients}. Each setting may be given once; a bad or repeated setting is rejected
-   * at once.
+   * {@link #sentinel}, {@link #cluster}, {@link #client}, {@link #redlock} or {@link
+   * #redlockClients}. Each setting may be given once; a bad or repeated setting is rejected at
+   * once.
    */
   public static final class Builder {
     static final Duration DEFAULT_LEASE = Duration.ofSeconds(30);
@@ -154,13 +154,14 @@ public final class RedisLockFactory implements AutoCloseable {
 
     /**
      * Uses the master of a Redis Sentinel deployment, reached with a client this factory creates
-     * and closes. The client asks the Sentinels for the master at {@link #build()}, and follows
-     * it across failovers. Replication is asynchronous: a lock taken just before a failover may be
-     * missing on the new master; its holder then learns that its hold was lost (see
-     * {@link #onLockLost}), and fencing tokens keep increasing.
+     * and closes. The client asks the Sentinels for the master at {@link #build()}, and follows it
+     * across failovers. Replication is asynchronous: a lock taken just before a failover may be
+     * missing on the new master; its holder then learns that its hold was lost (see {@link
+     * #onLockLost}), and fencing tokens keep increasing.
      *
-     * @param sentinelUri {@code redis-sentinel://[user:password@]host:port[,host:port...]/masterName[/db]},
-     *     with the addresses of the Sentinels; the user and password are the master's
+     * @param sentinelUri {@code
+     *     redis-sentinel://[user:password@]host:port[,host:port...]/masterName[/db]}, with the
+     *     addresses of the Sentinels; the user and password are the master's
      * @return this builder
      * @throws NullPointerException if {@code sentinelUri} is null
      * @throws IllegalArgumentException if it is not such a URI
@@ -173,14 +174,14 @@ public final class RedisLockFactory implements AutoCloseable {
     }
 
     /**
-     * Uses a Redis Cluster, reached with a client this factory creates and closes. The client
-     * asks the seed nodes for the cluster's slots at {@link #build()}. Every key of one lock is in
-     * one slot, whatever the lock's name. A master that fails over to a replica may not have
-     * replicated a lock taken just before; as with {@link #sentinel}, its holder then learns that
-     * its hold was lost.
+     * Uses a Redis Cluster, reached with a client this factory creates and closes. The client asks
+     * the seed nodes for the cluster's slots at {@link #build()}. Every key of one lock is in one
+     * slot, whatever the lock's name. A master that fails over to a replica may not have replicated
+     * a lock taken just before; as with {@link #sentinel}, its holder then learns that its hold was
+     * lost.
      *
-     * @param clusterUri {@code redis-cluster://[user:password@]host:port[,host:port...]}, with
-     *     one or more of the cluster's nodes
+     * @param clusterUri {@code redis-cluster://[user:password@]host:port[,host:port...]}, with one
+     *     or more of the cluster's nodes
      * @return this builder
      * @throws NullPointerException if {@code clusterUri} is null
      * @throws IllegalArgumentException if it is not such a URI
@@ -202,8 +203,8 @@ public final class RedisLockFactory implements AutoCloseable {
      * @param redisUris one {@code redis://} or {@code rediss://} URI per master, at least three
      * @return this builder
      * @throws NullPointerException if the array or a URI is null
-     * @throws IllegalArgumentException if fewer than three URIs are given, one is malformed, or
-     *     one is given twice
+     * @throws IllegalArgumentException if fewer than three URIs are given, one is malformed, or one
+     *     is given twice
      * @throws IllegalStateException if an endpoint was already set
      */
     public Builder redlock(String... redisUris) {
@@ -247,8 +248,7 @@ public final class RedisLockFactory implements AutoCloseable {
      * @param masters one client per master, at least three
      * @return this builder
      * @throws NullPointerException if the list or a client is null
-     * @throws IllegalArgumentException if fewer than three clients are given, or one is given
-     *     twice
+     * @throws IllegalArgumentException if fewer than three clients are given, or one is given twice
      * @throws IllegalStateException if an endpoint was already set
      */
     public Builder redlockClients(List<? extends UnifiedJedis> masters) {
@@ -268,9 +268,9 @@ public final class RedisLockFactory implements AutoCloseable {
 
     /**
      * Sets how long a Redlock operation waits for each master: a master that has not answered by
-     * then counts as failed for this operation. It should be much smaller than the lease, so that
-     * a dead or frozen master costs an acquisition little. Default: 50 milliseconds. Used only
-     * with {@link #redlock} and {@link #redlockClients}.
+     * then counts as failed for this operation. It should be much smaller than the lease, so that a
+     * dead or frozen master costs an acquisition little. Default: 50 milliseconds. Used only with
+     * {@link #redlock} and {@link #redlockClients}.
      *
      * @param nodeTimeout between 1 millisecond and 10 seconds, and shorter than the lease
      * @return this builder
@@ -282,7 +282,8 @@ public final class RedisLockFactory implements AutoCloseable {
       Objects.requireNonNull(nodeTimeout, "nodeTimeout");
       requireUnset(this.redlockNodeTimeout, "redlockNodeTimeout");
       this.redlockNodeTimeout =
-          checkRange("redlockNodeTimeout", nodeTimeout, Duration.ofMillis(1), Duration.ofSeconds(10));
+          checkRange(
+              "redlockNodeTimeout", nodeTimeout, Duration.ofMillis(1), Duration.ofSeconds(10));
       return this;
     }
 
@@ -305,8 +306,8 @@ public final class RedisLockFactory implements AutoCloseable {
 
     /**
      * Sets the socket and connect timeout of the clients this factory creates, and the time one
-     * Redis command is expected to take at most, which bounds how long a timed
-     * {@code tryLock} may block in a call. Default: 2 seconds.
+     * Redis command is expected to take at most, which bounds how long a timed {@code tryLock} may
+     * block in a call. Default: 2 seconds.
      *
      * @param commandTimeout between 1 millisecond and 1 minute
      * @return this builder
@@ -363,8 +364,8 @@ public final class RedisLockFactory implements AutoCloseable {
      * @return the factory
      * @throws IllegalStateException if no endpoint was set
      * @throws IllegalArgumentException if the Redlock node timeout is not shorter than the lease
-     * @throws RedisLockException with {@link #sentinel} or {@link #cluster}, if no Sentinel or
-     *     seed node answered, or the Sentinels do not know the master
+     * @throws RedisLockException with {@link #sentinel} or {@link #cluster}, if no Sentinel or seed
+     *     node answered, or the Sentinels do not know the master
      */
     public RedisLockFactory build() {
       if (endpoint == null) {
@@ -375,7 +376,7 @@ public final class RedisLockFactory implements AutoCloseable {
       Duration lease = leaseTime != null ? leaseTime : DEFAULT_LEASE;
       Duration timeout = commandTimeout != null ? commandTimeout : DEFAULT_COMMAND_TIMEOUT;
       String prefix = keyPrefix != null ? keyPrefix : "";
-      Consumer<LockLostEvent> listener = onLockLost != null ? onLockLost : event -> { };
+      Consumer<LockLostEvent> listener = onLockLost != null ? onLockLost : event -> {};
       if (redlockUris != null || redlockMasters != null) {
         return new RedisLockFactory(buildRedlock(lease, timeout, prefix, listener));
       }
@@ -390,7 +391,10 @@ public final class RedisLockFactory implements AutoCloseable {
       Duration nodeTimeout = redlockNodeTimeout != null ? redlockNodeTimeout : DEFAULT_NODE_TIMEOUT;
       if (nodeTimeout.compareTo(lease) >= 0) {
         throw new IllegalArgumentException(
-            "redlockNodeTimeout (" + nodeTimeout + ") must be shorter than leaseTime (" + lease
+            "redlockNodeTimeout ("
+                + nodeTimeout
+                + ") must be shorter than leaseTime ("
+                + lease
                 + ")");
       }
       if (redlockMasters != null) {
@@ -398,29 +402,36 @@ public final class RedisLockFactory implements AutoCloseable {
         for (int i = 1; i <= redlockMasters.size(); i++) {
           labels.add("master " + i);
         }
-        return LockEngine.redlock(redlockMasters, labels, false, prefix, lease, timeout,
-            nodeTimeout, listener);
+        return LockEngine.redlock(
+            redlockMasters, labels, false, prefix, lease, timeout, nodeTimeout, listener);
       }
       // A frozen master holds a fan-out thread until its socket times out: keep that short.
-      Duration socketTimeout = commandTimeout != null
-          ? commandTimeout
-          : Duration.ofMillis(Math.max(200, nodeTimeout.toMillis() * 10));
+      Duration socketTimeout =
+          commandTimeout != null
+              ? commandTimeout
+              : Duration.ofMillis(Math.max(200, nodeTimeout.toMillis() * 10));
       List<UnifiedJedis> masters = new ArrayList<>();
       List<String> labels = new ArrayList<>();
       for (String uri : redlockUris) {
         masters.add(RedisClients.create(uri, socketTimeout));
         labels.add(RedisClients.describe(uri));
       }
-      return LockEngine.redlock(masters, labels, true, prefix, lease, socketTimeout, nodeTimeout,
-          listener);
+      return LockEngine.redlock(
+          masters, labels, true, prefix, lease, socketTimeout, nodeTimeout, listener);
     }
 
     private void setUri(String method, String uri, RedisClients.Kind kind) {
       RedisClients.Kind actual = RedisClients.kind(uri);
       if (actual != kind) {
         throw new IllegalArgumentException(
-            method + "(uri) takes " + kind.form() + ", not '" + RedisClients.describe(uri)
-                + "': call " + actual.name().toLowerCase(Locale.ROOT) + "(uri) for it");
+            method
+                + "(uri) takes "
+                + kind.form()
+                + ", not '"
+                + RedisClients.describe(uri)
+                + "': call "
+                + actual.name().toLowerCase(Locale.ROOT)
+                + "(uri) for it");
       }
       setEndpoint(method + "(" + RedisClients.describe(uri) + ")");
       this.endpointUri = uri;
@@ -452,7 +463,9 @@ public final class RedisLockFactory implements AutoCloseable {
     private static void parse(String redisUri) {
       if (RedisClients.kind(redisUri) != RedisClients.Kind.STANDALONE) {
         throw new IllegalArgumentException(
-            "not a Redis URI of one server: '" + RedisClients.describe(redisUri) + "'; expected "
+            "not a Redis URI of one server: '"
+                + RedisClients.describe(redisUri)
+                + "'; expected "
                 + RedisClients.Kind.STANDALONE.form());
       }
     }

@@ -23,14 +23,16 @@ class BuilderTest {
   @Test
   void buildWithoutEndpointIsRejected() {
     assertThatThrownBy(() -> RedisLockFactory.builder().build())
-        .isInstanceOf(IllegalStateException.class).hasMessageContaining("endpoint");
+        .isInstanceOf(IllegalStateException.class)
+        .hasMessageContaining("endpoint");
   }
 
   @Test
   void secondEndpointIsRejected() {
     RedisLockFactory.Builder builder = RedisLockFactory.builder().standalone(URI);
     assertThatThrownBy(() -> builder.standalone(URI))
-        .isInstanceOf(IllegalStateException.class).hasMessageContaining("already set");
+        .isInstanceOf(IllegalStateException.class)
+        .hasMessageContaining("already set");
     try (RedisClient client = RedisClient.create("127.0.0.1", 1)) {
       assertThatThrownBy(() -> builder.client(client)).isInstanceOf(IllegalStateException.class);
     }
@@ -52,20 +54,26 @@ class BuilderTest {
   void malformedUrisAreRejected() {
     for (String uri : List.of("", "localhost:6379", "http://localhost:6379", "redis://")) {
       assertThatThrownBy(() -> RedisLockFactory.builder().standalone(uri))
-          .as(uri).isInstanceOf(IllegalArgumentException.class).hasMessageContaining("Redis URI");
+          .as(uri)
+          .isInstanceOf(IllegalArgumentException.class)
+          .hasMessageContaining("Redis URI");
     }
   }
 
   @Test
   void eachUriMethodTakesOnlyItsOwnForm() {
     assertThatThrownBy(() -> RedisLockFactory.builder().standalone("redis-cluster://h:1"))
-        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("call cluster(uri)");
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("call cluster(uri)");
     assertThatThrownBy(() -> RedisLockFactory.builder().sentinel("redis://h:1"))
-        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("call standalone(uri)");
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("call standalone(uri)");
     assertThatThrownBy(() -> RedisLockFactory.builder().cluster("redis-sentinel://h:1/m"))
-        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("call sentinel(uri)");
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("call sentinel(uri)");
     assertThatThrownBy(() -> RedisLockFactory.builder().sentinel("redis-sentinel://h:1"))
-        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("master name");
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("master name");
     assertThatThrownBy(() -> RedisLockFactory.builder().sentinel(null))
         .isInstanceOf(NullPointerException.class);
     assertThatThrownBy(() -> RedisLockFactory.builder().cluster(null))
@@ -80,8 +88,10 @@ class BuilderTest {
         .isInstanceOf(IllegalStateException.class)
         .hasMessageContaining("sentinel(redis-sentinel://h:1,h:2/orders)")
         .hasMessageNotContaining("pw");
-    assertThatThrownBy(() -> RedisLockFactory.builder().cluster("redis-cluster://h:3").standalone(URI))
-        .isInstanceOf(IllegalStateException.class).hasMessageContaining("already set");
+    assertThatThrownBy(
+            () -> RedisLockFactory.builder().cluster("redis-cluster://h:3").standalone(URI))
+        .isInstanceOf(IllegalStateException.class)
+        .hasMessageContaining("already set");
   }
 
   @Test
@@ -94,9 +104,12 @@ class BuilderTest {
 
   @Test
   void unreachableSentinelsFailTheBuildWithRedisLockException() {
-    RedisLockFactory.Builder builder = RedisLockFactory.builder()
-        .sentinel("redis-sentinel://127.0.0.1:1/mymaster").commandTimeout(Duration.ofMillis(200));
-    assertThatThrownBy(builder::build).isInstanceOf(RedisLockException.class)
+    RedisLockFactory.Builder builder =
+        RedisLockFactory.builder()
+            .sentinel("redis-sentinel://127.0.0.1:1/mymaster")
+            .commandTimeout(Duration.ofMillis(200));
+    assertThatThrownBy(builder::build)
+        .isInstanceOf(RedisLockException.class)
         .hasMessageContaining("127.0.0.1:1");
   }
 
@@ -105,7 +118,8 @@ class BuilderTest {
     for (Duration lease :
         List.of(Duration.ZERO, Duration.ofMillis(-1), Duration.ofMillis(1), Duration.ofDays(2))) {
       assertThatThrownBy(() -> RedisLockFactory.builder().leaseTime(lease))
-          .as(lease.toString()).isInstanceOf(IllegalArgumentException.class)
+          .as(lease.toString())
+          .isInstanceOf(IllegalArgumentException.class)
           .hasMessageContaining("leaseTime");
     }
   }
@@ -115,48 +129,59 @@ class BuilderTest {
     RedisLockFactory.Builder builder =
         RedisLockFactory.builder().leaseTime(Duration.ofSeconds(5)).keyPrefix("a");
     assertThatThrownBy(() -> builder.leaseTime(Duration.ofSeconds(5)))
-        .isInstanceOf(IllegalStateException.class).hasMessageContaining("leaseTime");
+        .isInstanceOf(IllegalStateException.class)
+        .hasMessageContaining("leaseTime");
     assertThatThrownBy(() -> builder.keyPrefix("b"))
-        .isInstanceOf(IllegalStateException.class).hasMessageContaining("keyPrefix");
+        .isInstanceOf(IllegalStateException.class)
+        .hasMessageContaining("keyPrefix");
   }
 
   @Test
   void redlockNeedsThreeMasters() {
     assertThatThrownBy(() -> RedisLockFactory.builder().redlock(URI, URI))
-        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("at least 3");
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("at least 3");
   }
 
   @Test
   void redlockMastersMustBeDistinct() {
     assertThatThrownBy(() -> RedisLockFactory.builder().redlock(URI, URI, "redis://127.0.0.1:2"))
-        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("distinct");
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("distinct");
   }
 
   @Test
   void redlockNodeTimeoutMustBeShorterThanTheLease() {
-    RedisLockFactory.Builder builder = RedisLockFactory.builder()
-        .redlock(URI, "redis://127.0.0.1:2", "redis://127.0.0.1:3")
-        .leaseTime(Duration.ofMillis(500))
-        .redlockNodeTimeout(Duration.ofSeconds(1));
-    assertThatThrownBy(builder::build).isInstanceOf(IllegalArgumentException.class)
+    RedisLockFactory.Builder builder =
+        RedisLockFactory.builder()
+            .redlock(URI, "redis://127.0.0.1:2", "redis://127.0.0.1:3")
+            .leaseTime(Duration.ofMillis(500))
+            .redlockNodeTimeout(Duration.ofSeconds(1));
+    assertThatThrownBy(builder::build)
+        .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("redlockNodeTimeout");
   }
 
   @Test
   void redlockBuildsWithoutContactingTheMasters() {
-    try (RedisLockFactory factory = RedisLockFactory.builder()
-        .redlock(URI, "redis://127.0.0.1:2", "redis://127.0.0.1:3").build()) {
+    try (RedisLockFactory factory =
+        RedisLockFactory.builder()
+            .redlock(URI, "redis://127.0.0.1:2", "redis://127.0.0.1:3")
+            .build()) {
       assertThatThrownBy(() -> factory.getLock("x").tryLock())
-          .isInstanceOf(RedisLockException.class).hasMessageContaining("majority");
+          .isInstanceOf(RedisLockException.class)
+          .hasMessageContaining("majority");
     }
   }
 
   @Test
   void nullAndEmptyLockNamesAreRejected() {
     try (RedisLockFactory factory = RedisLockFactory.builder().standalone(URI).build()) {
-      assertThatThrownBy(() -> factory.getLock(null)).isInstanceOf(NullPointerException.class)
+      assertThatThrownBy(() -> factory.getLock(null))
+          .isInstanceOf(NullPointerException.class)
           .hasMessageContaining("name");
-      assertThatThrownBy(() -> factory.getLock("")).isInstanceOf(IllegalArgumentException.class)
+      assertThatThrownBy(() -> factory.getLock(""))
+          .isInstanceOf(IllegalArgumentException.class)
           .hasMessageContaining("empty");
     }
   }
@@ -165,7 +190,8 @@ class BuilderTest {
   void nullTimeUnitIsRejected() {
     try (RedisLockFactory factory = RedisLockFactory.builder().standalone(URI).build()) {
       RedisDistributedLock lock = factory.getLock("x");
-      assertThatThrownBy(() -> lock.tryLock(1, null)).isInstanceOf(NullPointerException.class)
+      assertThatThrownBy(() -> lock.tryLock(1, null))
+          .isInstanceOf(NullPointerException.class)
           .hasMessageContaining("unit");
     }
   }
@@ -175,7 +201,8 @@ class BuilderTest {
     try (RedisLockFactory factory =
         RedisLockFactory.builder().standalone(URI).commandTimeout(Duration.ofMillis(200)).build()) {
       RedisDistributedLock lock = factory.getLock("x");
-      assertThatThrownBy(lock::tryLock).isInstanceOf(RedisLockException.class)
+      assertThatThrownBy(lock::tryLock)
+          .isInstanceOf(RedisLockException.class)
           .hasMessageContaining("'x'");
       assertThatThrownBy(() -> lock.tryLock(100, TimeUnit.MILLISECONDS))
           .isInstanceOf(RedisLockException.class);

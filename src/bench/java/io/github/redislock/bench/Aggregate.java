@@ -75,8 +75,11 @@ record Aggregate(
         handoff.add(s.handoff());
       }
       if (!s.perJvmOps().isEmpty()) {
-        smallestShare = Math.min(smallestShare, s.perJvmOps().stream()
-            .mapToLong(Long::longValue).min().orElse(0) / (double) s.ops());
+        smallestShare =
+            Math.min(
+                smallestShare,
+                s.perJvmOps().stream().mapToLong(Long::longValue).min().orElse(0)
+                    / (double) s.ops());
       }
       for (int j = 0; j < s.perJvmOps().size(); j++) {
         if (perJvm.size() <= j) {
@@ -85,14 +88,23 @@ record Aggregate(
         perJvm.set(j, perJvm.get(j) + s.perJvmOps().get(j));
       }
     }
-    return new Aggregate(first.impl(), first.scenario(), rounds,
-        nanos == 0 ? 0 : ops * 1e9 / nanos, rounds == 0 ? 0 : slowest, fastest, latency, handoff,
-        violations, perJvm, moves, perJvm.isEmpty() ? 0 : smallestShare,
+    return new Aggregate(
+        first.impl(),
+        first.scenario(),
+        rounds,
+        nanos == 0 ? 0 : ops * 1e9 / nanos,
+        rounds == 0 ? 0 : slowest,
+        fastest,
+        latency,
+        handoff,
+        violations,
+        perJvm,
+        moves,
+        perJvm.isEmpty() ? 0 : smallestShare,
         String.join("; ", notes));
   }
 
   boolean hasNumbers() {
     return rounds > 0;
   }
-
 }

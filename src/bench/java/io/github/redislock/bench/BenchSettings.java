@@ -8,14 +8,14 @@ import java.util.Locale;
 
 /**
  * The benchmark's settings, read once from system properties ({@code -Dbench.duration=3s} and so
- * on). {@code -Dbench.quick=true} changes every default to a smoke-test size that finishes in
- * about a minute; any property given explicitly still wins.
+ * on). {@code -Dbench.quick=true} changes every default to a smoke-test size that finishes in about
+ * a minute; any property given explicitly still wins.
  *
  * @param quick whether the quick defaults apply
  * @param rounds measured rounds; implementation order is rotated by one each round. Many short
  *     rounds rather than a few long ones: on a small VM the cost of a round trip changes for
- *     seconds at a time with where the scheduler puts client and server, and every
- *     implementation should see each state as often
+ *     seconds at a time with where the scheduler puts client and server, and every implementation
+ *     should see each state as often
  * @param warmup length of each cell in the discarded warm-up round
  * @param duration length of each measured cell (implementation × scenario × round)
  * @param threads threads of the one-key and own-keys scenarios
@@ -29,8 +29,8 @@ import java.util.Locale;
  * @param scenarios scenario ids to run, empty for all
  * @param output the folder that receives {@code <timestamp>/}
  * @param keepAwake whether to keep the CPUs out of their idle state (see {@link KeepAwake})
- * @param pinSingleThread whether single-thread measurements run on one CPU with their servers
- *     (see {@link CpuPinning})
+ * @param pinSingleThread whether single-thread measurements run on one CPU with their servers (see
+ *     {@link CpuPinning})
  */
 record BenchSettings(
     boolean quick,
@@ -84,12 +84,22 @@ record BenchSettings(
 
   /** One line for the report. */
   String describe() {
-    return String.format(Locale.ROOT,
+    return String.format(
+        Locale.ROOT,
         "%s mode; %d measured rounds; warm-up %s and %s per cell; %d threads (one key, own keys);"
             + " 2 JVMs x %d threads; %,d pairs for command counts; %,d locks for heap;"
             + " %,d names for Redis memory; %,d waiting threads; raw floor backoff %d µs",
-        quick ? "quick" : "full", rounds, human(warmup), human(duration), threads, jvmThreads,
-        commandPairs, heapLocks, names, waiters, rawBackoffMicros);
+        quick ? "quick" : "full",
+        rounds,
+        human(warmup),
+        human(duration),
+        threads,
+        jvmThreads,
+        commandPairs,
+        heapLocks,
+        names,
+        waiters,
+        rawBackoffMicros);
   }
 
   private static String human(Duration d) {
@@ -112,8 +122,9 @@ record BenchSettings(
     if (raw.endsWith("ms")) {
       value = Duration.ofMillis(Long.parseLong(raw.substring(0, raw.length() - 2)));
     } else if (raw.endsWith("s")) {
-      value = Duration.ofMillis(Math.round(Double.parseDouble(raw.substring(0, raw.length() - 1))
-          * 1000));
+      value =
+          Duration.ofMillis(
+              Math.round(Double.parseDouble(raw.substring(0, raw.length() - 1)) * 1000));
     } else if (raw.endsWith("m")) {
       value = Duration.ofMinutes(Long.parseLong(raw.substring(0, raw.length() - 1)));
     } else {

@@ -41,9 +41,8 @@ final class ChildJvm implements AutoCloseable {
     command.add(mainClass.getName());
     command.addAll(args);
     try {
-      return new ChildJvm(new ProcessBuilder(command)
-          .redirectError(ProcessBuilder.Redirect.INHERIT)
-          .start());
+      return new ChildJvm(
+          new ProcessBuilder(command).redirectError(ProcessBuilder.Redirect.INHERIT).start());
     } catch (IOException e) {
       throw new UncheckedIOException("cannot start " + mainClass.getName(), e);
     }
@@ -69,12 +68,12 @@ final class ChildJvm implements AutoCloseable {
     while (true) {
       String line = lines.poll(deadline - System.nanoTime(), TimeUnit.NANOSECONDS);
       if (line == null) {
-        throw new IllegalStateException("child " + process.pid() + " printed no '" + prefix
-            + "' within " + timeout);
+        throw new IllegalStateException(
+            "child " + process.pid() + " printed no '" + prefix + "' within " + timeout);
       }
       if (line.equals(EOF)) {
-        throw new IllegalStateException("child " + process.pid() + " ended without printing '"
-            + prefix + "'");
+        throw new IllegalStateException(
+            "child " + process.pid() + " ended without printing '" + prefix + "'");
       }
       if (line.startsWith(prefix)) {
         return line;
@@ -101,8 +100,9 @@ final class ChildJvm implements AutoCloseable {
   }
 
   private void pump() {
-    try (BufferedReader out = new BufferedReader(
-        new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8))) {
+    try (BufferedReader out =
+        new BufferedReader(
+            new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8))) {
       for (String line = out.readLine(); line != null; line = out.readLine()) {
         lines.add(line);
       }

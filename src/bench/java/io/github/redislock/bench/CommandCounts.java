@@ -17,17 +17,17 @@ import redis.clients.jedis.Jedis;
  * Scenario f: what one uncontended lock+unlock pair costs one implementation, after a warm-up
  * (connections open, scripts cached, code compiled).
  *
- * <p>Statistics slices read deltas of {@code INFO commandstats} (every command executed,
- * including those inside scripts), {@code total_commands_processed} (the same total, as Redis
- * counts it) and the servers' CPU time ({@code used_cpu_user + used_cpu_sys}), and on the client
- * side this JVM's CPU time by thread and the bytes its threads allocated. The caller runs several
- * short slices per implementation, interleaved with the other implementations' slices, because
- * on a small VM the cost of a round trip changes for seconds at a time with where the scheduler
- * puts the client and the server. A last pass runs under a {@code MONITOR} tap, which tells
- * network requests (round trips, unless pipelined) from commands run in scripts (MONITOR slows
- * the server, hence the separate pass). The observers' own {@code INFO} and {@code MONITOR} calls
- * are left out; other idle clients' rare background commands (health-check {@code PING}s) are
- * not, and show as fractions.
+ * <p>Statistics slices read deltas of {@code INFO commandstats} (every command executed, including
+ * those inside scripts), {@code total_commands_processed} (the same total, as Redis counts it) and
+ * the servers' CPU time ({@code used_cpu_user + used_cpu_sys}), and on the client side this JVM's
+ * CPU time by thread and the bytes its threads allocated. The caller runs several short slices per
+ * implementation, interleaved with the other implementations' slices, because on a small VM the
+ * cost of a round trip changes for seconds at a time with where the scheduler puts the client and
+ * the server. A last pass runs under a {@code MONITOR} tap, which tells network requests (round
+ * trips, unless pipelined) from commands run in scripts (MONITOR slows the server, hence the
+ * separate pass). The observers' own {@code INFO} and {@code MONITOR} calls are left out; other
+ * idle clients' rare background commands (health-check {@code PING}s) are not, and show as
+ * fractions.
  */
 final class CommandCounts implements AutoCloseable {
   private static final Set<String> OBSERVER_COMMANDS = Set.of("info", "monitor");
@@ -45,12 +45,18 @@ final class CommandCounts implements AutoCloseable {
    * @param clientCpuMicros this JVM's CPU time (all its threads, GC included)
    * @param clientAllocatedBytes bytes allocated by this JVM's threads
    * @param clientCpuByThread the client CPU time by thread ("caller" for the thread running the
-   *     pairs, others by name without their numbers; the JVM's own GC and compiler threads,
-   *     which are not Java threads, as "JVM (GC, JIT)"), largest first
+   *     pairs, others by name without their numbers; the JVM's own GC and compiler threads, which
+   *     are not Java threads, as "JVM (GC, JIT)"), largest first
    */
-  record Result(Implementation impl, Map<String, Double> network, Map<String, Double> scripted,
-      Map<String, Double> executed, double processed, double serverCpuMicros,
-      double clientCpuMicros, double clientAllocatedBytes,
+  record Result(
+      Implementation impl,
+      Map<String, Double> network,
+      Map<String, Double> scripted,
+      Map<String, Double> executed,
+      double processed,
+      double serverCpuMicros,
+      double clientCpuMicros,
+      double clientAllocatedBytes,
       Map<String, Double> clientCpuByThread) {
 
     double networkTotal() {
@@ -90,12 +96,16 @@ final class CommandCounts implements AutoCloseable {
    * Prepares to observe one implementation: opens the observers' connections (so that their
    * handshake is not counted) and warms up.
    *
-   * @param nested whether the pairs run while the same thread already holds the lock (the
-   *     reentrant scenario); the outer acquisition and release are not observed
+   * @param nested whether the pairs run while the same thread already holds the lock (the reentrant
+   *     scenario); the outer acquisition and release are not observed
    * @param warmupPairs pairs run before any observation (at least 500)
    */
-  CommandCounts(Implementation impl, LockUnderTest locks, List<RedisServer> servers,
-      boolean nested, int warmupPairs) {
+  CommandCounts(
+      Implementation impl,
+      LockUnderTest locks,
+      List<RedisServer> servers,
+      boolean nested,
+      int warmupPairs) {
     this.impl = impl;
     this.nested = nested;
     this.servers = servers;
@@ -210,10 +220,16 @@ final class CommandCounts implements AutoCloseable {
     all.entrySet().stream()
         .sorted(Map.Entry.<String, Long>comparingByValue().reversed())
         .forEach(e -> byThread.put(e.getKey(), e.getValue() / 1e3 / n));
-    return new Result(impl, perPair(network, Math.max(1, monitoredPairs)),
-        perPair(scripted, Math.max(1, monitoredPairs)), perPair(executed, n),
-        processed / (double) n, serverCpuSeconds * 1e6 / n, clientCpuNanos / 1e3 / n,
-        allocated / (double) n, byThread);
+    return new Result(
+        impl,
+        perPair(network, Math.max(1, monitoredPairs)),
+        perPair(scripted, Math.max(1, monitoredPairs)),
+        perPair(executed, n),
+        processed / (double) n,
+        serverCpuSeconds * 1e6 / n,
+        clientCpuNanos / 1e3 / n,
+        allocated / (double) n,
+        byThread);
   }
 
   @Override
@@ -223,8 +239,8 @@ final class CommandCounts implements AutoCloseable {
   }
 
   /**
-   * For nested pairs, takes the outer hold; it is only held during this implementation's own
-   * slices (a held lock renews in the background, and that must not land in another's counts).
+   * For nested pairs, takes the outer hold; it is only held during this implementation's own slices
+   * (a held lock renews in the background, and that must not land in another's counts).
    */
   private void holdOuter() {
     if (nested) {
@@ -262,8 +278,9 @@ final class CommandCounts implements AutoCloseable {
   /** The Linux thread id of the calling thread ({@code /proc/thread-self}), or -1. */
   private static long callerTid() {
     try {
-      String link = java.nio.file.Files.readSymbolicLink(
-          java.nio.file.Path.of("/proc/thread-self")).toString();
+      String link =
+          java.nio.file.Files.readSymbolicLink(java.nio.file.Path.of("/proc/thread-self"))
+              .toString();
       return Long.parseLong(link.substring(link.lastIndexOf('/') + 1));
     } catch (java.io.IOException | RuntimeException e) {
       return -1;
@@ -271,10 +288,10 @@ final class CommandCounts implements AutoCloseable {
   }
 
   /**
-   * CPU time of this process's threads in nanoseconds, by Linux thread id, from
-   * {@code /proc/self/task/<tid>/schedstat} (precise, and it includes the JVM's GC and compiler
-   * threads); where Linux does not provide it, the JVM's process figure (counted in 10 ms clock
-   * ticks) under id 0.
+   * CPU time of this process's threads in nanoseconds, by Linux thread id, from {@code
+   * /proc/self/task/<tid>/schedstat} (precise, and it includes the JVM's GC and compiler threads);
+   * where Linux does not provide it, the JVM's process figure (counted in 10 ms clock ticks) under
+   * id 0.
    */
   private static Map<Long, Long> taskCpuNanos() {
     Map<Long, Long> cpu = new TreeMap<>();
@@ -283,7 +300,8 @@ final class CommandCounts implements AutoCloseable {
       for (java.nio.file.Path task : tasks.toList()) {
         try {
           String schedstat = java.nio.file.Files.readString(task.resolve("schedstat"));
-          cpu.put(Long.parseLong(task.getFileName().toString()),
+          cpu.put(
+              Long.parseLong(task.getFileName().toString()),
               Long.parseLong(schedstat.substring(0, schedstat.indexOf(' '))));
         } catch (java.io.IOException | RuntimeException e) {
           // the thread ended meanwhile
@@ -292,8 +310,10 @@ final class CommandCounts implements AutoCloseable {
       return cpu;
     } catch (java.io.IOException | RuntimeException e) {
       cpu.clear();
-      cpu.put(0L, ((com.sun.management.OperatingSystemMXBean)
-          ManagementFactory.getOperatingSystemMXBean()).getProcessCpuTime());
+      cpu.put(
+          0L,
+          ((com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean())
+              .getProcessCpuTime());
       return cpu;
     }
   }
@@ -343,7 +363,9 @@ final class CommandCounts implements AutoCloseable {
       Map<String, Long> calls = RedisInfo.commandCalls(jedis);
       long processed = RedisInfo.number(jedis.info("stats"), "total_commands_processed");
       String cpu = jedis.info("cpu");
-      return new ServerStats(calls, processed,
+      return new ServerStats(
+          calls,
+          processed,
           Double.parseDouble(RedisInfo.field(cpu, "used_cpu_user"))
               + Double.parseDouble(RedisInfo.field(cpu, "used_cpu_sys")));
     }

@@ -22,20 +22,32 @@ final class CsvFiles {
 
   static void write(Results results, Path dir) throws IOException {
     List<String> rows = new ArrayList<>();
-    rows.add("implementation,scenario,round,ops,seconds,ops_per_s,p50_us,p90_us,p99_us,p999_us,"
-        + "max_us,handoff_p50_us,handoff_p99_us,violations,per_jvm_ops,cross_jvm_moves,note");
+    rows.add(
+        "implementation,scenario,round,ops,seconds,ops_per_s,p50_us,p90_us,p99_us,p999_us,"
+            + "max_us,handoff_p50_us,handoff_p99_us,violations,per_jvm_ops,cross_jvm_moves,note");
     for (Sample s : results.samples) {
       Histogram h = s.latency();
       Histogram handoff = s.handoff();
-      rows.add(String.join(",", s.impl().id(), s.scenario().id(), Integer.toString(s.round()),
-          Long.toString(s.ops()), num(s.nanos() / 1e9), num(s.opsPerSecond()),
-          num(micros(h, 50)), num(micros(h, 90)), num(micros(h, 99)), num(micros(h, 99.9)),
-          num(h.getMaxValue() / 1000.0),
-          handoff == null ? "" : num(micros(handoff, 50)),
-          handoff == null ? "" : num(micros(handoff, 99)),
-          Long.toString(s.violations()),
-          String.join(" ", s.perJvmOps().stream().map(String::valueOf).toList()),
-          Long.toString(s.crossJvmMoves()), quote(s.note())));
+      rows.add(
+          String.join(
+              ",",
+              s.impl().id(),
+              s.scenario().id(),
+              Integer.toString(s.round()),
+              Long.toString(s.ops()),
+              num(s.nanos() / 1e9),
+              num(s.opsPerSecond()),
+              num(micros(h, 50)),
+              num(micros(h, 90)),
+              num(micros(h, 99)),
+              num(micros(h, 99.9)),
+              num(h.getMaxValue() / 1000.0),
+              handoff == null ? "" : num(micros(handoff, 50)),
+              handoff == null ? "" : num(micros(handoff, 99)),
+              Long.toString(s.violations()),
+              String.join(" ", s.perJvmOps().stream().map(String::valueOf).toList()),
+              Long.toString(s.crossJvmMoves()),
+              quote(s.note())));
     }
     write(dir.resolve("samples.csv"), rows);
 
@@ -48,22 +60,37 @@ final class CsvFiles {
           continue;
         }
         for (HistogramIterationValue v : a.latency().percentiles(5)) {
-          rows.add(String.join(",", impl.id(), scenario.id(),
-              num(v.getPercentileLevelIteratedTo()), num(v.getValueIteratedTo() / 1000.0)));
+          rows.add(
+              String.join(
+                  ",",
+                  impl.id(),
+                  scenario.id(),
+                  num(v.getPercentileLevelIteratedTo()),
+                  num(v.getValueIteratedTo() / 1000.0)));
         }
       }
     }
     write(dir.resolve("percentiles.csv"), rows);
 
     rows = new ArrayList<>();
-    rows.add("implementation,nested,requests_per_pair,requests_by_command,in_scripts_per_pair,"
-        + "commandstats_per_pair,processed_per_pair,server_cpu_us,client_cpu_us,client_bytes");
+    rows.add(
+        "implementation,nested,requests_per_pair,requests_by_command,in_scripts_per_pair,"
+            + "commandstats_per_pair,processed_per_pair,server_cpu_us,client_cpu_us,client_bytes");
     for (boolean nested : new boolean[] {false, true}) {
       for (CommandCounts.Result c : nested ? results.nestedCommands : results.commands) {
-        rows.add(String.join(",", c.impl().id(), Boolean.toString(nested),
-            num(c.networkTotal()), quote(c.network().toString()), num(c.scriptedTotal()),
-            num(c.executedTotal()), num(c.processed()), num(c.serverCpuMicros()),
-            num(c.clientCpuMicros()), num(c.clientAllocatedBytes())));
+        rows.add(
+            String.join(
+                ",",
+                c.impl().id(),
+                Boolean.toString(nested),
+                num(c.networkTotal()),
+                quote(c.network().toString()),
+                num(c.scriptedTotal()),
+                num(c.executedTotal()),
+                num(c.processed()),
+                num(c.serverCpuMicros()),
+                num(c.clientCpuMicros()),
+                num(c.clientAllocatedBytes())));
       }
     }
     write(dir.resolve("commands.csv"), rows);
@@ -71,28 +98,50 @@ final class CsvFiles {
     rows = new ArrayList<>();
     rows.add("implementation,locks,bytes_per_idle_lock,bytes_per_held_lock,note");
     for (HeapFootprint.Result h : results.heap) {
-      rows.add(String.join(",", h.impl().id(), Integer.toString(h.count()),
-          num(h.bytesPerIdleLock()), num(h.bytesPerHeldLock()), quote(h.note())));
+      rows.add(
+          String.join(
+              ",",
+              h.impl().id(),
+              Integer.toString(h.count()),
+              num(h.bytesPerIdleLock()),
+              num(h.bytesPerHeldLock()),
+              quote(h.note())));
     }
     write(dir.resolve("heap.csv"), rows);
 
     rows = new ArrayList<>();
     rows.add("implementation,names,seconds,keys_left,keys_without_ttl,used_memory_delta,note");
     for (RedisFootprint.Result r : results.redis) {
-      rows.add(String.join(",", r.impl().id(), Integer.toString(r.names()), num(r.seconds()),
-          Long.toString(r.keysLeft()), Long.toString(r.keysWithoutTtl()),
-          Long.toString(r.memoryDelta()), quote(r.note())));
+      rows.add(
+          String.join(
+              ",",
+              r.impl().id(),
+              Integer.toString(r.names()),
+              num(r.seconds()),
+              Long.toString(r.keysLeft()),
+              Long.toString(r.keysWithoutTtl()),
+              Long.toString(r.memoryDelta()),
+              quote(r.note())));
     }
     write(dir.resolve("redis-memory.csv"), rows);
 
     rows = new ArrayList<>();
-    rows.add("implementation,waiters,connections,subscribed_connections,channels,subscriptions,"
-        + "commands_per_s,threads_added,note");
+    rows.add(
+        "implementation,waiters,connections,subscribed_connections,channels,subscriptions,"
+            + "commands_per_s,threads_added,note");
     for (WaitingThreads.Result w : results.waiting) {
-      rows.add(String.join(",", w.impl().id(), Integer.toString(w.waiters()),
-          Long.toString(w.connections()), Long.toString(w.subscribedConnections()),
-          Long.toString(w.channels()), Long.toString(w.subscriptions()),
-          num(w.commandsPerSecond()), Integer.toString(w.threadsAdded()), quote(w.note())));
+      rows.add(
+          String.join(
+              ",",
+              w.impl().id(),
+              Integer.toString(w.waiters()),
+              Long.toString(w.connections()),
+              Long.toString(w.subscribedConnections()),
+              Long.toString(w.channels()),
+              Long.toString(w.subscriptions()),
+              num(w.commandsPerSecond()),
+              Integer.toString(w.threadsAdded()),
+              quote(w.note())));
     }
     write(dir.resolve("waiting.csv"), rows);
   }

@@ -5,8 +5,8 @@ import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.Lock;
 
 /**
- * Base of the hand-written floors: only {@code lock}, {@code lockInterruptibly} and
- * {@code unlock} are needed by the benchmark; the rest is unsupported.
+ * Base of the hand-written floors: only {@code lock}, {@code lockInterruptibly} and {@code unlock}
+ * are needed by the benchmark; the rest is unsupported.
  */
 abstract class FloorLock implements Lock {
 

@@ -6,14 +6,14 @@ import java.lang.ref.Reference;
 import java.util.concurrent.locks.Lock;
 
 /**
- * Heap per idle lock object and per held lock, measured with many instances: the live heap
- * ({@link MemoryMXBean} after {@code System.gc()}, the least of three readings) before creating
- * N lock objects of distinct names, after creating them, and after this thread acquired all N.
- * The names themselves are created before the first reading. The differences divided by N are
- * the bytes retained per lock object (including anything the implementation caches per name)
- * and the extra bytes per held lock (hold state, renewal tasks,
- * watchdog entries). Background threads make each reading noisy by some tens of kilobytes, so
- * the figures are good to a few bytes per lock at N = 5,000.
+ * Heap per idle lock object and per held lock, measured with many instances: the live heap ({@link
+ * MemoryMXBean} after {@code System.gc()}, the least of three readings) before creating N lock
+ * objects of distinct names, after creating them, and after this thread acquired all N. The names
+ * themselves are created before the first reading. The differences divided by N are the bytes
+ * retained per lock object (including anything the implementation caches per name) and the extra
+ * bytes per held lock (hold state, renewal tasks, watchdog entries). Background threads make each
+ * reading noisy by some tens of kilobytes, so the figures are good to a few bytes per lock at N =
+ * 5,000.
  */
 final class HeapFootprint {
 
@@ -26,7 +26,11 @@ final class HeapFootprint {
    * @param bytesPerHeldLock further retained bytes per lock while held
    * @param note remarks, empty when none
    */
-  record Result(Implementation impl, int count, double bytesPerIdleLock, double bytesPerHeldLock,
+  record Result(
+      Implementation impl,
+      int count,
+      double bytesPerIdleLock,
+      double bytesPerHeldLock,
       String note) {}
 
   private HeapFootprint() {}
@@ -58,8 +62,12 @@ final class HeapFootprint {
     }
     Reference.reachabilityFence(held);
     Reference.reachabilityFence(names);
-    return new Result(impl, count, (idle - base) / (double) count,
-        acquired == 0 ? Double.NaN : (busy - idle) / (double) acquired, note);
+    return new Result(
+        impl,
+        count,
+        (idle - base) / (double) count,
+        acquired == 0 ? Double.NaN : (busy - idle) / (double) acquired,
+        note);
   }
 
   /** The used heap after a full collection: the least of three readings. */

@@ -11,12 +11,12 @@ import java.util.function.IntFunction;
 import org.HdrHistogram.Histogram;
 
 /**
- * Runs the scenarios that stay in this JVM (uncontended, reentrant, N threads on one key, N
- * threads on own keys) for a fixed time, on daemon threads that start together.
+ * Runs the scenarios that stay in this JVM (uncontended, reentrant, N threads on one key, N threads
+ * on own keys) for a fixed time, on daemon threads that start together.
  *
- * <p>Each thread loops until the deadline, then finishes its current operation. A run whose
- * threads are not done 30 s after the deadline is reported as failed and abandoned (its threads
- * are daemons), so one stuck implementation cannot stall the benchmark.
+ * <p>Each thread loops until the deadline, then finishes its current operation. A run whose threads
+ * are not done 30 s after the deadline is reported as failed and abandoned (its threads are
+ * daemons), so one stuck implementation cannot stall the benchmark.
  *
  * <p>Mutual exclusion is checked inside every critical section: an atomic "inside" count must go
  * from 0 to 1, and a plain (non-volatile, non-atomic) counter is incremented; at the end it must
@@ -28,8 +28,14 @@ final class InJvmRuns {
   private InJvmRuns() {}
 
   /** Runs {@code scenario} (not the two-JVM one) for {@code duration}. */
-  static Sample run(Implementation impl, Scenario scenario, LockUnderTest locks, int round,
-      int threads, String key, Duration duration) {
+  static Sample run(
+      Implementation impl,
+      Scenario scenario,
+      LockUnderTest locks,
+      int round,
+      int threads,
+      String key,
+      Duration duration) {
     return switch (scenario) {
       case UNCONTENDED -> run(impl, scenario, locks, round, 1, i -> key, duration);
       case REENTRANT -> run(impl, scenario, locks, round, 1, i -> key, duration);
@@ -39,8 +45,14 @@ final class InJvmRuns {
     };
   }
 
-  private static Sample run(Implementation impl, Scenario scenario, LockUnderTest locks,
-      int round, int threadCount, IntFunction<String> keyOf, Duration duration) {
+  private static Sample run(
+      Implementation impl,
+      Scenario scenario,
+      LockUnderTest locks,
+      int round,
+      int threadCount,
+      IntFunction<String> keyOf,
+      Duration duration) {
     Exclusion shared = new Exclusion();
     CountDownLatch ready = new CountDownLatch(threadCount);
     CountDownLatch go = new CountDownLatch(1);
@@ -66,7 +78,10 @@ final class InJvmRuns {
         long left = TimeUnit.NANOSECONDS.toMillis(joinDeadline - System.nanoTime());
         worker.thread.join(Math.max(1, left));
         if (worker.thread.isAlive()) {
-          return Sample.failed(impl, scenario, round,
+          return Sample.failed(
+              impl,
+              scenario,
+              round,
               "did not finish within " + GRACE.toSeconds() + " s after the deadline");
         }
       }
@@ -96,8 +111,8 @@ final class InJvmRuns {
     if (ops == 0) {
       return Sample.failed(impl, scenario, round, note.isEmpty() ? "no operation completed" : note);
     }
-    return new Sample(impl, scenario, round, ops, end - start[0], latency, null, violations,
-        List.of(), 0, note);
+    return new Sample(
+        impl, scenario, round, ops, end - start[0], latency, null, violations, List.of(), 0, note);
   }
 
   /** The state a critical section checks: who is inside, and a plain counter. */
@@ -135,8 +150,14 @@ final class InJvmRuns {
     long finished;
     String error;
 
-    Worker(Scenario scenario, Lock lock, Exclusion shared, CountDownLatch ready, CountDownLatch go,
-        long[] start, long durationNanos) {
+    Worker(
+        Scenario scenario,
+        Lock lock,
+        Exclusion shared,
+        CountDownLatch ready,
+        CountDownLatch go,
+        long[] start,
+        long durationNanos) {
       this.scenario = scenario;
       this.lock = lock;
       this.shared = shared;

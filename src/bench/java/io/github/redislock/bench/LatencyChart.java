@@ -23,14 +23,15 @@ import org.jfree.data.xy.XYSeriesCollection;
 
 /**
  * {@code latency.png}: percentile curves (HdrHistogram style) per implementation, for the
- * uncontended pair latency and for the wait of 8 threads on one key. The x axis is the
- * percentile on a log scale of 1/(1 - p), so 90%, 99%, 99.9% are evenly spaced; the y axis is
- * the latency in µs, log scale. Rendered headless with JFreeChart.
+ * uncontended pair latency and for the wait of 8 threads on one key. The x axis is the percentile
+ * on a log scale of 1/(1 - p), so 90%, 99%, 99.9% are evenly spaced; the y axis is the latency in
+ * µs, log scale. Rendered headless with JFreeChart.
  */
 final class LatencyChart {
   private static final Color[] COLORS = {
-      new Color(0x888888), new Color(0x000000), new Color(0xd62728), new Color(0x1f77b4),
-      new Color(0x2ca02c), new Color(0x98df8a), new Color(0xff7f0e), new Color(0x9467bd)};
+    new Color(0x888888), new Color(0x000000), new Color(0xd62728), new Color(0x1f77b4),
+    new Color(0x2ca02c), new Color(0x98df8a), new Color(0xff7f0e), new Color(0x9467bd)
+  };
 
   private LatencyChart() {}
 
@@ -43,14 +44,22 @@ final class LatencyChart {
     plot.setGap(12);
     XYPlot uncontended = panel(results, Scenario.UNCONTENDED, "uncontended lock+unlock (µs)");
     plot.add(uncontended, 1);
-    plot.add(panel(results, Scenario.ONE_KEY,
-        results.settings.threads() + " threads, one key: wait in lock() (µs)"), 1);
+    plot.add(
+        panel(
+            results,
+            Scenario.ONE_KEY,
+            results.settings.threads() + " threads, one key: wait in lock() (µs)"),
+        1);
     plot.setFixedLegendItems(uncontended.getLegendItems());
     JFreeChart chart = new JFreeChart(null, JFreeChart.DEFAULT_TITLE_FONT, plot, true);
     chart.setBackgroundPaint(Color.WHITE);
-    chart.addSubtitle(new TextTitle("Lock latency by percentile, "
-        + results.started.toLocalDate() + " (" + results.environment.getOrDefault("Machine", "")
-        + ")"));
+    chart.addSubtitle(
+        new TextTitle(
+            "Lock latency by percentile, "
+                + results.started.toLocalDate()
+                + " ("
+                + results.environment.getOrDefault("Machine", "")
+                + ")"));
     ChartUtils.saveChartAsPNG(file.toFile(), chart, 1200, 1000);
   }
 
@@ -100,8 +109,11 @@ final class LatencyChart {
     @Override
     public StringBuffer format(double number, StringBuffer to, FieldPosition pos) {
       double p = 100 - 100 / number;
-      String text = p < 0.0001 ? "0%" : String.format(Locale.ROOT, "%s%%",
-          NumberFormat.getNumberInstance(Locale.ROOT).format(p));
+      String text =
+          p < 0.0001
+              ? "0%"
+              : String.format(
+                  Locale.ROOT, "%s%%", NumberFormat.getNumberInstance(Locale.ROOT).format(p));
       return to.append(text);
     }
 

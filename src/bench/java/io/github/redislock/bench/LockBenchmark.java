@@ -15,8 +15,8 @@ import java.util.Locale;
 import java.util.Map;
 
 /**
- * The benchmark of issue 4: this library against Redisson, Spring Integration and two
- * hand-written floors, in one run.
+ * The benchmark of issue 4: this library against Redisson, Spring Integration and two hand-written
+ * floors, in one run.
  *
  * <pre>
  * mvn -q -Pbench test-compile exec:java                        # about 8 minutes
@@ -26,12 +26,12 @@ import java.util.Map;
  * <p>It starts its own {@code redis-server} processes (one, and five for Redlock rows), creates
  * every implementation, runs a warm-up round and then {@code bench.rounds} measured rounds of the
  * timed scenarios (see {@link Scenario}), every implementation in turn within each scenario, the
- * order rotated each round; then counts Redis commands per pair ({@link CommandCounts}), heap
- * per lock ({@link HeapFootprint}), what stays in Redis after many names ({@link RedisFootprint})
- * and the cost of many waiting threads ({@link WaitingThreads}). It writes
- * {@code results/<timestamp>/results.md}, {@code latency.png} and CSV files of the raw numbers.
- * Settings are system properties, listed in {@link BenchSettings}; an implementation that cannot
- * be created (ours over Redlock until it exists) is reported as not available.
+ * order rotated each round; then counts Redis commands per pair ({@link CommandCounts}), heap per
+ * lock ({@link HeapFootprint}), what stays in Redis after many names ({@link RedisFootprint}) and
+ * the cost of many waiting threads ({@link WaitingThreads}). It writes {@code
+ * results/<timestamp>/results.md}, {@code latency.png} and CSV files of the raw numbers. Settings
+ * are system properties, listed in {@link BenchSettings}; an implementation that cannot be created
+ * (ours over Redlock until it exists) is reported as not available.
  */
 public final class LockBenchmark {
   /**
@@ -64,17 +64,24 @@ public final class LockBenchmark {
 
     KeepAwake awake = settings.keepAwake() ? KeepAwake.start() : null;
     MachineLoad load = MachineLoad.start();
-    Path dir = settings.output().resolve(
-        results.started.format(DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss", Locale.ROOT)));
-    try (awake; LocalRedis single = LocalRedis.start(1); LocalRedis five = LocalRedis.start(5)) {
+    Path dir =
+        settings
+            .output()
+            .resolve(
+                results.started.format(
+                    DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss", Locale.ROOT)));
+    try (awake;
+        LocalRedis single = LocalRedis.start(1);
+        LocalRedis five = LocalRedis.start(5)) {
       Environment.describe(results.environment, single);
-      results.environment.put("CPUs kept awake", awake != null
-          ? "yes: a nice-19 busy loop per CPU runs beside the benchmark (see KeepAwake);"
-              + " `-Dbench.keepAwake=false` measures with idle CPUs"
-          : "no (`-Dbench.keepAwake=false`, or no `nice` here): idle CPUs halt, and waking one"
-              + " costs tens of µs per round trip on a VM");
-      new LockBenchmark.Run(settings, results, single, five, () -> write(results, load, dir))
-          .run();
+      results.environment.put(
+          "CPUs kept awake",
+          awake != null
+              ? "yes: a nice-19 busy loop per CPU runs beside the benchmark (see KeepAwake);"
+                  + " `-Dbench.keepAwake=false` measures with idle CPUs"
+              : "no (`-Dbench.keepAwake=false`, or no `nice` here): idle CPUs halt, and waking one"
+                  + " costs tens of µs per round trip on a VM");
+      new LockBenchmark.Run(settings, results, single, five, () -> write(results, load, dir)).run();
     }
     String report = write(results, load, dir);
     System.out.println();
@@ -107,6 +114,7 @@ public final class LockBenchmark {
   }
 
   private static final long STARTED = System.nanoTime();
+
   /** Slices of the cost measurement per implementation (scenario f). */
   static final int STATS_SLICES = 5;
 
@@ -127,7 +135,11 @@ public final class LockBenchmark {
     private final boolean pinning;
     private final Runnable checkpoint;
 
-    Run(BenchSettings settings, Results results, LocalRedis single, LocalRedis five,
+    Run(
+        BenchSettings settings,
+        Results results,
+        LocalRedis single,
+        LocalRedis five,
         Runnable checkpoint) {
       this.settings = settings;
       this.checkpoint = checkpoint;
@@ -135,11 +147,13 @@ public final class LockBenchmark {
       this.single = single;
       this.five = five;
       this.pinning = settings.pinSingleThread() && CpuPinning.available();
-      results.environment.put("Single-thread runs", pinning
-          ? "scenarios a, b and the cost slices of f run with this JVM and the implementation's"
-              + " servers pinned to one CPU (see CpuPinning); `-Dbench.pinSingleThread=false`"
-              + " leaves them to the scheduler"
-          : "not pinned: on a VM they depend on whether client and server share a vCPU");
+      results.environment.put(
+          "Single-thread runs",
+          pinning
+              ? "scenarios a, b and the cost slices of f run with this JVM and the implementation's"
+                  + " servers pinned to one CPU (see CpuPinning); `-Dbench.pinSingleThread=false`"
+                  + " leaves them to the scheduler"
+              : "not pinned: on a VM they depend on whether client and server share a vCPU");
     }
 
     void run() throws InterruptedException {
@@ -198,11 +212,16 @@ public final class LockBenchmark {
             System.gc(); // so that no cell pays for the garbage of the one before
           }
           Sample sample = cell(impl, scenario, round);
-          log(String.format(Locale.ROOT, "  %-12s %-36s %,12.0f ops/s  p50 %9s µs  p99 %9s µs%s",
-              scenario.id(), impl.label(), sample.opsPerSecond(),
-              Histograms.formatMicros(Histograms.micros(sample.latency(), 50)),
-              Histograms.formatMicros(Histograms.micros(sample.latency(), 99)),
-              sample.note().isEmpty() ? "" : "  (" + sample.note() + ")"));
+          log(
+              String.format(
+                  Locale.ROOT,
+                  "  %-12s %-36s %,12.0f ops/s  p50 %9s µs  p99 %9s µs%s",
+                  scenario.id(),
+                  impl.label(),
+                  sample.opsPerSecond(),
+                  Histograms.formatMicros(Histograms.micros(sample.latency(), 50)),
+                  Histograms.formatMicros(Histograms.micros(sample.latency(), 99)),
+                  sample.note().isEmpty() ? "" : "  (" + sample.note() + ")"));
           if (!warmup) {
             results.samples.add(sample);
           }
@@ -217,13 +236,19 @@ public final class LockBenchmark {
         if (scenario == Scenario.TWO_JVMS) {
           return pair(impl).run(round, key, settings.duration());
         }
-        boolean pin = pinning
-            && (scenario == Scenario.UNCONTENDED || scenario == Scenario.REENTRANT);
+        boolean pin =
+            pinning && (scenario == Scenario.UNCONTENDED || scenario == Scenario.REENTRANT);
         if (pin) {
           CpuPinning.pin(redisOf(impl).pids());
         }
         try {
-          return InJvmRuns.run(impl, scenario, open.get(impl), round, settings.threads(), key,
+          return InJvmRuns.run(
+              impl,
+              scenario,
+              open.get(impl),
+              round,
+              settings.threads(),
+              key,
               round == 0 ? settings.warmup() : settings.duration());
         } finally {
           if (pin) {
@@ -260,11 +285,17 @@ public final class LockBenchmark {
         for (Implementation impl : available) {
           if (impl.excludes()) {
             // As many Redis-level locks for every row: a Redlock lock is one per node.
-            HeapFootprint.Result h = HeapFootprint.measure(impl, open.get(impl),
-                Math.max(1, settings.heapLocks() / impl.nodes()));
+            HeapFootprint.Result h =
+                HeapFootprint.measure(
+                    impl, open.get(impl), Math.max(1, settings.heapLocks() / impl.nodes()));
             results.heap.add(h);
-            log(String.format(Locale.ROOT, "  %-36s %,.0f B per lock object, %,.0f B per held lock",
-                impl.label(), h.bytesPerIdleLock(), h.bytesPerHeldLock()));
+            log(
+                String.format(
+                    Locale.ROOT,
+                    "  %-36s %,.0f B per lock object, %,.0f B per held lock",
+                    impl.label(),
+                    h.bytesPerIdleLock(),
+                    h.bytesPerHeldLock()));
           }
         }
         checkpoint.run();
@@ -307,9 +338,15 @@ public final class LockBenchmark {
           c.monitorPass(pairs);
           CommandCounts.Result r = c.result();
           (c.nested() ? results.nestedCommands : results.commands).add(r);
-          log(String.format(Locale.ROOT, "  %-36s %s%s requests, server %.1f µs, client %.1f µs",
-              c.impl().label(), c.nested() ? "nested: " : "",
-              MarkdownReport.number(r.networkTotal()), r.serverCpuMicros(), r.clientCpuMicros()));
+          log(
+              String.format(
+                  Locale.ROOT,
+                  "  %-36s %s%s requests, server %.1f µs, client %.1f µs",
+                  c.impl().label(),
+                  c.nested() ? "nested: " : "",
+                  MarkdownReport.number(r.networkTotal()),
+                  r.serverCpuMicros(),
+                  r.clientCpuMicros()));
         }
       } finally {
         counts.forEach(CommandCounts::close);
@@ -318,16 +355,23 @@ public final class LockBenchmark {
 
     /** Measurements on fresh servers and fresh instances, one implementation at a time. */
     private void footprints() throws InterruptedException {
-      List<Implementation> locks = results.implementations.stream()
-          .filter(i -> i.excludes() && !results.unavailable.containsKey(i))
-          .toList();
+      List<Implementation> locks =
+          results.implementations.stream()
+              .filter(i -> i.excludes() && !results.unavailable.containsKey(i))
+              .toList();
       if (settings.runsScenario("redis-memory")) {
         log("Redis after " + settings.names() + " names");
         for (Implementation impl : locks) {
           RedisFootprint.Result r = RedisFootprint.measure(impl, settings);
           results.redis.add(r);
-          log(String.format(Locale.ROOT, "  %-36s %,d keys left, %,d without TTL, %.1f s",
-              impl.label(), r.keysLeft(), r.keysWithoutTtl(), r.seconds()));
+          log(
+              String.format(
+                  Locale.ROOT,
+                  "  %-36s %,d keys left, %,d without TTL, %.1f s",
+                  impl.label(),
+                  r.keysLeft(),
+                  r.keysWithoutTtl(),
+                  r.seconds()));
         }
         checkpoint.run();
       }
@@ -336,8 +380,14 @@ public final class LockBenchmark {
         for (Implementation impl : locks) {
           WaitingThreads.Result w = WaitingThreads.measure(impl, settings);
           results.waiting.add(w);
-          log(String.format(Locale.ROOT, "  %-36s %d connections, %d subscribed, %,.0f commands/s",
-              impl.label(), w.connections(), w.subscribedConnections(), w.commandsPerSecond()));
+          log(
+              String.format(
+                  Locale.ROOT,
+                  "  %-36s %d connections, %d subscribed, %,.0f commands/s",
+                  impl.label(),
+                  w.connections(),
+                  w.subscribedConnections(),
+                  w.commandsPerSecond()));
         }
       }
     }

@@ -7,9 +7,9 @@ import java.util.List;
 import java.util.Locale;
 
 /**
- * How busy the rest of the machine was during the run, from {@code /proc} (Linux only; elsewhere
- * it reports nothing): the share of all CPU time used by processes other than this benchmark and
- * what it started (its servers, its child JVMs), and the share stolen by the hypervisor. A busy
+ * How busy the rest of the machine was during the run, from {@code /proc} (Linux only; elsewhere it
+ * reports nothing): the share of all CPU time used by processes other than this benchmark and what
+ * it started (its servers, its child JVMs), and the share stolen by the hypervisor. A busy
  * neighbour shows here; its effect on the numbers is what the rounds' spread shows.
  */
 final class MachineLoad {
@@ -36,11 +36,14 @@ final class MachineLoad {
     if (total <= 0) {
       return "";
     }
-    return String.format(Locale.ROOT,
+    return String.format(
+        Locale.ROOT,
         "other processes used %.0f%% of the machine's CPU time during the run, the hypervisor"
             + " stole %.0f%%, this benchmark and what it started %.0f%% (with the keep-awake"
             + " spinner, if any)",
-        100 * Math.max(0, busy - ours) / total, 100 * steal / total, 100 * ours / total);
+        100 * Math.max(0, busy - ours) / total,
+        100 * steal / total,
+        100 * ours / total);
   }
 
   /** {total, busy, steal, ours} in clock ticks, or null. */
@@ -72,8 +75,10 @@ final class MachineLoad {
     try {
       String stat = Files.readString(Path.of("/proc/" + pid + "/stat"));
       List<String> fields = List.of(stat.substring(stat.lastIndexOf(')') + 2).split(" "));
-      return Long.parseLong(fields.get(11)) + Long.parseLong(fields.get(12))
-          + Long.parseLong(fields.get(13)) + Long.parseLong(fields.get(14));
+      return Long.parseLong(fields.get(11))
+          + Long.parseLong(fields.get(12))
+          + Long.parseLong(fields.get(13))
+          + Long.parseLong(fields.get(14));
     } catch (IOException | RuntimeException e) {
       return 0;
     }

@@ -41,8 +41,14 @@ final class MarkdownReport {
     line("# Lock benchmark, " + results.started.format(DateTimeFormatter.ISO_LOCAL_DATE));
     line("");
     Duration took = Duration.between(results.started, results.finished);
-    line("Run " + results.started.format(DateTimeFormatter.ISO_OFFSET_DATE_TIME) + ", took "
-        + took.toMinutesPart() + " min " + took.toSecondsPart() + " s.");
+    line(
+        "Run "
+            + results.started.format(DateTimeFormatter.ISO_OFFSET_DATE_TIME)
+            + ", took "
+            + took.toMinutesPart()
+            + " min "
+            + took.toSecondsPart()
+            + " s.");
     line("");
     results.environment.forEach((k, v) -> line("- " + k + ": " + v));
     line("- Settings: " + results.settings.describe());
@@ -52,19 +58,29 @@ final class MarkdownReport {
   private void mainTable() {
     line("## Throughput and latency");
     line("");
-    line("ops/s over all measured rounds (min–max of the rounds beside it); latencies in µs from"
-        + " the merged HdrHistograms. *× raw* is ops/s divided by the raw floor's in the same"
-        + " scenario; *× Redisson* divides by Redisson's in the same topology (single-node rows by"
-        + " `RLock`, Redlock rows by `RedissonRedLock`).");
+    line(
+        "ops/s over all measured rounds (min–max of the rounds beside it); latencies in µs from"
+            + " the merged HdrHistograms. *× raw* is ops/s divided by the raw floor's in the same"
+            + " scenario; *× Redisson* divides by Redisson's in the same topology (single-node rows by"
+            + " `RLock`, Redlock rows by `RedissonRedLock`).");
     line("");
     for (Scenario s : Scenario.values()) {
-      line("- " + s.title() + ": " + s.description().replace("N threads",
-          (s == Scenario.TWO_JVMS ? results.settings.jvmThreads() : results.settings.threads())
-              + " threads"));
+      line(
+          "- "
+              + s.title()
+              + ": "
+              + s.description()
+                  .replace(
+                      "N threads",
+                      (s == Scenario.TWO_JVMS
+                              ? results.settings.jvmThreads()
+                              : results.settings.threads())
+                          + " threads"));
     }
     line("");
-    line("| scenario | implementation | ops/s | rounds | p50 | p99 | p99.9 | × raw | × Redisson"
-        + " | checks |");
+    line(
+        "| scenario | implementation | ops/s | rounds | p50 | p99 | p99.9 | × raw | × Redisson"
+            + " | checks |");
     line("|---|---|--:|--:|--:|--:|--:|--:|--:|---|");
     for (Scenario s : Scenario.values()) {
       if (!results.settings.runsScenario(s.id())) {
@@ -84,8 +100,11 @@ final class MarkdownReport {
       return;
     }
     if (!s.appliesTo(impl)) {
-      line(prefix + "n/a | | | | | | | " + (impl.excludes() ? "not reentrant" : "not a lock")
-          + " |");
+      line(
+          prefix
+              + "n/a | | | | | | | "
+              + (impl.excludes() ? "not reentrant" : "not a lock")
+              + " |");
       return;
     }
     Aggregate a = results.aggregate(impl, s);
@@ -96,12 +115,20 @@ final class MarkdownReport {
       line(prefix + "failed | | | | | | | " + a.notes() + " |");
       return;
     }
-    line(prefix + String.format(Locale.ROOT,
-        "%,.0f | %,.0f–%,.0f | %s | %s | %s | %s | %s | %s |",
-        a.opsPerSecond(), a.slowestRound(), a.fastestRound(),
-        formatMicros(micros(a.latency(), 50)), formatMicros(micros(a.latency(), 99)),
-        formatMicros(micros(a.latency(), 99.9)),
-        ratio(a, Implementation.RAW_FLOOR), ratio(a, impl.redissonAnchor()), checks(a)));
+    line(
+        prefix
+            + String.format(
+                Locale.ROOT,
+                "%,.0f | %,.0f–%,.0f | %s | %s | %s | %s | %s | %s |",
+                a.opsPerSecond(),
+                a.slowestRound(),
+                a.fastestRound(),
+                formatMicros(micros(a.latency(), 50)),
+                formatMicros(micros(a.latency(), 99)),
+                formatMicros(micros(a.latency(), 99.9)),
+                ratio(a, Implementation.RAW_FLOOR),
+                ratio(a, impl.redissonAnchor()),
+                checks(a)));
   }
 
   private String ratio(Aggregate a, Implementation anchor) {
@@ -133,15 +160,18 @@ final class MarkdownReport {
     }
     line("## d. Two JVMs: handoffs and fairness");
     line("");
-    line("Handoff: from a holder's call of `unlock()` to the return of `lock()` in the next"
-        + " holder, when that is another thread (times from `System.nanoTime()`, comparable across"
-        + " processes on Linux), read from the shared memory-mapped file.");
+    line(
+        "Handoff: from a holder's call of `unlock()` to the return of `lock()` in the next"
+            + " holder, when that is another thread (times from `System.nanoTime()`, comparable across"
+            + " processes on Linux), read from the shared memory-mapped file.");
     line("");
-    line("*JVM shares* are over all rounds, *smallest* is the smallest share one JVM got in one"
-        + " round.");
+    line(
+        "*JVM shares* are over all rounds, *smallest* is the smallest share one JVM got in one"
+            + " round.");
     line("");
-    line("| implementation | acquisitions/s | handoff p50 | handoff p99 | p50 × raw | handoffs"
-        + " to the other JVM | JVM shares | smallest | checks |");
+    line(
+        "| implementation | acquisitions/s | handoff p50 | handoff p99 | p50 × raw | handoffs"
+            + " to the other JVM | JVM shares | smallest | checks |");
     line("|---|--:|--:|--:|--:|--:|---|--:|---|");
     Aggregate raw = results.aggregate(Implementation.RAW_FLOOR, Scenario.TWO_JVMS);
     for (Implementation impl : results.implementations) {
@@ -151,17 +181,30 @@ final class MarkdownReport {
       }
       long handoffs = a.handoff().getTotalCount();
       long total = a.perJvmOps().stream().mapToLong(Long::longValue).sum();
-      String shares = a.perJvmOps().stream()
-          .map(n -> String.format(Locale.ROOT, "%.0f%%", 100.0 * n / total))
-          .collect(Collectors.joining(" / "));
-      String versusRaw = raw != null && raw.handoff() != null && raw.handoff().getTotalCount() > 0
-          ? times(micros(a.handoff(), 50) / micros(raw.handoff(), 50)) : "n/a";
-      line(String.format(Locale.ROOT, "| %s | %,.0f | %s | %s | %s | %s | %s | %.0f%% | %s |",
-          impl.label(), a.opsPerSecond(), formatMicros(micros(a.handoff(), 50)),
-          formatMicros(micros(a.handoff(), 99)), versusRaw,
-          handoffs == 0 ? "no handoffs" : String.format(Locale.ROOT, "%.1f%% of %,d",
-              100.0 * a.crossJvmMoves() / handoffs, handoffs),
-          shares, 100 * a.smallestJvmShare(), checks(a)));
+      String shares =
+          a.perJvmOps().stream()
+              .map(n -> String.format(Locale.ROOT, "%.0f%%", 100.0 * n / total))
+              .collect(Collectors.joining(" / "));
+      String versusRaw =
+          raw != null && raw.handoff() != null && raw.handoff().getTotalCount() > 0
+              ? times(micros(a.handoff(), 50) / micros(raw.handoff(), 50))
+              : "n/a";
+      line(
+          String.format(
+              Locale.ROOT,
+              "| %s | %,.0f | %s | %s | %s | %s | %s | %.0f%% | %s |",
+              impl.label(),
+              a.opsPerSecond(),
+              formatMicros(micros(a.handoff(), 50)),
+              formatMicros(micros(a.handoff(), 99)),
+              versusRaw,
+              handoffs == 0
+                  ? "no handoffs"
+                  : String.format(
+                      Locale.ROOT, "%.1f%% of %,d", 100.0 * a.crossJvmMoves() / handoffs, handoffs),
+              shares,
+              100 * a.smallestJvmShare(),
+              checks(a)));
     }
     line("");
   }
@@ -172,43 +215,65 @@ final class MarkdownReport {
     }
     line("## f. Redis commands per uncontended lock+unlock pair");
     line("");
-    line("Per pair, summed over the implementation's servers. *Requests* are commands sent over"
-        + " the network (round trips, unless pipelined) and *in scripts* the commands Lua ran,"
-        + " both from `MONITOR` over " + String.format(Locale.ROOT, "%,d",
-            results.settings.commandPairs()) + " pairs; *commandstats* is the"
-        + " `INFO commandstats` delta (all executed"
-        + " commands) and *processed* the `total_commands_processed` delta. *Nested* is a"
-        + " reentrant pair while the lock is already held.");
+    line(
+        "Per pair, summed over the implementation's servers. *Requests* are commands sent over"
+            + " the network (round trips, unless pipelined) and *in scripts* the commands Lua ran,"
+            + " both from `MONITOR` over "
+            + String.format(Locale.ROOT, "%,d", results.settings.commandPairs())
+            + " pairs; *commandstats* is the"
+            + " `INFO commandstats` delta (all executed"
+            + " commands) and *processed* the `total_commands_processed` delta. *Nested* is a"
+            + " reentrant pair while the lock is already held.");
     line("");
-    line("| implementation | requests | requests by command | in scripts | commandstats |"
-        + " processed | nested: requests |");
+    line(
+        "| implementation | requests | requests by command | in scripts | commandstats |"
+            + " processed | nested: requests |");
     line("|---|--:|---|--:|--:|--:|--:|");
     for (CommandCounts.Result c : results.commands) {
       CommandCounts.Result nested = results.commandsOf(c.impl(), true);
-      line(String.format(Locale.ROOT, "| %s | %s | %s | %s | %s | %s | %s |", c.impl().label(),
-          number(c.networkTotal()), breakdown(c.network()), number(c.scriptedTotal()),
-          number(c.executedTotal()), number(c.processed()),
-          nested == null ? "n/a" : number(nested.networkTotal())));
+      line(
+          String.format(
+              Locale.ROOT,
+              "| %s | %s | %s | %s | %s | %s | %s |",
+              c.impl().label(),
+              number(c.networkTotal()),
+              breakdown(c.network()),
+              number(c.scriptedTotal()),
+              number(c.executedTotal()),
+              number(c.processed()),
+              nested == null ? "n/a" : number(nested.networkTotal())));
     }
     line("");
-    line("What a pair costs in CPU: the servers' `used_cpu_user + used_cpu_sys`, this JVM's"
-        + " process CPU time (all threads, GC included) split by thread (*caller* runs the pairs;"
-        + " *JVM* is the rest: GC, JIT, VM threads), and the bytes its threads allocated, per"
-        + " pair, over " + LockBenchmark.STATS_SLICES + " slices of "
-        + String.format(Locale.ROOT, "%,d",
-            results.settings.commandPairs()) + " pairs per implementation, interleaved. The raw"
-        + " floor's row is about what a client needs at least.");
+    line(
+        "What a pair costs in CPU: the servers' `used_cpu_user + used_cpu_sys`, this JVM's"
+            + " process CPU time (all threads, GC included) split by thread (*caller* runs the pairs;"
+            + " *JVM* is the rest: GC, JIT, VM threads), and the bytes its threads allocated, per"
+            + " pair, over "
+            + LockBenchmark.STATS_SLICES
+            + " slices of "
+            + String.format(Locale.ROOT, "%,d", results.settings.commandPairs())
+            + " pairs per implementation, interleaved. The raw"
+            + " floor's row is about what a client needs at least.");
     line("");
-    line("| implementation | server CPU µs | client CPU µs | client CPU by thread (µs) |"
-        + " client bytes allocated |");
+    line(
+        "| implementation | server CPU µs | client CPU µs | client CPU by thread (µs) |"
+            + " client bytes allocated |");
     line("|---|--:|--:|---|--:|");
     for (CommandCounts.Result c : results.commands) {
-      String threads = c.clientCpuByThread().entrySet().stream()
-          .filter(e -> e.getValue() >= 0.05 * c.clientCpuMicros() && e.getValue() >= 0.5)
-          .map(e -> String.format(Locale.ROOT, "%s %.0f", e.getKey(), e.getValue()))
-          .collect(Collectors.joining(", "));
-      line(String.format(Locale.ROOT, "| %s | %.1f | %.1f | %s | %,.0f |", c.impl().label(),
-          c.serverCpuMicros(), c.clientCpuMicros(), threads, c.clientAllocatedBytes()));
+      String threads =
+          c.clientCpuByThread().entrySet().stream()
+              .filter(e -> e.getValue() >= 0.05 * c.clientCpuMicros() && e.getValue() >= 0.5)
+              .map(e -> String.format(Locale.ROOT, "%s %.0f", e.getKey(), e.getValue()))
+              .collect(Collectors.joining(", "));
+      line(
+          String.format(
+              Locale.ROOT,
+              "| %s | %.1f | %.1f | %s | %,.0f |",
+              c.impl().label(),
+              c.serverCpuMicros(),
+              c.clientCpuMicros(),
+              threads,
+              c.clientAllocatedBytes()));
     }
     line("");
   }
@@ -231,15 +296,24 @@ final class MarkdownReport {
     }
     line("## Heap per lock");
     line("");
-    line("Redlock rows use a fifth as many lock objects, so that every row holds as many locks"
-        + " in Redis.");
+    line(
+        "Redlock rows use a fifth as many lock objects, so that every row holds as many locks"
+            + " in Redis.");
     line("");
-    line("| implementation | locks | bytes per idle lock object | extra bytes per held lock |"
-        + " notes |");
+    line(
+        "| implementation | locks | bytes per idle lock object | extra bytes per held lock |"
+            + " notes |");
     line("|---|--:|--:|--:|---|");
     for (HeapFootprint.Result h : results.heap) {
-      line(String.format(Locale.ROOT, "| %s | %,d | %,.0f | %,.0f | %s |", h.impl().label(),
-          h.count(), h.bytesPerIdleLock(), h.bytesPerHeldLock(), h.note()));
+      line(
+          String.format(
+              Locale.ROOT,
+              "| %s | %,d | %,.0f | %,.0f | %s |",
+              h.impl().label(),
+              h.count(),
+              h.bytesPerIdleLock(),
+              h.bytesPerHeldLock(),
+              h.note()));
     }
     line("");
   }
@@ -248,19 +322,32 @@ final class MarkdownReport {
     if (results.redis.isEmpty()) {
       return;
     }
-    line(String.format(Locale.ROOT, "## Redis after %,d distinct names locked and unlocked",
-        results.settings.names()));
+    line(
+        String.format(
+            Locale.ROOT,
+            "## Redis after %,d distinct names locked and unlocked",
+            results.settings.names()));
     line("");
-    line("On fresh servers; the memory is `used_memory` less client buffers"
-        + " (`mem_clients_normal`), from just before the names to a second after.");
+    line(
+        "On fresh servers; the memory is `used_memory` less client buffers"
+            + " (`mem_clients_normal`), from just before the names to a second after.");
     line("");
-    line("| implementation | seconds | keys left | keys without TTL | memory change |"
-        + " per name | notes |");
+    line(
+        "| implementation | seconds | keys left | keys without TTL | memory change |"
+            + " per name | notes |");
     line("|---|--:|--:|--:|--:|--:|---|");
     for (RedisFootprint.Result r : results.redis) {
-      line(String.format(Locale.ROOT, "| %s | %.1f | %,d | %,d | %,d B | %,.0f B | %s |",
-          r.impl().label(), r.seconds(), r.keysLeft(), r.keysWithoutTtl(), r.memoryDelta(),
-          r.memoryDelta() / (double) r.names(), r.note()));
+      line(
+          String.format(
+              Locale.ROOT,
+              "| %s | %.1f | %,d | %,d | %,d B | %,.0f B | %s |",
+              r.impl().label(),
+              r.seconds(),
+              r.keysLeft(),
+              r.keysWithoutTtl(),
+              r.memoryDelta(),
+              r.memoryDelta() / (double) r.names(),
+              r.note()));
     }
     line("");
   }
@@ -269,24 +356,36 @@ final class MarkdownReport {
     if (results.waiting.isEmpty()) {
       return;
     }
-    line(String.format(Locale.ROOT, "## %,d threads waiting for one held lock",
-        results.settings.waiters()));
+    line(
+        String.format(
+            Locale.ROOT, "## %,d threads waiting for one held lock", results.settings.waiters()));
     line("");
-    line("One fresh instance on fresh servers; its connections on the server(s)"
-        + " (`CLIENT LIST`), those in"
-        + " subscribed state, the channels and subscriptions (`PUBSUB CHANNELS`/`NUMSUB`), the"
-        + " commands per second Redis processed while they waited (`total_commands_processed`,"
-        + " which counts the commands scripts run too), and the JVM threads the implementation"
-        + " added. The lock is held by a second instance of the same implementation, standing"
-        + " for another process.");
+    line(
+        "One fresh instance on fresh servers; its connections on the server(s)"
+            + " (`CLIENT LIST`), those in"
+            + " subscribed state, the channels and subscriptions (`PUBSUB CHANNELS`/`NUMSUB`), the"
+            + " commands per second Redis processed while they waited (`total_commands_processed`,"
+            + " which counts the commands scripts run too), and the JVM threads the implementation"
+            + " added. The lock is held by a second instance of the same implementation, standing"
+            + " for another process.");
     line("");
-    line("| implementation | connections | subscribed | channels | subscriptions | commands/s"
-        + " | threads added | notes |");
+    line(
+        "| implementation | connections | subscribed | channels | subscriptions | commands/s"
+            + " | threads added | notes |");
     line("|---|--:|--:|--:|--:|--:|--:|---|");
     for (WaitingThreads.Result w : results.waiting) {
-      line(String.format(Locale.ROOT, "| %s | %d | %d | %d | %d | %,.0f | %d | %s |",
-          w.impl().label(), w.connections(), w.subscribedConnections(), w.channels(),
-          w.subscriptions(), w.commandsPerSecond(), w.threadsAdded(), w.note()));
+      line(
+          String.format(
+              Locale.ROOT,
+              "| %s | %d | %d | %d | %d | %,.0f | %d | %s |",
+              w.impl().label(),
+              w.connections(),
+              w.subscribedConnections(),
+              w.channels(),
+              w.subscriptions(),
+              w.commandsPerSecond(),
+              w.threadsAdded(),
+              w.note()));
     }
     line("");
   }
@@ -302,32 +401,34 @@ final class MarkdownReport {
   }
 
   private void method() {
-    List<String> notes = List.of(
-        "One JVM runs everything (the child JVMs of scenario d aside), against `redis-server`"
-            + " processes it starts on loopback: one for single-node rows, five for Redlock"
-            + " rows, shared by all implementations of that topology.",
-        "A warm-up round runs every in-JVM scenario for every implementation first; its numbers"
-            + " are discarded. Then each measured round runs scenario by scenario, every"
-            + " implementation in turn, the order rotated by one each round.",
-        "Each thread gets its own lock object of the shared name (as separate processes would);"
-            + " implementations that cache lock objects per name return the cached one.",
-        "Exclusion checks: inside every critical section an atomic count must go from 0 to 1,"
-            + " and a plain counter is incremented; it must end equal to the acquisitions. In"
-            + " scenario d both live in a memory-mapped file shared by the two JVMs.",
-        "Floors: *PING* is one round trip per op on a Jedis 8 `RedisClient` (not a lock); the"
-            + " *raw* lock is `SET key token NX PX 30000`, then an `EVALSHA` compare-and-delete,"
-            + " retrying after a jittered pause of about " + results.settings.rawBackoffMicros()
-            + " µs while busy; both on a client configured like the library's.",
-        "Single-thread runs (a, b, the cost slices of f) are pinned with their servers to one"
-            + " CPU, and a nice-19 busy loop keeps every CPU from idling (see the header): on a"
-            + " VM, waking a process on another vCPU costs more than a Redis command, and where"
-            + " the scheduler put client and server would otherwise decide single-thread"
-            + " figures.",
-        "Heap per lock: live heap after `System.gc()` (least of three `MemoryMXBean` readings)"
-            + " before and after creating N lock objects of distinct names, and after acquiring"
-            + " all N on one thread; differences divided by N.",
-        "Everything started stops by itself: bounded loops, daemon threads abandoned after a"
-            + " grace period, child JVMs with a watchdog, servers killed at the end.");
+    List<String> notes =
+        List.of(
+            "One JVM runs everything (the child JVMs of scenario d aside), against `redis-server`"
+                + " processes it starts on loopback: one for single-node rows, five for Redlock"
+                + " rows, shared by all implementations of that topology.",
+            "A warm-up round runs every in-JVM scenario for every implementation first; its numbers"
+                + " are discarded. Then each measured round runs scenario by scenario, every"
+                + " implementation in turn, the order rotated by one each round.",
+            "Each thread gets its own lock object of the shared name (as separate processes would);"
+                + " implementations that cache lock objects per name return the cached one.",
+            "Exclusion checks: inside every critical section an atomic count must go from 0 to 1,"
+                + " and a plain counter is incremented; it must end equal to the acquisitions. In"
+                + " scenario d both live in a memory-mapped file shared by the two JVMs.",
+            "Floors: *PING* is one round trip per op on a Jedis 8 `RedisClient` (not a lock); the"
+                + " *raw* lock is `SET key token NX PX 30000`, then an `EVALSHA` compare-and-delete,"
+                + " retrying after a jittered pause of about "
+                + results.settings.rawBackoffMicros()
+                + " µs while busy; both on a client configured like the library's.",
+            "Single-thread runs (a, b, the cost slices of f) are pinned with their servers to one"
+                + " CPU, and a nice-19 busy loop keeps every CPU from idling (see the header): on a"
+                + " VM, waking a process on another vCPU costs more than a Redis command, and where"
+                + " the scheduler put client and server would otherwise decide single-thread"
+                + " figures.",
+            "Heap per lock: live heap after `System.gc()` (least of three `MemoryMXBean` readings)"
+                + " before and after creating N lock objects of distinct names, and after acquiring"
+                + " all N on one thread; differences divided by N.",
+            "Everything started stops by itself: bounded loops, daemon threads abandoned after a"
+                + " grace period, child JVMs with a watchdog, servers killed at the end.");
     line("## Method");
     line("");
     notes.forEach(n -> line("- " + n));

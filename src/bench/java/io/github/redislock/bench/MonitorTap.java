@@ -34,8 +34,9 @@ final class MonitorTap implements AutoCloseable {
       Socket socket = new Socket(host, port);
       socket.getOutputStream().write("MONITOR\r\n".getBytes(StandardCharsets.US_ASCII));
       socket.getOutputStream().flush();
-      BufferedReader in = new BufferedReader(
-          new InputStreamReader(socket.getInputStream(), StandardCharsets.UTF_8));
+      BufferedReader in =
+          new BufferedReader(
+              new InputStreamReader(socket.getInputStream(), StandardCharsets.UTF_8));
       String ok = in.readLine();
       if (!"+OK".equals(ok)) {
         socket.close();
@@ -89,8 +90,8 @@ final class MonitorTap implements AutoCloseable {
       return;
     }
     int end = line.indexOf('"', quote + 1);
-    String command = line.substring(quote + 1, end < 0 ? line.length() : end)
-        .toLowerCase(Locale.ROOT);
+    String command =
+        line.substring(quote + 1, end < 0 ? line.length() : end).toLowerCase(Locale.ROOT);
     boolean lua = line.substring(open, close).endsWith(" lua");
     (lua ? scripted : network).merge(command, 1L, Long::sum);
   }

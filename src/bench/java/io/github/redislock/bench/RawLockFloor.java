@@ -16,9 +16,9 @@ import redis.clients.jedis.util.JedisURIHelper;
 
 /**
  * The raw two-round-trip lock that no Redis lock can beat by much: {@code SET key token NX PX
- * 30000} to acquire (retried after a short jittered pause while the key is busy), one
- * {@code EVALSHA} compare-and-delete to release. No reentrancy, no renewal, no fencing, no
- * wake-ups. Each lock object is used by one thread (the benchmark gives each thread its own).
+ * 30000} to acquire (retried after a short jittered pause while the key is busy), one {@code
+ * EVALSHA} compare-and-delete to release. No reentrancy, no renewal, no fencing, no wake-ups. Each
+ * lock object is used by one thread (the benchmark gives each thread its own).
  *
  * <p>The client is configured as the library configures its own (2 s timeouts, a pool of 64), so
  * that the two differ only by what they do per operation.
@@ -50,11 +50,12 @@ final class RawLockFloor implements LockUnderTest {
     pool.setJmxEnabled(false);
     return RedisClient.builder()
         .hostAndPort(JedisURIHelper.getHostAndPort(URI.create(uri)))
-        .clientConfig(DefaultJedisClientConfig.builder()
-            .socketTimeoutMillis(timeout)
-            .connectionTimeoutMillis(timeout)
-            .clientName("bench-floor")
-            .build())
+        .clientConfig(
+            DefaultJedisClientConfig.builder()
+                .socketTimeoutMillis(timeout)
+                .connectionTimeoutMillis(timeout)
+                .clientName("bench-floor")
+                .build())
         .poolConfig(pool)
         .build();
   }

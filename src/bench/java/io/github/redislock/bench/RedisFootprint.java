@@ -16,12 +16,11 @@ import redis.clients.jedis.params.ScanParams;
 import redis.clients.jedis.resps.ScanResult;
 
 /**
- * What stays in Redis after many distinct names were locked and unlocked once each: keys left,
- * keys without a TTL (which would live forever), and the change of {@code used_memory} (less
- * client buffers, which come and go with connections). Runs on
- * fresh servers with a fresh instance of the implementation, the names spread over N threads;
- * the instance first locks one name per thread (connections open, scripts loaded), then the
- * keyspace is flushed and the baseline taken.
+ * What stays in Redis after many distinct names were locked and unlocked once each: keys left, keys
+ * without a TTL (which would live forever), and the change of {@code used_memory} (less client
+ * buffers, which come and go with connections). Runs on fresh servers with a fresh instance of the
+ * implementation, the names spread over N threads; the instance first locks one name per thread
+ * (connections open, scripts loaded), then the keyspace is flushed and the baseline taken.
  */
 final class RedisFootprint {
   private static final Duration GRACE = Duration.ofMinutes(5);
@@ -38,13 +37,18 @@ final class RedisFootprint {
    * @param memoryDelta {@code used_memory - mem_clients_normal} afterwards minus before, in bytes
    * @param note remarks, empty when none
    */
-  record Result(Implementation impl, int names, double seconds, long keysLeft,
-      long keysWithoutTtl, long memoryDelta, String note) {}
+  record Result(
+      Implementation impl,
+      int names,
+      double seconds,
+      long keysLeft,
+      long keysWithoutTtl,
+      long memoryDelta,
+      String note) {}
 
   private RedisFootprint() {}
 
-  static Result measure(Implementation impl, BenchSettings settings)
-      throws InterruptedException {
+  static Result measure(Implementation impl, BenchSettings settings) throws InterruptedException {
     try (LocalRedis redis = LocalRedis.start(impl.nodes());
         LockUnderTest locks = impl.create(redis.uris(), settings)) {
       int threads = settings.threads();
@@ -68,8 +72,8 @@ final class RedisFootprint {
           withoutTtl += countWithoutTtl(jedis);
         }
       }
-      return new Result(impl, names, seconds, keys, withoutTtl,
-          usedMemory(redis.servers()) - memoryBefore, note);
+      return new Result(
+          impl, names, seconds, keys, withoutTtl, usedMemory(redis.servers()) - memoryBefore, note);
     }
   }
 
@@ -79,25 +83,28 @@ final class RedisFootprint {
    *
    * @return an empty string, or what went wrong
    */
-  private static String run(LockUnderTest locks, int threads, IntFunction<String> nameOf,
-      int count) throws InterruptedException {
+  private static String run(LockUnderTest locks, int threads, IntFunction<String> nameOf, int count)
+      throws InterruptedException {
     AtomicLong done = new AtomicLong();
     AtomicReference<String> error = new AtomicReference<>("");
     List<Thread> workers = new ArrayList<>();
     for (int t = 0; t < threads; t++) {
       int first = t;
-      Thread worker = new Thread(() -> {
-        try {
-          for (int i = first; i < count; i += threads) {
-            Lock lock = locks.newLock(nameOf.apply(i));
-            lock.lock();
-            lock.unlock();
-            done.incrementAndGet();
-          }
-        } catch (RuntimeException e) {
-          error.compareAndSet("", e.toString());
-        }
-      }, "bench-names-" + t);
+      Thread worker =
+          new Thread(
+              () -> {
+                try {
+                  for (int i = first; i < count; i += threads) {
+                    Lock lock = locks.newLock(nameOf.apply(i));
+                    lock.lock();
+                    lock.unlock();
+                    done.incrementAndGet();
+                  }
+                } catch (RuntimeException e) {
+                  error.compareAndSet("", e.toString());
+                }
+              },
+              "bench-names-" + t);
       worker.setDaemon(true);
       worker.start();
       workers.add(worker);
@@ -119,8 +126,9 @@ final class RedisFootprint {
     for (RedisServer server : servers) {
       try (Jedis jedis = server.jedis()) {
         String memory = jedis.info("memory");
-        total += RedisInfo.number(memory, "used_memory")
-            - RedisInfo.number(memory, "mem_clients_normal");
+        total +=
+            RedisInfo.number(memory, "used_memory")
+                - RedisInfo.number(memory, "mem_clients_normal");
       }
     }
     return total;

@@ -10,10 +10,10 @@ import org.redisson.api.RedissonClient;
 import org.redisson.config.Config;
 
 /**
- * Redisson with its default configuration: {@code RLock} from {@code getLock(name)} on one
- * server, or a {@code RedissonRedLock} over one client per master. {@code RedissonRedLock} is
- * deprecated in Redisson 4 (its Javadoc points to {@code RLock}/{@code RFencedLock} on a
- * replicated deployment instead) but still shipped, so it is measured as is.
+ * Redisson with its default configuration: {@code RLock} from {@code getLock(name)} on one server,
+ * or a {@code RedissonRedLock} over one client per master. {@code RedissonRedLock} is deprecated in
+ * Redisson 4 (its Javadoc points to {@code RLock}/{@code RFencedLock} on a replicated deployment
+ * instead) but still shipped, so it is measured as is.
  */
 final class RedissonUnderTest implements LockUnderTest {
   private final List<RedissonClient> clients;

@@ -29,16 +29,13 @@ final class Results {
 
   /** The merged rounds of {@code impl} in {@code scenario}; null when it did not run. */
   Aggregate aggregate(Implementation impl, Scenario scenario) {
-    return Aggregate.of(samples.stream()
-        .filter(s -> s.impl() == impl && s.scenario() == scenario)
-        .toList());
+    return Aggregate.of(
+        samples.stream().filter(s -> s.impl() == impl && s.scenario() == scenario).toList());
   }
 
   /** The command counts of {@code impl}, nested or not; null when not measured. */
   CommandCounts.Result commandsOf(Implementation impl, boolean nested) {
-    return (nested ? nestedCommands : commands).stream()
-        .filter(r -> r.impl() == impl)
-        .findFirst()
-        .orElse(null);
+    return (nested ? nestedCommands : commands)
+        .stream().filter(r -> r.impl() == impl).findFirst().orElse(null);
   }
 }

@@ -14,8 +14,8 @@ import org.HdrHistogram.Histogram;
  * @param latency per-operation latency in nanoseconds (see {@link Scenario#description()})
  * @param handoff for the two-JVM scenario: nanoseconds from a holder's unlock() call to the next
  *     (different) holder's return from lock(); else null
- * @param violations times mutual exclusion was seen broken (two holders inside, or lost
- *     increments of the unsynchronised counter)
+ * @param violations times mutual exclusion was seen broken (two holders inside, or lost increments
+ *     of the unsynchronised counter)
  * @param perJvmOps for the two-JVM scenario, acquisitions per JVM; else empty
  * @param crossJvmMoves for the two-JVM scenario, handoffs that went to the other JVM
  * @param note errors or remarks, empty when none

@@ -2,15 +2,25 @@ package io.github.redislock.bench;
 
 /** The timed scenarios, each run for every implementation in every round. */
 enum Scenario {
-  UNCONTENDED("uncontended", "a. uncontended",
+  UNCONTENDED(
+      "uncontended",
+      "a. uncontended",
       "1 thread, one key; a lock+unlock pair per op; latency = the pair"),
-  REENTRANT("reentrant", "b. reentrant",
+  REENTRANT(
+      "reentrant",
+      "b. reentrant",
       "1 thread holding the lock; a nested lock+unlock pair per op; latency = the pair"),
-  ONE_KEY("one-key", "c. N threads, one key",
+  ONE_KEY(
+      "one-key",
+      "c. N threads, one key",
       "N threads of one JVM on one key; an acquisition per op; latency = wait in lock()"),
-  TWO_JVMS("two-jvms", "d. 2 JVMs x N threads",
+  TWO_JVMS(
+      "two-jvms",
+      "d. 2 JVMs x N threads",
       "2 JVMs x N threads on one key; an acquisition per op; latency = wait in lock()"),
-  OWN_KEYS("own-keys", "e. N threads, own keys",
+  OWN_KEYS(
+      "own-keys",
+      "e. N threads, own keys",
       "N threads, each on its own key; a lock+unlock pair per op; latency = the pair");
 
   private final String id;

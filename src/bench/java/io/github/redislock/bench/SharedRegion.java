@@ -12,8 +12,8 @@ import java.nio.file.StandardOpenOption;
 
 /**
  * A few longs in a memory-mapped file shared by the JVMs of the cross-process scenario: it checks
- * mutual exclusion across processes and times handoffs. {@code System.nanoTime()} is
- * {@code CLOCK_MONOTONIC} on Linux, so times written by one process are comparable in another.
+ * mutual exclusion across processes and times handoffs. {@code System.nanoTime()} is {@code
+ * CLOCK_MONOTONIC} on Linux, so times written by one process are comparable in another.
  *
  * <p>A holder calls {@link #enter} right after {@code lock()} returns and {@link #exit} right
  * before {@code unlock()}; everything between is protected by the lock under test, except the
@@ -42,8 +42,9 @@ final class SharedRegion implements AutoCloseable {
   /** Maps {@code file} (created and zeroed by the first caller, the parent). */
   static SharedRegion map(Path file) {
     try {
-      FileChannel channel = FileChannel.open(file, StandardOpenOption.CREATE,
-          StandardOpenOption.READ, StandardOpenOption.WRITE);
+      FileChannel channel =
+          FileChannel.open(
+              file, StandardOpenOption.CREATE, StandardOpenOption.READ, StandardOpenOption.WRITE);
       return new SharedRegion(channel, channel.map(FileChannel.MapMode.READ_WRITE, 0, SIZE));
     } catch (IOException e) {
       throw new UncheckedIOException("cannot map " + file, e);

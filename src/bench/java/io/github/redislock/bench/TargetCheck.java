@@ -9,8 +9,8 @@ import java.util.Locale;
 
 /**
  * The targets of issue 4, checked against this run's ratios: each row names the target, the
- * measured figure and whether it was met. Missing data (an implementation not available, a
- * scenario not run) reads "n/a".
+ * measured figure and whether it was met. Missing data (an implementation not available, a scenario
+ * not run) reads "n/a".
  */
 final class TargetCheck {
   private final Results results;
@@ -26,34 +26,61 @@ final class TargetCheck {
     line("");
     line("| target | measured | |");
     line("|---|--:|---|");
-    ratio("uncontended pairs/s ≥ 0.9× raw floor", Implementation.OURS,
-        Implementation.RAW_FLOOR, Scenario.UNCONTENDED, 0.9);
+    ratio(
+        "uncontended pairs/s ≥ 0.9× raw floor",
+        Implementation.OURS,
+        Implementation.RAW_FLOOR,
+        Scenario.UNCONTENDED,
+        0.9);
     CommandCounts.Result nested = results.commandsOf(Implementation.OURS, true);
-    verdict("reentrant pair: no Redis round trip",
+    verdict(
+        "reentrant pair: no Redis round trip",
         nested == null ? null : number(nested.networkTotal()) + " requests",
         nested == null ? null : nested.networkTotal() < 0.005);
-    ratio("reentrant pairs/s ≥ 100× Redisson", Implementation.OURS, Implementation.REDISSON,
-        Scenario.REENTRANT, 100);
-    ratio("8 threads, one key: acquisitions/s ≥ 2× raw floor", Implementation.OURS,
-        Implementation.RAW_FLOOR, Scenario.ONE_KEY, 2);
+    ratio(
+        "reentrant pairs/s ≥ 100× Redisson",
+        Implementation.OURS,
+        Implementation.REDISSON,
+        Scenario.REENTRANT,
+        100);
+    ratio(
+        "8 threads, one key: acquisitions/s ≥ 2× raw floor",
+        Implementation.OURS,
+        Implementation.RAW_FLOOR,
+        Scenario.ONE_KEY,
+        2);
     Aggregate ours = get(Implementation.OURS, Scenario.ONE_KEY);
     Aggregate redisson = get(Implementation.REDISSON, Scenario.ONE_KEY);
     if (ours != null && redisson != null) {
       double p99 = micros(ours.latency(), 99);
       double theirs = micros(redisson.latency(), 99);
-      verdict("8 threads, one key: p99 wait ≤ Redisson's",
-          formatMicros(p99) + " vs " + formatMicros(theirs) + " µs", p99 <= theirs);
+      verdict(
+          "8 threads, one key: p99 wait ≤ Redisson's",
+          formatMicros(p99) + " vs " + formatMicros(theirs) + " µs",
+          p99 <= theirs);
     } else {
       verdict("8 threads, one key: p99 wait ≤ Redisson's", null, null);
     }
-    ratio("2 JVMs × 4 threads: acquisitions/s ≥ 1× raw floor", Implementation.OURS,
-        Implementation.RAW_FLOOR, Scenario.TWO_JVMS, 1);
-    ratio("2 JVMs × 4 threads: acquisitions/s ≥ 5× Redisson", Implementation.OURS,
-        Implementation.REDISSON, Scenario.TWO_JVMS, 5);
+    ratio(
+        "2 JVMs × 4 threads: acquisitions/s ≥ 1× raw floor",
+        Implementation.OURS,
+        Implementation.RAW_FLOOR,
+        Scenario.TWO_JVMS,
+        1);
+    ratio(
+        "2 JVMs × 4 threads: acquisitions/s ≥ 5× Redisson",
+        Implementation.OURS,
+        Implementation.REDISSON,
+        Scenario.TWO_JVMS,
+        5);
     Aggregate ours2 = get(Implementation.OURS, Scenario.TWO_JVMS);
     Aggregate raw2 = get(Implementation.RAW_FLOOR, Scenario.TWO_JVMS);
-    if (ours2 != null && raw2 != null && ours2.handoff() != null && raw2.handoff() != null
-        && ours2.handoff().getTotalCount() > 0 && raw2.handoff().getTotalCount() > 0) {
+    if (ours2 != null
+        && raw2 != null
+        && ours2.handoff() != null
+        && raw2.handoff() != null
+        && ours2.handoff().getTotalCount() > 0
+        && raw2.handoff().getTotalCount() > 0) {
       double r = micros(ours2.handoff(), 50) / micros(raw2.handoff(), 50);
       verdict("2 JVMs: handoff p50 ≤ 1.5× raw floor's", times(r), r <= 1.5);
     } else {
@@ -61,16 +88,25 @@ final class TargetCheck {
     }
     if (ours2 != null) {
       double share = ours2.smallestJvmShare();
-      verdict("2 JVMs: each JVM ≥ 1/3 of acquisitions",
+      verdict(
+          "2 JVMs: each JVM ≥ 1/3 of acquisitions",
           String.format(Locale.ROOT, "smallest %.0f%% (in a round)", share * 100),
           share >= 1 / 3.0);
     } else {
       verdict("2 JVMs: each JVM ≥ 1/3 of acquisitions", null, null);
     }
-    ratio("8 threads, own keys: pairs/s ≥ 0.9× raw floor", Implementation.OURS,
-        Implementation.RAW_FLOOR, Scenario.OWN_KEYS, 0.9);
-    ratio("Redlock, uncontended pairs/s ≥ 10× RedissonRedLock", Implementation.OURS_REDLOCK,
-        Implementation.REDISSON_REDLOCK, Scenario.UNCONTENDED, 10);
+    ratio(
+        "8 threads, own keys: pairs/s ≥ 0.9× raw floor",
+        Implementation.OURS,
+        Implementation.RAW_FLOOR,
+        Scenario.OWN_KEYS,
+        0.9);
+    ratio(
+        "Redlock, uncontended pairs/s ≥ 10× RedissonRedLock",
+        Implementation.OURS_REDLOCK,
+        Implementation.REDISSON_REDLOCK,
+        Scenario.UNCONTENDED,
+        10);
     Aggregate redlock = get(Implementation.OURS_REDLOCK, Scenario.UNCONTENDED);
     Aggregate single = get(Implementation.OURS, Scenario.UNCONTENDED);
     if (redlock != null && single != null) {
@@ -82,8 +118,8 @@ final class TargetCheck {
     line("");
   }
 
-  private void ratio(String target, Implementation impl, Implementation base, Scenario scenario,
-      double goal) {
+  private void ratio(
+      String target, Implementation impl, Implementation base, Scenario scenario, double goal) {
     Aggregate a = get(impl, scenario);
     Aggregate b = get(base, scenario);
     if (a == null || b == null || b.opsPerSecond() == 0) {

@@ -17,11 +17,11 @@ import org.HdrHistogram.Histogram;
  * One of the two JVMs of the cross-process scenario (started by {@link TwoJvmPair}).
  *
  * <p>Arguments: {@code implId jvmIndex threads warmupMillis sharedFile uri...}. It creates the
- * implementation, warms it up (its threads on a key of its own), prints {@code ready}, then
- * serves commands from stdin: {@code go key millis} runs its threads on the shared key for that
- * long and prints {@code result ops elapsedNanos waitHistogram handoffHistogram error};
- * {@code exit} or the end of stdin closes the implementation and exits. A watchdog halts the JVM
- * when a run is still going two minutes after its end, or when no command came for an hour.
+ * implementation, warms it up (its threads on a key of its own), prints {@code ready}, then serves
+ * commands from stdin: {@code go key millis} runs its threads on the shared key for that long and
+ * prints {@code result ops elapsedNanos waitHistogram handoffHistogram error}; {@code exit} or the
+ * end of stdin closes the implementation and exits. A watchdog halts the JVM when a run is still
+ * going two minutes after its end, or when no command came for an hour.
  */
 public final class TwoJvmChild {
   private static final long IDLE_LIMIT_NANOS = TimeUnit.HOURS.toNanos(1);
@@ -70,8 +70,9 @@ public final class TwoJvmChild {
   }
 
   /** Runs the threads; with a region, returns the result line. */
-  private static String run(LockUnderTest locks, SharedRegion region, int jvm, int threads,
-      String key, long millis) throws InterruptedException {
+  private static String run(
+      LockUnderTest locks, SharedRegion region, int jvm, int threads, String key, long millis)
+      throws InterruptedException {
     CountDownLatch go = new CountDownLatch(1);
     long[] start = new long[1];
     List<Thread> running = new ArrayList<>();
@@ -85,34 +86,37 @@ public final class TwoJvmChild {
       Lock lock = locks.newLock(key);
       waits[t] = Sample.newHistogram();
       handoffs[t] = Sample.newHistogram();
-      Thread thread = new Thread(() -> {
-        try {
-          go.await();
-          long deadline = start[0] + TimeUnit.MILLISECONDS.toNanos(millis);
-          long holder = jvm * 1000L + index + 1;
-          while (System.nanoTime() - deadline < 0) {
-            long t0 = System.nanoTime();
-            lock.lock();
-            long t1 = System.nanoTime();
-            try {
-              if (region != null) {
-                long handoff = region.enter(holder, t1);
-                if (handoff >= 0) {
-                  handoffs[index].recordValue(handoff);
+      Thread thread =
+          new Thread(
+              () -> {
+                try {
+                  go.await();
+                  long deadline = start[0] + TimeUnit.MILLISECONDS.toNanos(millis);
+                  long holder = jvm * 1000L + index + 1;
+                  while (System.nanoTime() - deadline < 0) {
+                    long t0 = System.nanoTime();
+                    lock.lock();
+                    long t1 = System.nanoTime();
+                    try {
+                      if (region != null) {
+                        long handoff = region.enter(holder, t1);
+                        if (handoff >= 0) {
+                          handoffs[index].recordValue(handoff);
+                        }
+                        region.exit();
+                      }
+                    } finally {
+                      lock.unlock();
+                    }
+                    waits[index].recordValue(t1 - t0);
+                    ops[index]++;
+                  }
+                } catch (InterruptedException | RuntimeException e) {
+                  errors[index] = e.toString();
                 }
-                region.exit();
-              }
-            } finally {
-              lock.unlock();
-            }
-            waits[index].recordValue(t1 - t0);
-            ops[index]++;
-          }
-        } catch (InterruptedException | RuntimeException e) {
-          errors[index] = e.toString();
-        }
-        finished[index] = System.nanoTime();
-      }, "bench-jvm" + jvm + "-" + t);
+                finished[index] = System.nanoTime();
+              },
+              "bench-jvm" + jvm + "-" + t);
       thread.setDaemon(true);
       thread.start();
       running.add(thread);
@@ -136,22 +140,33 @@ public final class TwoJvmChild {
         error = Base64.getEncoder().encodeToString(errors[t].getBytes(StandardCharsets.UTF_8));
       }
     }
-    return "result " + total + " " + (end - start[0]) + " " + Histograms.encode(wait) + " "
-        + Histograms.encode(handoff) + " " + error;
+    return "result "
+        + total
+        + " "
+        + (end - start[0])
+        + " "
+        + Histograms.encode(wait)
+        + " "
+        + Histograms.encode(handoff)
+        + " "
+        + error;
   }
 
   private static void startWatchdog() {
-    Thread watchdog = new Thread(() -> {
-      try {
-        while (System.nanoTime() - haltAt < 0) {
-          Thread.sleep(1000);
-        }
-        System.err.println("TwoJvmChild: overran its run or sat idle too long; halting");
-        Runtime.getRuntime().halt(3);
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-      }
-    }, "bench-child-watchdog");
+    Thread watchdog =
+        new Thread(
+            () -> {
+              try {
+                while (System.nanoTime() - haltAt < 0) {
+                  Thread.sleep(1000);
+                }
+                System.err.println("TwoJvmChild: overran its run or sat idle too long; halting");
+                Runtime.getRuntime().halt(3);
+              } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+              }
+            },
+            "bench-child-watchdog");
     watchdog.setDaemon(true);
     watchdog.start();
   }

@@ -52,15 +52,24 @@ final class TwoJvmPair implements AutoCloseable {
     TwoJvmPair pair = new TwoJvmPair(impl, file);
     try {
       for (int jvm = 0; jvm < JVMS; jvm++) {
-        List<String> args = new ArrayList<>(List.of(impl.id(), Integer.toString(jvm),
-            Integer.toString(settings.jvmThreads()), Long.toString(settings.warmup().toMillis()),
-            file.toString()));
+        List<String> args =
+            new ArrayList<>(
+                List.of(
+                    impl.id(),
+                    Integer.toString(jvm),
+                    Integer.toString(settings.jvmThreads()),
+                    Long.toString(settings.warmup().toMillis()),
+                    file.toString()));
         args.addAll(uris);
-        pair.children.add(ChildJvm.start(TwoJvmChild.class, List.of(
-            "-Xmx1g",
-            "-Dbench.rawBackoffMicros=" + settings.rawBackoffMicros(),
-            "-Dorg.slf4j.simpleLogger.defaultLogLevel=warn",
-            "-D" + LockBenchmark.QUIET_LOGGER + "=off"), args));
+        pair.children.add(
+            ChildJvm.start(
+                TwoJvmChild.class,
+                List.of(
+                    "-Xmx1g",
+                    "-Dbench.rawBackoffMicros=" + settings.rawBackoffMicros(),
+                    "-Dorg.slf4j.simpleLogger.defaultLogLevel=warn",
+                    "-D" + LockBenchmark.QUIET_LOGGER + "=off"),
+                args));
       }
       for (ChildJvm child : pair.children) {
         child.await("ready", START_TIMEOUT);
@@ -89,18 +98,28 @@ final class TwoJvmPair implements AutoCloseable {
         wait.add(Histograms.decode(result[3]));
         handoff.add(Histograms.decode(result[4]));
         if (!result[5].equals("-") && note.isEmpty()) {
-          note = "error: " + new String(Base64.getDecoder().decode(result[5]),
-              StandardCharsets.UTF_8);
+          note =
+              "error: " + new String(Base64.getDecoder().decode(result[5]), StandardCharsets.UTF_8);
         }
       }
       long ops = perJvm.stream().mapToLong(Long::longValue).sum();
       long violations = region.violations() + Math.abs(ops - region.counter());
       if (ops == 0) {
-        return Sample.failed(impl, Scenario.TWO_JVMS, round,
-            note.isEmpty() ? "no acquisition" : note);
+        return Sample.failed(
+            impl, Scenario.TWO_JVMS, round, note.isEmpty() ? "no acquisition" : note);
       }
-      return new Sample(impl, Scenario.TWO_JVMS, round, ops, elapsed, wait, handoff, violations,
-          perJvm, region.moves(), note);
+      return new Sample(
+          impl,
+          Scenario.TWO_JVMS,
+          round,
+          ops,
+          elapsed,
+          wait,
+          handoff,
+          violations,
+          perJvm,
+          region.moves(),
+          note);
     } catch (IllegalStateException e) {
       close();
       return Sample.failed(impl, Scenario.TWO_JVMS, round, e.getMessage());

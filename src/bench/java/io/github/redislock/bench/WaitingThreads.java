@@ -14,16 +14,15 @@ import java.util.concurrent.locks.Lock;
 import redis.clients.jedis.Jedis;
 
 /**
- * What one instance costs the servers while many of its threads wait for one lock held
- * elsewhere. On fresh servers a first instance (standing for another process) holds the lock;
- * a second, measured instance is created and N of its threads wait in
- * {@code lockInterruptibly()}. After they settle, {@code CLIENT LIST} gives the connections the
- * measured instance opened (those not there before it was created) and how many of them are
- * subscribed, {@code PUBSUB CHANNELS}/{@code NUMSUB} the channels and subscriptions,
- * {@code total_commands_processed} over one second (half in quick mode) the load the waiting
- * puts on Redis, and the JVM's thread count the threads the measured instance added. Then the
- * waiters are interrupted (those that ignore it are counted, and ended by closing the instance)
- * and the holder unlocks.
+ * What one instance costs the servers while many of its threads wait for one lock held elsewhere.
+ * On fresh servers a first instance (standing for another process) holds the lock; a second,
+ * measured instance is created and N of its threads wait in {@code lockInterruptibly()}. After they
+ * settle, {@code CLIENT LIST} gives the connections the measured instance opened (those not there
+ * before it was created) and how many of them are subscribed, {@code PUBSUB CHANNELS}/{@code
+ * NUMSUB} the channels and subscriptions, {@code total_commands_processed} over one second (half in
+ * quick mode) the load the waiting puts on Redis, and the JVM's thread count the threads the
+ * measured instance added. Then the waiters are interrupted (those that ignore it are counted, and
+ * ended by closing the instance) and the holder unlocks.
  */
 final class WaitingThreads {
   private static final String KEY = "bench:waited";
@@ -43,31 +42,40 @@ final class WaitingThreads {
    * @param threadsAdded JVM threads the measured instance started, beyond the waiters
    * @param note remarks, empty when none
    */
-  record Result(Implementation impl, int waiters, long connections, long subscribedConnections,
-      long channels, long subscriptions, double commandsPerSecond, int threadsAdded,
+  record Result(
+      Implementation impl,
+      int waiters,
+      long connections,
+      long subscribedConnections,
+      long channels,
+      long subscriptions,
+      double commandsPerSecond,
+      int threadsAdded,
       String note) {}
 
   private WaitingThreads() {}
 
-  static Result measure(Implementation impl, BenchSettings settings)
-      throws InterruptedException {
+  static Result measure(Implementation impl, BenchSettings settings) throws InterruptedException {
     try (LocalRedis redis = LocalRedis.start(impl.nodes());
         LockUnderTest other = impl.create(redis.uris(), settings)) {
       List<Jedis> observers = new ArrayList<>();
       CountDownLatch held = new CountDownLatch(1);
       CountDownLatch release = new CountDownLatch(1);
-      Thread holder = daemon("bench-holder", () -> {
-        Lock lock = other.newLock(KEY);
-        lock.lock();
-        held.countDown();
-        try {
-          release.await(BOUND.toMillis() * 4, TimeUnit.MILLISECONDS);
-        } catch (InterruptedException e) {
-          Thread.currentThread().interrupt();
-        } finally {
-          lock.unlock();
-        }
-      });
+      Thread holder =
+          daemon(
+              "bench-holder",
+              () -> {
+                Lock lock = other.newLock(KEY);
+                lock.lock();
+                held.countDown();
+                try {
+                  release.await(BOUND.toMillis() * 4, TimeUnit.MILLISECONDS);
+                } catch (InterruptedException e) {
+                  Thread.currentThread().interrupt();
+                } finally {
+                  lock.unlock();
+                }
+              });
       try {
         if (!held.await(BOUND.toSeconds(), TimeUnit.SECONDS)) {
           return new Result(impl, 0, 0, 0, 0, 0, 0, 0, "the holder did not acquire");
@@ -80,8 +88,8 @@ final class WaitingThreads {
         }
         int threadsBefore = ManagementFactory.getThreadMXBean().getThreadCount();
         try (LockUnderTest measured = impl.create(redis.uris(), settings)) {
-          return measure(impl, measured, observers, before, threadsBefore, release, holder,
-              settings);
+          return measure(
+              impl, measured, observers, before, threadsBefore, release, holder, settings);
         }
       } finally {
         release.countDown();
@@ -91,26 +99,36 @@ final class WaitingThreads {
     }
   }
 
-  private static Result measure(Implementation impl, LockUnderTest locks, List<Jedis> observers,
-      Set<Long> before, int threadsBefore, CountDownLatch release, Thread holder,
-      BenchSettings settings) throws InterruptedException {
+  private static Result measure(
+      Implementation impl,
+      LockUnderTest locks,
+      List<Jedis> observers,
+      Set<Long> before,
+      int threadsBefore,
+      CountDownLatch release,
+      Thread holder,
+      BenchSettings settings)
+      throws InterruptedException {
     AtomicReference<String> error = new AtomicReference<>("");
     int count = settings.waiters();
     List<Thread> waiters = new ArrayList<>();
     for (int i = 0; i < count; i++) {
-      waiters.add(daemon("bench-waiter-" + i, () -> {
-        Lock lock = locks.newLock(KEY);
-        try {
-          lock.lockInterruptibly();
-          lock.unlock();
-        } catch (InterruptedException e) {
-          // expected: the measurement ends by interrupting the waiters
-        } catch (RuntimeException e) {
-          if (!causedByInterrupt(e)) {
-            error.compareAndSet("", e.toString());
-          }
-        }
-      }));
+      waiters.add(
+          daemon(
+              "bench-waiter-" + i,
+              () -> {
+                Lock lock = locks.newLock(KEY);
+                try {
+                  lock.lockInterruptibly();
+                  lock.unlock();
+                } catch (InterruptedException e) {
+                  // expected: the measurement ends by interrupting the waiters
+                } catch (RuntimeException e) {
+                  if (!causedByInterrupt(e)) {
+                    error.compareAndSet("", e.toString());
+                  }
+                }
+              }));
     }
     Thread.sleep(settings.quick() ? 500 : 3000);
 
@@ -120,8 +138,7 @@ final class WaitingThreads {
     long processedAfter = processed(observers);
     double perSecond =
         (processedAfter - processedBefore - observers.size()) * 1e9 / (System.nanoTime() - start);
-    int threadsAdded =
-        ManagementFactory.getThreadMXBean().getThreadCount() - threadsBefore - count;
+    int threadsAdded = ManagementFactory.getThreadMXBean().getThreadCount() - threadsBefore - count;
     long connections = 0;
     long subscribed = 0;
     long channels = 0;
@@ -139,8 +156,10 @@ final class WaitingThreads {
       List<String> active = jedis.pubsubChannels();
       channels += active.size();
       if (!active.isEmpty()) {
-        subscriptions += jedis.pubsubNumSub(active.toArray(String[]::new)).values().stream()
-            .mapToLong(Long::longValue).sum();
+        subscriptions +=
+            jedis.pubsubNumSub(active.toArray(String[]::new)).values().stream()
+                .mapToLong(Long::longValue)
+                .sum();
       }
     }
 
@@ -152,8 +171,16 @@ final class WaitingThreads {
     if (ignored > 0) {
       note = (note + " " + ignored + " waiters ignored the interrupt (ended by close())").trim();
     }
-    return new Result(impl, count, connections, subscribed, channels, subscriptions, perSecond,
-        threadsAdded, note);
+    return new Result(
+        impl,
+        count,
+        connections,
+        subscribed,
+        channels,
+        subscriptions,
+        perSecond,
+        threadsAdded,
+        note);
   }
 
   /** Waits (bounded) for the threads to end; returns how many are still alive. */

@@ -11,9 +11,9 @@ final class Failures {
   private Failures() {}
 
   /**
-   * Whether retrying may help: the connection failed or timed out, or the server is loading,
-   * busy, read-only after a failover, or its cluster is reconfiguring. A wrong type, a script
-   * error or a permission error are permanent.
+   * Whether retrying may help: the connection failed or timed out, or the server is loading, busy,
+   * read-only after a failover, or its cluster is reconfiguring. A wrong type, a script error or a
+   * permission error are permanent.
    */
   static boolean isTransient(Throwable failure) {
     for (Throwable t = failure; t != null; t = t.getCause()) {

@@ -6,7 +6,6 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.BiConsumer;
@@ -14,8 +13,8 @@ import java.util.function.Function;
 import java.util.function.Predicate;
 
 /**
- * One request sent to every node at once, each on its own thread, and the replies as they come.
- * The caller waits until it has seen enough to decide (a quorum of one answer, or a quorum made
+ * One request sent to every node at once, each on its own thread, and the replies as they come. The
+ * caller waits until it has seen enough to decide (a quorum of one answer, or a quorum made
  * impossible) or until a deadline; replies still missing then count as failures, and arrive in the
  * background later.
  *
@@ -53,7 +52,8 @@ final class FanOut<N, T> {
   }
 
   /** A fan-out whose every node has answered or failed already. */
-  static <N, T> FanOut<N, T> completed(List<N> nodes, Object[] replies, RuntimeException[] failures) {
+  static <N, T> FanOut<N, T> completed(
+      List<N> nodes, Object[] replies, RuntimeException[] failures) {
     return new FanOut<>(nodes, replies, failures);
   }
 
@@ -68,9 +68,10 @@ final class FanOut<N, T> {
     for (int i = 0; i < nodes.size(); i++) {
       @SuppressWarnings("unchecked")
       T reply = (T) replies[i];
-      calls.add(failures[i] != null
-          ? CompletableFuture.failedFuture(failures[i])
-          : CompletableFuture.completedFuture(reply));
+      calls.add(
+          failures[i] != null
+              ? CompletableFuture.failedFuture(failures[i])
+              : CompletableFuture.completedFuture(reply));
     }
   }
 
@@ -81,8 +82,8 @@ final class FanOut<N, T> {
 
   /**
    * Waits until {@code decided} holds for this fan-out, every node answered, or the deadline
-   * passes. The wait is bounded by the per-node timeout, so it does not stop for an interrupt
-   * (an unlock by an interrupted thread must still release); the flag is kept for the caller.
+   * passes. The wait is bounded by the per-node timeout, so it does not stop for an interrupt (an
+   * unlock by an interrupted thread must still release); the flag is kept for the caller.
    */
   FanOut<N, T> awaitUntil(long deadlineNanos, Predicate<FanOut<N, T>> decided) {
     boolean interrupted = false;
@@ -191,10 +192,13 @@ final class FanOut<N, T> {
       StringBuilder text = new StringBuilder();
       for (int i = 0; i < replies.length; i++) {
         if (failures[i] != null || !isAnswered(i)) {
-          text.append(text.length() == 0 ? "" : "; ").append(label.apply(nodes.get(i))).append(": ")
-              .append(failures[i] != null
-                  ? failures[i].getMessage()
-                  : "no reply within " + timeoutMillis + " ms");
+          text.append(text.length() == 0 ? "" : "; ")
+              .append(label.apply(nodes.get(i)))
+              .append(": ")
+              .append(
+                  failures[i] != null
+                      ? failures[i].getMessage()
+                      : "no reply within " + timeoutMillis + " ms");
         }
       }
       return text.toString();
@@ -239,8 +243,8 @@ final class FanOut<N, T> {
             failure instanceof CompletionException && failure.getCause() != null
                 ? failure.getCause()
                 : failure;
-        failures[index] = cause instanceof RuntimeException runtime
-            ? runtime : new IllegalStateException(cause);
+        failures[index] =
+            cause instanceof RuntimeException runtime ? runtime : new IllegalStateException(cause);
       } else {
         replies[index] = reply;
       }

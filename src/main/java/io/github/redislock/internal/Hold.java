@@ -4,10 +4,10 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
- * One acquisition of a lock in Redis, from the first {@code lock()} to the last {@code unlock()}
- * of the owning thread. Its status moves once, from held to either releasing (by the owner) or
- * lost (by the renewer or the factory's close); whichever comes first wins, so a release never
- * races a loss report.
+ * One acquisition of a lock in Redis, from the first {@code lock()} to the last {@code unlock()} of
+ * the owning thread. Its status moves once, from held to either releasing (by the owner) or lost
+ * (by the renewer or the factory's close); whichever comes first wins, so a release never races a
+ * loss report.
  */
 final class Hold {
   private static final int HELD = 0;

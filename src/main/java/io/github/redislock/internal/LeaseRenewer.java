@@ -12,16 +12,16 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Renews every hold of one factory, on one daemon thread that runs while anything is held and
- * ends a few ticks after the last release.
+ * Renews every hold of one factory, on one daemon thread that runs while anything is held and ends
+ * a few ticks after the last release.
  *
- * <p>The thread wakes every sixth of the lease, walks the holds the engine has (see {@link
- * Holds}), and starts a renewal, on the I/O executor, for each hold last confirmed a third of the
- * lease ago or more and not being renewed already; so a stalled node delays only its own holds'
- * renewals. Taking and returning a hold costs the renewer nothing but a volatile read: no set to
- * update, no thread signalled on the lock's fast path. A renewal that finds the key gone or taken
- * marks the hold lost at once; one that fails is retried at every tick until the lease, as last
- * confirmed, would have run out, and then marks it lost. Each loss is reported once.
+ * <p>The thread wakes every sixth of the lease, walks the holds the engine has (see {@link Holds}),
+ * and starts a renewal, on the I/O executor, for each hold last confirmed a third of the lease ago
+ * or more and not being renewed already; so a stalled node delays only its own holds' renewals.
+ * Taking and returning a hold costs the renewer nothing but a volatile read: no set to update, no
+ * thread signalled on the lock's fast path. A renewal that finds the key gone or taken marks the
+ * hold lost at once; one that fails is retried at every tick until the lease, as last confirmed,
+ * would have run out, and then marks it lost. Each loss is reported once.
  */
 final class LeaseRenewer implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(LeaseRenewer.class);
@@ -90,19 +90,20 @@ final class LeaseRenewer implements AutoCloseable {
     while (!closed) {
       long now = System.nanoTime();
       boolean[] any = new boolean[1];
-      holds.forEach(hold -> {
-        if (!hold.isHeld()) {
-          return;
-        }
-        any[0] = true;
-        if (now - hold.renewedAtNanos() >= renewAfterNanos && hold.beginRenewal()) {
-          try {
-            executor.execute(() -> renew(hold));
-          } catch (RejectedExecutionException e) {
-            hold.endRenewal(); // closing
-          }
-        }
-      });
+      holds.forEach(
+          hold -> {
+            if (!hold.isHeld()) {
+              return;
+            }
+            any[0] = true;
+            if (now - hold.renewedAtNanos() >= renewAfterNanos && hold.beginRenewal()) {
+              try {
+                executor.execute(() -> renew(hold));
+              } catch (RejectedExecutionException e) {
+                hold.endRenewal(); // closing
+              }
+            }
+          });
       if (!any[0]) {
         if (++idleTicks >= IDLE_TICKS_BEFORE_EXIT) {
           running.set(false);
@@ -153,7 +154,8 @@ final class LeaseRenewer implements AutoCloseable {
     if (hold.markLost(reason)) {
       log.warn("lost the hold of lock '{}': {}", hold.name, reason);
       try {
-        listener.accept(new LockLostEvent(hold.name, hold.fenceStale ? 0 : hold.fencingToken, reason));
+        listener.accept(
+            new LockLostEvent(hold.name, hold.fenceStale ? 0 : hold.fencingToken, reason));
       } catch (RuntimeException e) {
         log.error("the onLockLost listener failed for lock '{}'", hold.name, e);
       }

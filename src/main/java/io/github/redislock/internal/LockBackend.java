@@ -6,9 +6,9 @@ import redis.clients.jedis.UnifiedJedis;
 
 /**
  * What differs between one Redis node and several: the {@link LockEngine} writes the {@code Lock}
- * logic (reentrancy, waiting, interrupts, renewal) once and talks to Redis only through this.
- * Every method throws {@link RedisLockException}, with the client's exception as its cause, when
- * Redis cannot be reached or answers with an error.
+ * logic (reentrancy, waiting, interrupts, renewal) once and talks to Redis only through this. Every
+ * method throws {@link RedisLockException}, with the client's exception as its cause, when Redis
+ * cannot be reached or answers with an error.
  */
 interface LockBackend extends AutoCloseable {
 
@@ -16,8 +16,8 @@ interface LockBackend extends AutoCloseable {
   enum Ask {
     /**
      * The lock is probably free and no fencing token is wanted: a plain {@code SET NX PX}, the
-     * cheapest acquisition there is; only when that finds the lock busy, the acquire script,
-     * which tells how long it stays busy. The hold's fencing token is 0 (issued when asked for).
+     * cheapest acquisition there is; only when that finds the lock busy, the acquire script, which
+     * tells how long it stays busy. The hold's fencing token is 0 (issued when asked for).
      */
     PLAIN,
     /** The lock was just seen busy: the acquire script at once. The fencing token is 0. */
@@ -36,11 +36,11 @@ interface LockBackend extends AutoCloseable {
   boolean extend(LockKeys keys, String token, long leaseMillis);
 
   /**
-   * Deletes the key if it holds {@code token} and wakes waiters; {@code false} when it did not
-   * hold it (a repeated call after a lost reply answers {@code false} too: the caller tells the
-   * cases apart by its lease). The fencing counter is raised to {@code fencingToken} (0: no token
-   * was issued) where the key is released. {@code grant} is the
-   * {@link Acquisition#grant()} of the hold, or {@code null} for an attempt that was not granted.
+   * Deletes the key if it holds {@code token} and wakes waiters; {@code false} when it did not hold
+   * it (a repeated call after a lost reply answers {@code false} too: the caller tells the cases
+   * apart by its lease). The fencing counter is raised to {@code fencingToken} (0: no token was
+   * issued) where the key is released. {@code grant} is the {@link Acquisition#grant()} of the
+   * hold, or {@code null} for an attempt that was not granted.
    */
   Release release(LockKeys keys, String token, long fencingToken, Object grant);
 
@@ -52,15 +52,14 @@ interface LockBackend extends AutoCloseable {
   boolean confirmFence(LockKeys keys, String token, long fencingToken);
 
   /**
-   * Issues a new, binding fencing token to a hold that passed to another thread without a
-   * release: greater than every token issued before. {@code -1} when the hold is not ours any
-   * more.
+   * Issues a new, binding fencing token to a hold that passed to another thread without a release:
+   * greater than every token issued before. {@code -1} when the hold is not ours any more.
    */
   long reissueFence(LockKeys keys, String token, Object grant);
 
   /**
-   * How much sooner than the lease a hold must be taken to end, for the clock drift between
-   * this process and the servers: zero on one node, Redlock's drift allowance otherwise.
+   * How much sooner than the lease a hold must be taken to end, for the clock drift between this
+   * process and the servers: zero on one node, Redlock's drift allowance otherwise.
    */
   long safetyMarginNanos(long leaseMillis);
 

@@ -79,10 +79,13 @@ public final class LockEngine implements AutoCloseable {
   private final List<WakeUps> wakeUps;
   private final ExecutorService io;
   private final ConcurrentHashMap<String, NameState> states = new ConcurrentHashMap<>();
+
   /** Releases after which this factory gave way to other processes: for tests. */
   private final LongAdder turnsGiven = new LongAdder();
+
   /** Until when this JVM's next attempt on a name gives way to other processes. */
   private final ConcurrentHashMap<String, Long> yields = new ConcurrentHashMap<>();
+
   private final Set<Signal> waiters = ConcurrentHashMap.newKeySet();
   private volatile boolean closed;
 
@@ -114,10 +117,15 @@ public final class LockEngine implements AutoCloseable {
     this.safetyMarginNanos = backend.safetyMarginNanos(leaseMillis);
     this.io =
         new ThreadPoolExecutor(
-            0, Integer.MAX_VALUE, 10, TimeUnit.SECONDS, new SynchronousQueue<>(),
+            0,
+            Integer.MAX_VALUE,
+            10,
+            TimeUnit.SECONDS,
+            new SynchronousQueue<>(),
             Threads.daemon("redis-lock-io"));
     this.renewer =
-        new LeaseRenewer(backend, leaseMillis, safetyMarginNanos, onLockLost, io, this::forEachHold);
+        new LeaseRenewer(
+            backend, leaseMillis, safetyMarginNanos, onLockLost, io, this::forEachHold);
     this.wakeUps = backend.wakeUpSources().stream().map(source -> new WakeUps(source, io)).toList();
   }
 
@@ -170,8 +178,13 @@ public final class LockEngine implements AutoCloseable {
       Duration nodeTimeout,
       Consumer<LockLostEvent> onLockLost) {
     return new LockEngine(
-        new RedlockBackend(masters, labels, ownsClients, companionTtlMillis(leaseTime),
-            nodeTimeout.toNanos(), commandTimeout.toNanos()),
+        new RedlockBackend(
+            masters,
+            labels,
+            ownsClients,
+            companionTtlMillis(leaseTime),
+            nodeTimeout.toNanos(),
+            commandTimeout.toNanos()),
         keyPrefix,
         leaseTime,
         commandTimeout,
@@ -268,8 +281,12 @@ public final class LockEngine implements AutoCloseable {
     } catch (RedisLockException e) {
       drop(state);
       throw new RedisLockException(
-          "lock '" + name + "' was released in this JVM, but Redis could not confirm the release;"
-              + " its key expires within the lease (" + leaseMillis + " ms)",
+          "lock '"
+              + name
+              + "' was released in this JVM, but Redis could not confirm the release;"
+              + " its key expires within the lease ("
+              + leaseMillis
+              + " ms)",
           e);
     }
     // Recorded before the local queue moves on, so that the next local holder sees it.
@@ -365,8 +382,8 @@ public final class LockEngine implements AutoCloseable {
   }
 
   /**
-   * Stops renewals (holds still held are reported lost), wakes every waiter (they throw
-   * {@link IllegalStateException}), and closes the clients the backend created.
+   * Stops renewals (holds still held are reported lost), wakes every waiter (they throw {@link
+   * IllegalStateException}), and closes the clients the backend created.
    */
   @Override
   public void close() {
@@ -383,8 +400,7 @@ public final class LockEngine implements AutoCloseable {
 
   // ---- acquisition ----
 
-  private boolean acquire(LockName name, Mode mode, long timeoutNanos)
-      throws InterruptedException {
+  private boolean acquire(LockName name, Mode mode, long timeoutNanos) throws InterruptedException {
     checkOpen();
     if (mode == Mode.INTERRUPTIBLE || mode == Mode.TIMED) {
       if (Thread.interrupted()) {
@@ -471,8 +487,8 @@ public final class LockEngine implements AutoCloseable {
   }
 
   /**
-   * Releases a handed-off hold that no queued thread will take: called by every thread that
-   * leaves the queue without the lock, and by the thread that handed it off.
+   * Releases a handed-off hold that no queued thread will take: called by every thread that leaves
+   * the queue without the lock, and by the thread that handed it off.
    */
   private void releaseOrphanedHandOff(NameState state) {
     if (state.handoff == null || state.local.hasQueuedThreads() || !state.local.tryLock()) {
@@ -492,9 +508,9 @@ public final class LockEngine implements AutoCloseable {
   }
 
   /**
-   * Whether other processes (or factories) waited for the lock when it was released: more
-   * listeners on its wake-up channel than this factory's own subscription, which stays a while
-   * after this JVM's last waiter left.
+   * Whether other processes (or factories) waited for the lock when it was released: more listeners
+   * on its wake-up channel than this factory's own subscription, which stays a while after this
+   * JVM's last waiter left.
    */
   private boolean othersWaited(Release release, String channel) {
     if (release.listeners() == 0) {
@@ -569,8 +585,10 @@ public final class LockEngine implements AutoCloseable {
         Acquisition attempt;
         // After "busy" and no wake-up since, the lock is most likely still busy: the script
         // answers that, and for how long, in one round trip. Otherwise the plain SET NX PX.
-        LockBackend.Ask ask = fencingWanted ? LockBackend.Ask.FENCED
-            : busyStill ? LockBackend.Ask.PROBE : LockBackend.Ask.PLAIN;
+        LockBackend.Ask ask =
+            fencingWanted
+                ? LockBackend.Ask.FENCED
+                : busyStill ? LockBackend.Ask.PROBE : LockBackend.Ask.PLAIN;
         try {
           attempt = attempt(state, token, ask, mode, deadline, answered);
         } catch (RedisLockException e) {
@@ -584,7 +602,9 @@ public final class LockEngine implements AutoCloseable {
           }
           if (lastWarn == 0 || now - lastWarn >= WARN_EVERY_NANOS) {
             lastWarn = now;
-            log.warn("Redis is unavailable to acquire lock '{}'; retrying: {}", state.name,
+            log.warn(
+                "Redis is unavailable to acquire lock '{}'; retrying: {}",
+                state.name,
                 e.getMessage());
           }
           backoff = backoff == null ? new Backoff() : backoff;
@@ -656,8 +676,9 @@ public final class LockEngine implements AutoCloseable {
     }
     CompletableFuture<Acquisition> call;
     try {
-      call = CompletableFuture.supplyAsync(
-          () -> backend.tryAcquire(state.keys, token, leaseMillis, ask), io);
+      call =
+          CompletableFuture.supplyAsync(
+              () -> backend.tryAcquire(state.keys, token, leaseMillis, ask), io);
     } catch (RejectedExecutionException e) {
       checkOpen();
       throw e;
@@ -724,8 +745,15 @@ public final class LockEngine implements AutoCloseable {
   }
 
   private void install(NameState state, String token, Acquisition granted, long startNanos) {
-    Hold hold = new Hold(state.name, state.keys, token, granted.fencingToken(), granted.grant(),
-        startNanos, startNanos + leaseNanos - safetyMarginNanos);
+    Hold hold =
+        new Hold(
+            state.name,
+            state.keys,
+            token,
+            granted.fencingToken(),
+            granted.grant(),
+            startNanos,
+            startNanos + leaseNanos - safetyMarginNanos);
     state.handoffs = 0;
     state.hold = hold;
     if (!renewer.start(hold)) {
@@ -778,11 +806,12 @@ public final class LockEngine implements AutoCloseable {
   }
 
   private void releaseWhenDone(CompletableFuture<Acquisition> call, LockKeys keys, String token) {
-    call.whenComplete((attempt, failure) -> {
-      if (failure != null || attempt.acquired()) {
-        releaseQuietly(keys, token);
-      }
-    });
+    call.whenComplete(
+        (attempt, failure) -> {
+          if (failure != null || attempt.acquired()) {
+            releaseQuietly(keys, token);
+          }
+        });
   }
 
   private void releaseQuietly(LockKeys keys, String token) {
@@ -834,20 +863,24 @@ public final class LockEngine implements AutoCloseable {
   }
 
   private NameState enter(LockName name) {
-    return states.compute(name.name, (n, state) -> {
-      NameState entered = state != null ? state : new NameState(n, name.keys);
-      entered.users++;
-      return entered;
-    });
+    return states.compute(
+        name.name,
+        (n, state) -> {
+          NameState entered = state != null ? state : new NameState(n, name.keys);
+          entered.users++;
+          return entered;
+        });
   }
 
   private void exit(NameState state) {
-    states.computeIfPresent(state.name, (n, current) -> {
-      if (current == state && --current.users == 0) {
-        return null;
-      }
-      return current;
-    });
+    states.computeIfPresent(
+        state.name,
+        (n, current) -> {
+          if (current == state && --current.users == 0) {
+            return null;
+          }
+          return current;
+        });
   }
 
   private LockKeys keysOf(String name) {

@@ -3,9 +3,9 @@ package io.github.redislock.internal;
 import java.util.concurrent.locks.ReentrantLock;
 
 /**
- * What one factory knows of one lock name while some thread of this JVM holds it or waits for
- * it. Threads of this JVM queue on {@link #local}, so that only its owner talks to Redis for the
- * name; its hold count is the lock's reentrancy count.
+ * What one factory knows of one lock name while some thread of this JVM holds it or waits for it.
+ * Threads of this JVM queue on {@link #local}, so that only its owner talks to Redis for the name;
+ * its hold count is the lock's reentrancy count.
  */
 final class NameState {
   final String name;

@@ -17,15 +17,15 @@ import redis.clients.jedis.exceptions.JedisNoScriptException;
 
 /**
  * One command to every Redlock master from the calling thread, without a thread per master: the
- * command is written and flushed on one pooled connection per master, then the replies are read
- * in turn, each bounded by what is left of the deadline. The masters work in parallel, so the
- * call costs about the slowest master's round trip (at most the deadline), and no thread is
- * woken. A master that does not answer in time has its connection discarded, so that its late
- * reply cannot be read by anyone.
+ * command is written and flushed on one pooled connection per master, then the replies are read in
+ * turn, each bounded by what is left of the deadline. The masters work in parallel, so the call
+ * costs about the slowest master's round trip (at most the deadline), and no thread is woken. A
+ * master that does not answer in time has its connection discarded, so that its late reply cannot
+ * be read by anyone.
  *
- * <p>It needs each master's connection pool ({@link RedisClient#getPool()}) and Jedis's
- * {@code Connection.flush()}, which Jedis keeps protected; where either is missing, Redlock fans
- * out on threads instead.
+ * <p>It needs each master's connection pool ({@link RedisClient#getPool()}) and Jedis's {@code
+ * Connection.flush()}, which Jedis keeps protected; where either is missing, Redlock fans out on
+ * threads instead.
  */
 final class Pipelined {
   private static final Logger log = LoggerFactory.getLogger(Pipelined.class);

@@ -16,8 +16,8 @@ import redis.clients.jedis.exceptions.JedisException;
  * Creates the Jedis clients of a {@code RedisLockFactory} from URIs. The forms:
  *
  * <ul>
- *   <li>{@code redis://[user:password@]host:port[/db]}: one server, reached with a
- *       {@link RedisClient};
+ *   <li>{@code redis://[user:password@]host:port[/db]}: one server, reached with a {@link
+ *       RedisClient};
  *   <li>{@code rediss://[user:password@]host:port[/db]}: the same over TLS, trusting the JVM's
  *       default trust store;
  *   <li>{@code redis-sentinel://[user:password@]host:port[,host:port...]/masterName[/db]}: the
@@ -34,10 +34,10 @@ import redis.clients.jedis.exceptions.JedisException;
  * percent-decoded, so a password containing {@code @ : / , ? #} or {@code %} must encode them.
  * Query parameters and fragments are not accepted. Error messages never repeat a password.
  *
- * <p>Every client gets the command timeout as its socket and connect timeout, a pool of at most
- * 64 connections per server that waits at most the command timeout for a free one, and the client
- * name {@code redis-lock}. A cluster client makes at most two attempts per command (a redirection
- * or reconnection, then the retry), so it never sleeps between retries in the caller's thread:
+ * <p>Every client gets the command timeout as its socket and connect timeout, a pool of at most 64
+ * connections per server that waits at most the command timeout for a free one, and the client name
+ * {@code redis-lock}. A cluster client makes at most two attempts per command (a redirection or
+ * reconnection, then the retry), so it never sleeps between retries in the caller's thread:
  * retrying with a backoff is the lock's job, which it does interruptibly. Sentinel and Cluster
  * clients ask their Sentinels or seed nodes for the topology as soon as they are created.
  */

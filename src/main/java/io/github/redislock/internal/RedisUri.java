@@ -10,9 +10,9 @@ import java.util.stream.Collectors;
 import redis.clients.jedis.HostAndPort;
 
 /**
- * A parsed endpoint URI of one of the forms {@link RedisClients} documents. Parsed by hand:
- * {@code java.net.URI} cannot read comma-separated hosts. {@link #toString()} leaves the user
- * information out, and so does every error message.
+ * A parsed endpoint URI of one of the forms {@link RedisClients} documents. Parsed by hand: {@code
+ * java.net.URI} cannot read comma-separated hosts. {@link #toString()} leaves the user information
+ * out, and so does every error message.
  *
  * @param kind the deployment
  * @param tls whether to use TLS ({@code rediss://})
@@ -66,12 +66,13 @@ record RedisUri(
         throw bad("it has no scheme such as redis://", null);
       }
       String scheme = uri.substring(0, schemeEnd).toLowerCase(Locale.ROOT);
-      Kind kind = switch (scheme) {
-        case "redis", "rediss" -> Kind.STANDALONE;
-        case "redis-sentinel" -> Kind.SENTINEL;
-        case "redis-cluster" -> Kind.CLUSTER;
-        default -> throw bad("unknown scheme '" + uri.substring(0, schemeEnd) + "'", null);
-      };
+      Kind kind =
+          switch (scheme) {
+            case "redis", "rediss" -> Kind.STANDALONE;
+            case "redis-sentinel" -> Kind.SENTINEL;
+            case "redis-cluster" -> Kind.CLUSTER;
+            default -> throw bad("unknown scheme '" + uri.substring(0, schemeEnd) + "'", null);
+          };
       String rest = uri.substring(schemeEnd + 3);
       int authorityEnd = indexOfAny(rest, "/?#");
       String authority = authorityEnd < 0 ? rest : rest.substring(0, authorityEnd);
@@ -156,8 +157,8 @@ record RedisUri(
         host = part.substring(0, colon);
         port = part.substring(colon + 1);
         if (host.indexOf(':') >= 0) {
-          throw bad("the address '" + part + "' is not host:port (an IPv6 host goes in brackets)",
-              kind);
+          throw bad(
+              "the address '" + part + "' is not host:port (an IPv6 host goes in brackets)", kind);
         }
       }
       if (host.isEmpty()) {
@@ -184,7 +185,9 @@ record RedisUri(
 
     /** The number {@code text} spells with at most {@code max} digits, or -1. */
     private static int digits(String text, int max) {
-      if (text.isEmpty() || text.length() > max || !text.chars().allMatch(c -> c >= '0' && c <= '9')) {
+      if (text.isEmpty()
+          || text.length() > max
+          || !text.chars().allMatch(c -> c >= '0' && c <= '9')) {
         return -1;
       }
       return Integer.parseInt(text);
@@ -218,9 +221,10 @@ record RedisUri(
     }
 
     private IllegalArgumentException bad(String problem, Kind kind) {
-      String expected = kind != null
-          ? kind.form()
-          : Kind.STANDALONE.form() + ", " + Kind.SENTINEL.form() + " or " + Kind.CLUSTER.form();
+      String expected =
+          kind != null
+              ? kind.form()
+              : Kind.STANDALONE.form() + ", " + Kind.SENTINEL.form() + " or " + Kind.CLUSTER.form();
       return new IllegalArgumentException(
           "not a Redis URI: '" + redacted() + "': " + problem + "; expected " + expected);
     }

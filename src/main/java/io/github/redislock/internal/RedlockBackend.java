@@ -22,17 +22,17 @@ import redis.clients.jedis.UnifiedJedis;
  * with the single-node scripts and the same token.
  *
  * <p>Every operation goes to all nodes at once, each bounded by the per-node timeout, and is
- * decided by a majority (N/2+1): an acquisition holds when a majority said yes and the time it
- * took leaves a positive validity (lease - elapsed - drift, drift = 1% of the lease + 2 ms);
- * otherwise it is released on every node, also those that failed or did not answer (their reply
- * may have been lost), as soon as each has answered. Renewal keeps the hold while a majority
- * confirms; release goes to every node.
+ * decided by a majority (N/2+1): an acquisition holds when a majority said yes and the time it took
+ * leaves a positive validity (lease - elapsed - drift, drift = 1% of the lease + 2 ms); otherwise
+ * it is released on every node, also those that failed or did not answer (their reply may have been
+ * lost), as soon as each has answered. Renewal keeps the hold while a majority confirms; release
+ * goes to every node.
  *
  * <p>Fencing: each node issues its own token, with the acquisition when asked to ({@link
- * Ask#FENCED}), else at the holder's first request ({@link #reissueFence}); the hold's token is
- * the maximum over the nodes that issued one. Before anyone sees it, {@link #confirmFence} raises
- * the counters of a majority to it, and so does every release: any two majorities share a node,
- * so every later hold's token is greater.
+ * Ask#FENCED}), else at the holder's first request ({@link #reissueFence}); the hold's token is the
+ * maximum over the nodes that issued one. Before anyone sees it, {@link #confirmFence} raises the
+ * counters of a majority to it, and so does every release: any two majorities share a node, so
+ * every later hold's token is greater.
  */
 final class RedlockBackend implements LockBackend {
   private static final Logger log = LoggerFactory.getLogger(RedlockBackend.class);
@@ -48,13 +48,16 @@ final class RedlockBackend implements LockBackend {
   private final long releaseTimeoutNanos;
   private final ExecutorService fanout;
   private final boolean pipelined;
+
   /**
    * What a release must know of a hold: which nodes granted it (the acquisition's replies, which
-   * keep arriving from nodes that answer after the majority did), and whether it was released
-   * (a node that grants it after that is released at once).
+   * keep arriving from nodes that answer after the majority did), and whether it was released (a
+   * node that grants it after that is released at once).
    */
   private record Grant(FanOut<Node, Acquisition> round, AtomicBoolean released) {}
-  private final AtomicLong lastMinorityWarning = new AtomicLong(System.nanoTime() - WARN_EVERY_NANOS);
+
+  private final AtomicLong lastMinorityWarning =
+      new AtomicLong(System.nanoTime() - WARN_EVERY_NANOS);
 
   RedlockBackend(
       List<? extends UnifiedJedis> clients,
@@ -66,8 +69,11 @@ final class RedlockBackend implements LockBackend {
     List<Node> list = new ArrayList<>(clients.size());
     for (int i = 0; i < clients.size(); i++) {
       UnifiedJedis client = clients.get(i);
-      list.add(new Node(labels.get(i), client,
-          new SingleNodeBackend(client, ownsClients, companionTtlMillis)));
+      list.add(
+          new Node(
+              labels.get(i),
+              client,
+              new SingleNodeBackend(client, ownsClients, companionTtlMillis)));
     }
     this.nodes = List.copyOf(list);
     this.quorum = nodes.size() / 2 + 1;
@@ -80,7 +86,11 @@ final class RedlockBackend implements LockBackend {
     this.pipelined = Pipelined.supports(clients);
     this.fanout =
         new ThreadPoolExecutor(
-            0, Integer.MAX_VALUE, 10, TimeUnit.SECONDS, new SynchronousQueue<>(),
+            0,
+            Integer.MAX_VALUE,
+            10,
+            TimeUnit.SECONDS,
+            new SynchronousQueue<>(),
             Threads.daemon("redis-lock-redlock"));
   }
 
@@ -97,14 +107,20 @@ final class RedlockBackend implements LockBackend {
     long start = System.nanoTime();
     FanOut<Node, Acquisition> round;
     if (ask == Ask.PLAIN && pipelined) {
-      round = Pipelined.ask(nodes, "acquire", keys,
-          node -> plainSet(keys, token, leaseMillis),
-          reply -> reply != null ? Acquisition.ACQUIRED_UNFENCED : BUSY_FOR_ALL_WE_KNOW,
-          node -> node.ops().tryAcquire(keys, token, leaseMillis, Ask.PLAIN), // SET has no NOSCRIPT
-          start + nodeTimeoutNanos);
+      round =
+          Pipelined.ask(
+              nodes,
+              "acquire",
+              keys,
+              node -> plainSet(keys, token, leaseMillis),
+              reply -> reply != null ? Acquisition.ACQUIRED_UNFENCED : BUSY_FOR_ALL_WE_KNOW,
+              node ->
+                  node.ops().tryAcquire(keys, token, leaseMillis, Ask.PLAIN), // SET has no NOSCRIPT
+              start + nodeTimeoutNanos);
       if (round.count(Acquisition::acquired) < quorum && round.count(a -> !a.acquired()) > 0) {
-        round = scriptedRound(keys, token, leaseMillis, Ask.PROBE,
-            System.nanoTime() + nodeTimeoutNanos);
+        round =
+            scriptedRound(
+                keys, token, leaseMillis, Ask.PROBE, System.nanoTime() + nodeTimeoutNanos);
       }
     } else {
       round = scriptedRound(keys, token, leaseMillis, ask, start + nodeTimeoutNanos);
@@ -116,8 +132,12 @@ final class RedlockBackend implements LockBackend {
   private static final Acquisition BUSY_FOR_ALL_WE_KNOW = Acquisition.busy(0, false);
 
   private static CommandArguments plainSet(LockKeys keys, String token, long leaseMillis) {
-    return new CommandArguments(Protocol.Command.SET).key(keys.lock()).add(token)
-        .add(Protocol.Keyword.NX).add(Protocol.Keyword.PX).add(leaseMillis);
+    return new CommandArguments(Protocol.Command.SET)
+        .key(keys.lock())
+        .add(token)
+        .add(Protocol.Keyword.NX)
+        .add(Protocol.Keyword.PX)
+        .add(leaseMillis);
   }
 
   private FanOut<Node, Acquisition> scriptedRound(
@@ -125,16 +145,24 @@ final class RedlockBackend implements LockBackend {
     boolean fenced = ask == Ask.FENCED;
     Ask nodeAsk = fenced ? Ask.FENCED : Ask.PROBE;
     return pipelined
-        ? Pipelined.ask(nodes, "acquire", keys,
-            node -> Script.ACQUIRE.evalsha(SingleNodeBackend.acquireKeys(keys, fenced),
-                node.ops().acquireArgs(token, leaseMillis, fenced)),
+        ? Pipelined.ask(
+            nodes,
+            "acquire",
+            keys,
+            node ->
+                Script.ACQUIRE.evalsha(
+                    SingleNodeBackend.acquireKeys(keys, fenced),
+                    node.ops().acquireArgs(token, leaseMillis, fenced)),
             SingleNodeBackend::parseAcquisition,
             node -> node.ops().tryAcquire(keys, token, leaseMillis, nodeAsk),
             deadline)
-        : FanOut.send(nodes, node -> node.ops().tryAcquire(keys, token, leaseMillis, nodeAsk),
-                fanout)
-            .awaitUntil(deadline, r -> r.count(Acquisition::acquired) >= quorum
-                || r.count(a -> !a.acquired()) + r.failed() > nodes.size() - quorum);
+        : FanOut.send(
+                nodes, node -> node.ops().tryAcquire(keys, token, leaseMillis, nodeAsk), fanout)
+            .awaitUntil(
+                deadline,
+                r ->
+                    r.count(Acquisition::acquired) >= quorum
+                        || r.count(a -> !a.acquired()) + r.failed() > nodes.size() - quorum);
   }
 
   /** The outcome of an acquisition round that started at {@code start}. */
@@ -143,8 +171,8 @@ final class RedlockBackend implements LockBackend {
     int acquired = round.count(Acquisition::acquired);
     if (acquired >= quorum) {
       long elapsed = System.nanoTime() - start;
-      long validity = TimeUnit.MILLISECONDS.toNanos(leaseMillis) - elapsed
-          - safetyMarginNanos(leaseMillis);
+      long validity =
+          TimeUnit.MILLISECONDS.toNanos(leaseMillis) - elapsed - safetyMarginNanos(leaseMillis);
       if (validity > 0) {
         warnAboutMinority(round, keys, "acquire");
         long fence = 0;
@@ -157,9 +185,13 @@ final class RedlockBackend implements LockBackend {
       }
       releaseEverywhere(round, keys, token);
       throw new RedisLockException(
-          "acquiring lock key '" + keys.lock() + "' on a majority took "
-              + TimeUnit.NANOSECONDS.toMillis(elapsed) + " ms, leaving no validity of its "
-              + leaseMillis + " ms lease; released it on every node",
+          "acquiring lock key '"
+              + keys.lock()
+              + "' on a majority took "
+              + TimeUnit.NANOSECONDS.toMillis(elapsed)
+              + " ms, leaving no validity of its "
+              + leaseMillis
+              + " ms lease; released it on every node",
           new Failures.TransientFailure("Redlock acquisition slower than the lease"));
     }
     releaseEverywhere(round, keys, token);
@@ -172,15 +204,15 @@ final class RedlockBackend implements LockBackend {
 
   @Override
   public boolean extend(LockKeys keys, String token, long leaseMillis) {
-    return decide(node -> node.ops().extend(keys, token, leaseMillis), "renew", keys,
-        nodeTimeoutNanos);
+    return decide(
+        node -> node.ops().extend(keys, token, leaseMillis), "renew", keys, nodeTimeoutNanos);
   }
 
   /**
-   * Releases on every node, and judges the release by the nodes that granted the hold: it was
-   * lost when so many of them answer "not ours" that no majority can have kept it; it was
-   * released when a majority of nodes confirm, or when the granting nodes that did not confirm
-   * are unreachable (their keys expire with the lease: a node failure is not a lost hold).
+   * Releases on every node, and judges the release by the nodes that granted the hold: it was lost
+   * when so many of them answer "not ours" that no majority can have kept it; it was released when
+   * a majority of nodes confirm, or when the granting nodes that did not confirm are unreachable
+   * (their keys expire with the lease: a node failure is not a lost hold).
    */
   @Override
   public Release release(LockKeys keys, String token, long fencingToken, Object grant) {
@@ -195,16 +227,25 @@ final class RedlockBackend implements LockBackend {
       nodes.forEach(node -> granting.add(true)); // an attempt that was not granted: ask all
     }
     int granted = (int) granting.stream().filter(Boolean::booleanValue).count();
-    FanOut<Node, Release> round = pipelined
-        ? Pipelined.ask(nodes, "release", keys,
-            node -> Script.RELEASE.evalsha(SingleNodeBackend.releaseKeys(keys, fencingToken),
-                node.ops().releaseArgs(keys, token, fencingToken)),
-            SingleNodeBackend::parseRelease,
-            node -> node.ops().releaseRaising(keys, token, fencingToken),
-            start + releaseTimeoutNanos)
-        : FanOut.send(nodes, node -> node.ops().releaseRaising(keys, token, fencingToken), fanout)
-            .awaitUntil(start + releaseTimeoutNanos,
-                r -> confirmed(r, granting) >= quorum || granted - denied(r, granting) < quorum);
+    FanOut<Node, Release> round =
+        pipelined
+            ? Pipelined.ask(
+                nodes,
+                "release",
+                keys,
+                node ->
+                    Script.RELEASE.evalsha(
+                        SingleNodeBackend.releaseKeys(keys, fencingToken),
+                        node.ops().releaseArgs(keys, token, fencingToken)),
+                SingleNodeBackend::parseRelease,
+                node -> node.ops().releaseRaising(keys, token, fencingToken),
+                start + releaseTimeoutNanos)
+            : FanOut.send(
+                    nodes, node -> node.ops().releaseRaising(keys, token, fencingToken), fanout)
+                .awaitUntil(
+                    start + releaseTimeoutNanos,
+                    r ->
+                        confirmed(r, granting) >= quorum || granted - denied(r, granting) < quorum);
     int confirmed = confirmed(round, granting);
     int denied = denied(round, granting);
     long listeners = 0;
@@ -212,13 +253,20 @@ final class RedlockBackend implements LockBackend {
       listeners = reply == null ? listeners : Math.max(listeners, reply.listeners());
     }
     if (granted - denied < quorum) {
-      log.debug("Redlock release of lock key '{}': {} of its {} granting nodes no longer held it",
-          keys.lock(), denied, granted);
+      log.debug(
+          "Redlock release of lock key '{}': {} of its {} granting nodes no longer held it",
+          keys.lock(),
+          denied,
+          granted);
       return Release.NOT_OURS;
     }
     if (confirmed < quorum) {
-      log.warn("Redlock release of lock key '{}' confirmed by {} of {} nodes; the others could not"
-          + " be reached and expire it with its lease: {}", keys.lock(), confirmed, nodes.size(),
+      log.warn(
+          "Redlock release of lock key '{}' confirmed by {} of {} nodes; the others could not"
+              + " be reached and expire it with its lease: {}",
+          keys.lock(),
+          confirmed,
+          nodes.size(),
           round.describeFailures(Node::label, TimeUnit.NANOSECONDS.toMillis(releaseTimeoutNanos)));
     }
     return Release.released(listeners);
@@ -256,16 +304,23 @@ final class RedlockBackend implements LockBackend {
     long start = System.nanoTime();
     FanOut<Node, Long> round =
         FanOut.send(nodes, node -> node.ops().reissueFence(keys, token, null), fanout)
-            .awaitUntil(start + nodeTimeoutNanos, r -> r.count(fence -> fence >= 0) >= quorum
-                || r.count(fence -> fence < 0) > nodes.size() - quorum);
+            .awaitUntil(
+                start + nodeTimeoutNanos,
+                r ->
+                    r.count(fence -> fence >= 0) >= quorum
+                        || r.count(fence -> fence < 0) > nodes.size() - quorum);
     if (round.count(fence -> fence < 0) > nodes.size() - quorum) {
       return -1;
     }
     if (round.count(fence -> fence >= 0) < quorum) {
       throw failure(round, "fence", keys, nodeTimeoutNanos);
     }
-    long fence = round.replies().stream().filter(f -> f != null).mapToLong(Long::longValue)
-        .max().orElseThrow();
+    long fence =
+        round.replies().stream()
+            .filter(f -> f != null)
+            .mapToLong(Long::longValue)
+            .max()
+            .orElseThrow();
     if (!confirmFence(keys, token, fence)) {
       return -1;
     }
@@ -274,8 +329,8 @@ final class RedlockBackend implements LockBackend {
 
   @Override
   public boolean confirmFence(LockKeys keys, String token, long fencingToken) {
-    return decide(node -> node.ops().raiseFence(keys, fencingToken), "fence", keys,
-        nodeTimeoutNanos);
+    return decide(
+        node -> node.ops().raiseFence(keys, fencingToken), "fence", keys, nodeTimeoutNanos);
   }
 
   @Override
@@ -301,24 +356,30 @@ final class RedlockBackend implements LockBackend {
 
   /**
    * Asks every node; {@code true} when a majority answers yes, {@code false} when enough nodes
-   * answer no that a majority of yes is impossible, else a {@link RedisLockException} naming
-   * each node's failure.
+   * answer no that a majority of yes is impossible, else a {@link RedisLockException} naming each
+   * node's failure.
    */
   private boolean decide(
       Function<Node, Boolean> request, String operation, LockKeys keys, long timeoutNanos) {
     long start = System.nanoTime();
     FanOut<Node, Boolean> round =
         FanOut.send(nodes, request, fanout)
-            .awaitUntil(start + timeoutNanos, r -> r.count(Boolean::booleanValue) >= quorum
-                || r.count(yes -> !yes) > nodes.size() - quorum);
+            .awaitUntil(
+                start + timeoutNanos,
+                r ->
+                    r.count(Boolean::booleanValue) >= quorum
+                        || r.count(yes -> !yes) > nodes.size() - quorum);
     if (round.count(Boolean::booleanValue) >= quorum) {
       warnAboutMinority(round, keys, operation);
       return true;
     }
     if (round.count(yes -> !yes) > nodes.size() - quorum) {
       if (log.isDebugEnabled()) {
-        log.debug("Redlock {} of lock key '{}': a majority does not hold it; answers: {}",
-            operation, keys.lock(), describeAnswers(round));
+        log.debug(
+            "Redlock {} of lock key '{}': a majority does not hold it; answers: {}",
+            operation,
+            keys.lock(),
+            describeAnswers(round));
       }
       return false;
     }
@@ -332,24 +393,26 @@ final class RedlockBackend implements LockBackend {
   private Grant grant(FanOut<Node, Acquisition> round, LockKeys keys, String token) {
     Grant grant = new Grant(round, new AtomicBoolean());
     if (round.unanswered() > 0) {
-      round.whenEachDone((node, reply) -> {
-        if (grant.released().get() && reply != null && reply.acquired()) {
-          releaseQuietly(node, keys, token);
-        }
-      });
+      round.whenEachDone(
+          (node, reply) -> {
+            if (grant.released().get() && reply != null && reply.acquired()) {
+              releaseQuietly(node, keys, token);
+            }
+          });
     }
     return grant;
   }
 
   private void releaseQuietly(Node node, LockKeys keys, String token) {
     try {
-      fanout.execute(() -> {
-        try {
-          node.ops().releaseRaising(keys, token, 0);
-        } catch (RuntimeException e) {
-          log.debug("could not release lock key '{}' on {}", keys.lock(), node.label(), e);
-        }
-      });
+      fanout.execute(
+          () -> {
+            try {
+              node.ops().releaseRaising(keys, token, 0);
+            } catch (RuntimeException e) {
+              log.debug("could not release lock key '{}' on {}", keys.lock(), node.label(), e);
+            }
+          });
     } catch (RejectedExecutionException e) {
       log.debug("closed; not releasing lock key '{}' on {}", keys.lock(), node.label());
     }
@@ -359,8 +422,11 @@ final class RedlockBackend implements LockBackend {
     List<Boolean> replies = round.replies();
     StringBuilder text = new StringBuilder();
     for (int i = 0; i < nodes.size(); i++) {
-      text.append(i == 0 ? "" : ", ").append(nodes.get(i).label()).append('=')
-          .append(replies.get(i) == null ? "failed or no reply" : replies.get(i) ? "ours" : "not ours");
+      text.append(i == 0 ? "" : ", ")
+          .append(nodes.get(i).label())
+          .append('=')
+          .append(
+              replies.get(i) == null ? "failed or no reply" : replies.get(i) ? "ours" : "not ours");
     }
     return text.toString();
   }
@@ -391,18 +457,26 @@ final class RedlockBackend implements LockBackend {
 
   private <T> RedisLockException failure(
       FanOut<Node, T> round, String operation, LockKeys keys, long timeoutNanos) {
-    RedisLockException failure = new RedisLockException(
-        "Redlock could not " + operation + " lock key '" + keys.lock() + "' on a majority ("
-            + quorum + " of " + nodes.size() + "): "
-            + round.describeFailures(Node::label, TimeUnit.NANOSECONDS.toMillis(timeoutNanos)),
-        transientUnlessPermanent(round));
+    RedisLockException failure =
+        new RedisLockException(
+            "Redlock could not "
+                + operation
+                + " lock key '"
+                + keys.lock()
+                + "' on a majority ("
+                + quorum
+                + " of "
+                + nodes.size()
+                + "): "
+                + round.describeFailures(Node::label, TimeUnit.NANOSECONDS.toMillis(timeoutNanos)),
+            transientUnlessPermanent(round));
     round.failures().stream().filter(f -> f != failure.getCause()).forEach(failure::addSuppressed);
     return failure;
   }
 
   /**
-   * The cause to report: a permanent node failure if there is one (waiting will not cure it),
-   * else the first node failure, else (every node was merely slow) a transient marker.
+   * The cause to report: a permanent node failure if there is one (waiting will not cure it), else
+   * the first node failure, else (every node was merely slow) a transient marker.
    */
   private static <T> Throwable transientUnlessPermanent(FanOut<Node, T> round) {
     List<RuntimeException> failures = round.failures();
@@ -423,8 +497,11 @@ final class RedlockBackend implements LockBackend {
     long now = System.nanoTime();
     long last = lastMinorityWarning.get();
     if (now - last >= WARN_EVERY_NANOS && lastMinorityWarning.compareAndSet(last, now)) {
-      log.warn("Redlock {} of lock key '{}' succeeded on a majority; failed nodes: {}",
-          operation, keys.lock(), round.describeFailures(Node::label, nodeTimeoutMillis));
+      log.warn(
+          "Redlock {} of lock key '{}' succeeded on a majority; failed nodes: {}",
+          operation,
+          keys.lock(),
+          round.describeFailures(Node::label, nodeTimeoutMillis));
     }
   }
 }

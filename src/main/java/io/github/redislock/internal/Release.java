@@ -3,8 +3,8 @@ package io.github.redislock.internal;
 /**
  * The answer to a release.
  *
- * @param released whether the hold was still ours and is released now (or was, by an earlier
- *     call whose reply was lost)
+ * @param released whether the hold was still ours and is released now (or was, by an earlier call
+ *     whose reply was lost)
  * @param listeners how many connections were subscribed to the lock's wake-up channel when it was
  *     released (the most on any one node, under Redlock): other processes' waiters, and this
  *     factory's own subscription if it has one (see {@code LockEngine.othersWaited})
@@ -17,6 +17,8 @@ record Release(boolean released, long listeners) {
   };
 
   static Release released(long listeners) {
-    return listeners < FEW_LISTENERS.length ? FEW_LISTENERS[(int) listeners] : new Release(true, listeners);
+    return listeners < FEW_LISTENERS.length
+        ? FEW_LISTENERS[(int) listeners]
+        : new Release(true, listeners);
   }
 }

@@ -14,9 +14,9 @@ import redis.clients.jedis.UnifiedJedis;
 import redis.clients.jedis.exceptions.JedisNoScriptException;
 
 /**
- * A Lua script kept as a {@code .lua} resource beside this class. It runs by {@code EVALSHA};
- * when the server answers {@code NOSCRIPT} (a restart, a failover, a {@code SCRIPT FLUSH}) it
- * runs once by {@code EVAL}, which also caches it again on that server.
+ * A Lua script kept as a {@code .lua} resource beside this class. It runs by {@code EVALSHA}; when
+ * the server answers {@code NOSCRIPT} (a restart, a failover, a {@code SCRIPT FLUSH}) it runs once
+ * by {@code EVAL}, which also caches it again on that server.
  */
 final class Script {
   static final Script ACQUIRE = load("acquire.lua");

@@ -13,8 +13,8 @@ final class Signal {
   }
 
   /**
-   * Parks the waiter until the signal is raised, the time runs out, or the thread is
-   * interrupted (the flag is left as it is, for the caller to act on).
+   * Parks the waiter until the signal is raised, the time runs out, or the thread is interrupted
+   * (the flag is left as it is, for the caller to act on).
    *
    * @return whether the signal was raised
    */

@@ -8,8 +8,8 @@ import redis.clients.jedis.exceptions.JedisException;
 import redis.clients.jedis.params.SetParams;
 
 /**
- * The lock on one Redis deployment reached through one {@link UnifiedJedis}: a standalone server,
- * a Sentinel-managed master or a Cluster (every key of a lock sits in one slot).
+ * The lock on one Redis deployment reached through one {@link UnifiedJedis}: a standalone server, a
+ * Sentinel-managed master or a Cluster (every key of a lock sits in one slot).
  */
 final class SingleNodeBackend implements LockBackend {
   private final UnifiedJedis client;
@@ -37,8 +37,13 @@ final class SingleNodeBackend implements LockBackend {
       // Busy (or an earlier attempt's SET landed and its reply was lost): the script tells which.
     }
     boolean fenced = ask == Ask.FENCED;
-    return parseAcquisition(call("acquire", keys, () -> Script.ACQUIRE.run(
-        client, acquireKeys(keys, fenced), acquireArgs(token, leaseMillis, fenced))));
+    return parseAcquisition(
+        call(
+            "acquire",
+            keys,
+            () ->
+                Script.ACQUIRE.run(
+                    client, acquireKeys(keys, fenced), acquireArgs(token, leaseMillis, fenced))));
   }
 
   private record PlainSet(long leaseMillis, SetParams params) {}
@@ -81,10 +86,14 @@ final class SingleNodeBackend implements LockBackend {
   @Override
   public boolean extend(LockKeys keys, String token, long leaseMillis) {
     Object reply =
-        call("renew", keys, () -> Script.EXTEND.run(
-            client,
-            List.of(keys.lock(), keys.companion()),
-            List.of(token, Long.toString(leaseMillis), companionTtlMillis)));
+        call(
+            "renew",
+            keys,
+            () ->
+                Script.EXTEND.run(
+                    client,
+                    List.of(keys.lock(), keys.companion()),
+                    List.of(token, Long.toString(leaseMillis), companionTtlMillis)));
     return asLong(reply) == 1;
   }
 
@@ -100,8 +109,9 @@ final class SingleNodeBackend implements LockBackend {
    */
   Release releaseRaising(LockKeys keys, String token, long fencingToken) {
     try { // no lambda on the fast path
-      return parseRelease(Script.RELEASE.run(
-          client, releaseKeys(keys, fencingToken), releaseArgs(keys, token, fencingToken)));
+      return parseRelease(
+          Script.RELEASE.run(
+              client, releaseKeys(keys, fencingToken), releaseArgs(keys, token, fencingToken)));
     } catch (JedisException e) {
       throw failure("release", keys, e);
     }
@@ -130,10 +140,14 @@ final class SingleNodeBackend implements LockBackend {
   @Override
   public long reissueFence(LockKeys keys, String token, Object grant) {
     Object reply =
-        call("fence", keys, () -> Script.REFENCE.run(
-            client,
-            List.of(keys.lock(), keys.companion()),
-            List.of(token, companionTtlMillis)));
+        call(
+            "fence",
+            keys,
+            () ->
+                Script.REFENCE.run(
+                    client,
+                    List.of(keys.lock(), keys.companion()),
+                    List.of(token, companionTtlMillis)));
     return asLong(reply);
   }
 
@@ -145,10 +159,14 @@ final class SingleNodeBackend implements LockBackend {
   /** Raises this node's fencing counter to at least {@code fencingToken}. */
   boolean raiseFence(LockKeys keys, long fencingToken) {
     Object reply =
-        call("fence", keys, () -> Script.FENCE.run(
-            client,
-            List.of(keys.companion()),
-            List.of(Long.toString(fencingToken), companionTtlMillis)));
+        call(
+            "fence",
+            keys,
+            () ->
+                Script.FENCE.run(
+                    client,
+                    List.of(keys.companion()),
+                    List.of(Long.toString(fencingToken), companionTtlMillis)));
     return asLong(reply) == 1;
   }
 

@@ -10,9 +10,9 @@ import java.security.SecureRandom;
  * token costs no system call.
  *
  * <p>Each thread draws its random bits in blocks of {@value #TOKENS_PER_BLOCK} tokens: one DRBG
- * request for a block costs about what one request for a single token did (the generator hashes
- * its state around every request), so a token costs a fraction of it. Every token is still
- * distinct output of the generator, used once.
+ * request for a block costs about what one request for a single token did (the generator hashes its
+ * state around every request), so a token costs a fraction of it. Every token is still distinct
+ * output of the generator, used once.
  */
 final class Tokens {
   /** Marks tokens written by this library; its holders publish on release (see acquire.lua). */

@@ -16,12 +16,11 @@ import redis.clients.jedis.JedisPubSub;
 import redis.clients.jedis.UnifiedJedis;
 
 /**
- * The wake-up channels of one Redis source, on one subscription connection shared by all waiters
- * of a factory. The connection is taken while someone waits and given back after: a channel stays
- * subscribed for {@value #LINGER_MILLIS} ms after its last waiter left (the next waiter for a
- * busy lock usually comes soon, and would otherwise subscribe again and wait for the
- * confirmation), and when the last channel is unsubscribed, the subscription ends and its thread
- * exits.
+ * The wake-up channels of one Redis source, on one subscription connection shared by all waiters of
+ * a factory. The connection is taken while someone waits and given back after: a channel stays
+ * subscribed for {@value #LINGER_MILLIS} ms after its last waiter left (the next waiter for a busy
+ * lock usually comes soon, and would otherwise subscribe again and wait for the confirmation), and
+ * when the last channel is unsubscribed, the subscription ends and its thread exits.
  *
  * <p>Every new subscription raises its channel's waiters, so that they try again: a release that
  * happened between their last attempt and the subscription is not missed. A broken connection
@@ -37,8 +36,10 @@ final class WakeUps implements AutoCloseable {
 
   // All guarded by this.
   private final Map<String, Set<Signal>> waiting = new HashMap<>();
+
   /** Channels nobody waits on any more, kept subscribed a while: when their last waiter left. */
   private final Map<String, Long> lingering = new HashMap<>();
+
   private boolean sweepScheduled;
   private final Set<String> requested = new HashSet<>();
   private final Set<String> confirmed = new HashSet<>();

@@ -26,13 +26,12 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 import redis.clients.jedis.Jedis;
 
 /**
- * Many threads of one JVM on one name: they queue in the JVM and the Redis hold passes between
- * them (a local handoff), and still exactly one holds the lock at a time, and every holder's
- * fencing token is greater than the previous holder's.
+ * Many threads of one JVM on one name: they queue in the JVM and the Redis hold passes between them
+ * (a local handoff), and still exactly one holds the lock at a time, and every holder's fencing
+ * token is greater than the previous holder's.
  */
 class LocalQueueTest {
-  @RegisterExtension
-  static final RedisServerExtension redis = new RedisServerExtension();
+  @RegisterExtension static final RedisServerExtension redis = new RedisServerExtension();
   private RedisLockFactory factory;
   private ExecutorService threads;
   private String name;
@@ -77,26 +76,30 @@ class LocalQueueTest {
       List<Future<?>> workers = new ArrayList<>();
       for (int t = 0; t < 4; t++) {
         RedisDistributedLock lock = factory.getLock(name);
-        workers.add(threads.submit(() -> {
-          go.await();
-          for (int i = 0; i < 40; i++) {
-            lock.lock();
-            lock.unlock();
-          }
-          return null;
-        }));
+        workers.add(
+            threads.submit(
+                () -> {
+                  go.await();
+                  for (int i = 0; i < 40; i++) {
+                    lock.lock();
+                    lock.unlock();
+                  }
+                  return null;
+                }));
       }
       go.countDown();
       String channel = "{" + name + "}:lock-wake";
       try (Jedis jedis = redis.server().jedis()) { // Redis counts this factory's subscription
-        await().atMost(Timing.awaitAtMost())
+        await()
+            .atMost(Timing.awaitAtMost())
             .until(() -> jedis.pubsubNumSub(channel).getOrDefault(channel, 0L) == 1);
       }
       foreign.unlock();
       for (Future<?> worker : workers) {
         worker.get(Timing.awaitAtMost().toMillis(), TimeUnit.MILLISECONDS);
       }
-      assertThat(FactoryInspector.turnsGiven(other)).as("the foreign holder saw this one wait")
+      assertThat(FactoryInspector.turnsGiven(other))
+          .as("the foreign holder saw this one wait")
           .isEqualTo(1);
     }
     assertThat(FactoryInspector.turnsGiven(factory)).as("turns given to nobody").isZero();
@@ -114,23 +117,25 @@ class LocalQueueTest {
     List<Future<?>> workers = new ArrayList<>();
     for (int t = 0; t < 8; t++) {
       RedisDistributedLock lock = factory.getLock(name);
-      workers.add(threads.submit(() -> {
-        go.await();
-        for (int i = 0; i < perThread; i++) {
-          lock.lock();
-          try {
-            if (inside.incrementAndGet() != 1) {
-              overlaps.incrementAndGet();
-            }
-            counter[0]++;
-            tokens.add(lock.getFencingToken());
-            inside.decrementAndGet();
-          } finally {
-            lock.unlock();
-          }
-        }
-        return null;
-      }));
+      workers.add(
+          threads.submit(
+              () -> {
+                go.await();
+                for (int i = 0; i < perThread; i++) {
+                  lock.lock();
+                  try {
+                    if (inside.incrementAndGet() != 1) {
+                      overlaps.incrementAndGet();
+                    }
+                    counter[0]++;
+                    tokens.add(lock.getFencingToken());
+                    inside.decrementAndGet();
+                  } finally {
+                    lock.unlock();
+                  }
+                }
+                return null;
+              }));
     }
     go.countDown();
     for (Future<?> worker : workers) {
@@ -152,24 +157,27 @@ class LocalQueueTest {
     List<Future<?>> workers = new ArrayList<>();
     for (int t = 0; t < 8; t++) {
       RedisDistributedLock lock = factory.getLock(name);
-      workers.add(threads.submit(() -> {
-        for (int i = 0; i < 100; i++) {
-          // Timeouts so short that waiters often leave the queue while a holder hands off.
-          if (lock.tryLock(ThreadLocalRandom.current().nextInt(0, 300), TimeUnit.MICROSECONDS)) {
-            try {
-              acquired.incrementAndGet();
-              if (inside.incrementAndGet() != 1) {
-                overlaps.incrementAndGet();
-              }
-              Thread.onSpinWait();
-              inside.decrementAndGet();
-            } finally {
-              lock.unlock();
-            }
-          }
-        }
-        return null;
-      }));
+      workers.add(
+          threads.submit(
+              () -> {
+                for (int i = 0; i < 100; i++) {
+                  // Timeouts so short that waiters often leave the queue while a holder hands off.
+                  if (lock.tryLock(
+                      ThreadLocalRandom.current().nextInt(0, 300), TimeUnit.MICROSECONDS)) {
+                    try {
+                      acquired.incrementAndGet();
+                      if (inside.incrementAndGet() != 1) {
+                        overlaps.incrementAndGet();
+                      }
+                      Thread.onSpinWait();
+                      inside.decrementAndGet();
+                    } finally {
+                      lock.unlock();
+                    }
+                  }
+                }
+                return null;
+              }));
     }
     for (Future<?> worker : workers) {
       worker.get(Timing.awaitAtMost().toMillis() * 6, TimeUnit.MILLISECONDS);

@@ -23,14 +23,13 @@ import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * Two factories on one name stand for two processes: each has its own connections and wake-up
- * subscription, so Redis cannot tell them from two JVMs. Each thread locks again as soon as it
- * has unlocked. A process that releases while the other waits gives it the next turn (with several
+ * subscription, so Redis cannot tell them from two JVMs. Each thread locks again as soon as it has
+ * unlocked. A process that releases while the other waits gives it the next turn (with several
  * threads, after a bounded run of local handoffs), so that neither side starves the other.
  */
 class ProcessTurnsTest {
   private static final String NAME = "turns";
-  @RegisterExtension
-  static final RedisServerExtension redis = new RedisServerExtension();
+  @RegisterExtension static final RedisServerExtension redis = new RedisServerExtension();
   private final List<RedisLockFactory> factories = new ArrayList<>();
   private ExecutorService threads;
 
@@ -67,24 +66,26 @@ class ProcessTurnsTest {
     for (int thread = 0; thread < 2 * threadsPerProcess; thread++) {
       int me = thread % 2;
       RedisDistributedLock lock = factories.get(me).getLock(NAME);
-      workers.add(threads.submit(() -> {
-        start.await();
-        while (true) {
-          lock.lock(); // the same thread locks again as soon as it has unlocked
-          try {
-            if (inside.incrementAndGet() != 1) {
-              overlaps.incrementAndGet();
-            }
-            if (taken.incrementAndGet() > total) {
-              return null;
-            }
-            shares.incrementAndGet(me);
-          } finally {
-            inside.decrementAndGet();
-            lock.unlock();
-          }
-        }
-      }));
+      workers.add(
+          threads.submit(
+              () -> {
+                start.await();
+                while (true) {
+                  lock.lock(); // the same thread locks again as soon as it has unlocked
+                  try {
+                    if (inside.incrementAndGet() != 1) {
+                      overlaps.incrementAndGet();
+                    }
+                    if (taken.incrementAndGet() > total) {
+                      return null;
+                    }
+                    shares.incrementAndGet(me);
+                  } finally {
+                    inside.decrementAndGet();
+                    lock.unlock();
+                  }
+                }
+              }));
     }
     start.countDown();
     for (Future<?> worker : workers) {

@@ -13,9 +13,9 @@ import redis.clients.jedis.Jedis;
 import redis.clients.jedis.RedisProtocol;
 
 /**
- * A Redis-compatible server in a container, for running the contract suite against server
- * versions the machine does not have. Pausing uses {@code docker pause}; the stop/restart faults
- * need a local {@code redis-server} and are skipped here.
+ * A Redis-compatible server in a container, for running the contract suite against server versions
+ * the machine does not have. Pausing uses {@code docker pause}; the stop/restart faults need a
+ * local {@code redis-server} and are skipped here.
  */
 final class ContainerDeployment implements Deployment {
   private final GenericContainer<?> container;
@@ -40,8 +40,8 @@ final class ContainerDeployment implements Deployment {
 
   @Override
   public Jedis raw(String key) {
-    return new Jedis(address(), DefaultJedisClientConfig.builder().protocol(RedisProtocol.RESP2)
-        .build());
+    return new Jedis(
+        address(), DefaultJedisClientConfig.builder().protocol(RedisProtocol.RESP2).build());
   }
 
   @Override

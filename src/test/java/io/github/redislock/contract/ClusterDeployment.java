@@ -6,14 +6,13 @@ import java.time.Duration;
 import java.util.HashSet;
 import java.util.List;
 import redis.clients.jedis.DefaultJedisClientConfig;
-import redis.clients.jedis.RedisClusterClient;
 import redis.clients.jedis.Jedis;
+import redis.clients.jedis.RedisClusterClient;
 
 /**
- * A real 3-master Redis Cluster, reached by {@code cluster(uri)} or through a caller's
- * {@link RedisClusterClient} with Jedis's default retry settings. Its faults act on every master
- * at once: Redis is down only when no slot is served, and a restart brings back the same cluster,
- * empty.
+ * A real 3-master Redis Cluster, reached by {@code cluster(uri)} or through a caller's {@link
+ * RedisClusterClient} with Jedis's default retry settings. Its faults act on every master at once:
+ * Redis is down only when no slot is served, and a restart brings back the same cluster, empty.
  */
 public final class ClusterDeployment implements Deployment {
   private final RedisCluster cluster = RedisCluster.start();
@@ -29,12 +28,13 @@ public final class ClusterDeployment implements Deployment {
    * caller's that Jedis's defaults configure (it retries, sleeping between attempts).
    */
   public ClusterDeployment(boolean throughCallersClient) {
-    callersClient = throughCallersClient
-        ? RedisClusterClient.builder()
-            .nodes(new HashSet<>(cluster.seeds()))
-            .clientConfig(DefaultJedisClientConfig.builder().socketTimeoutMillis(500).build())
-            .build()
-        : null;
+    callersClient =
+        throughCallersClient
+            ? RedisClusterClient.builder()
+                .nodes(new HashSet<>(cluster.seeds()))
+                .clientConfig(DefaultJedisClientConfig.builder().socketTimeoutMillis(500).build())
+                .build()
+            : null;
   }
 
   public RedisCluster cluster() {

@@ -78,9 +78,13 @@ public abstract class LockContractTest {
     assertThat(threads.awaitTermination(10, TimeUnit.SECONDS)).isTrue();
     for (RedisLockFactory factory : factories) {
       assertThat(FactoryInspector.renewingCount(factory)).as("renewals still running").isZero();
-      await().atMost(Timing.awaitAtMost())
-          .untilAsserted(() -> assertThat(FactoryInspector.subscribedCount(factory))
-              .as("wake-up channels still subscribed").isZero());
+      await()
+          .atMost(Timing.awaitAtMost())
+          .untilAsserted(
+              () ->
+                  assertThat(FactoryInspector.subscribedCount(factory))
+                      .as("wake-up channels still subscribed")
+                      .isZero());
       factory.close();
     }
     factories.clear();
@@ -97,7 +101,7 @@ public abstract class LockContractTest {
   // ---- helpers ----
 
   RedisLockFactory factory() {
-    return factory(b -> { });
+    return factory(b -> {});
   }
 
   RedisLockFactory factory(Consumer<RedisLockFactory.Builder> settings) {
@@ -131,8 +135,8 @@ public abstract class LockContractTest {
   }
 
   /**
-   * The value a majority of the servers hold for {@code key} (on one server: its value), or
-   * {@code null}. A lock call returns once a majority answered, so a minority may lag.
+   * The value a majority of the servers hold for {@code key} (on one server: its value), or {@code
+   * null}. A lock call returns once a majority answered, so a minority may lag.
    */
   String rawGet(String key) {
     Map<String, Integer> votes = new HashMap<>();
@@ -145,8 +149,11 @@ public abstract class LockContractTest {
         }
       }
     }
-    return votes.entrySet().stream().filter(e -> e.getValue() > copies.size() / 2)
-        .map(Map.Entry::getKey).findFirst().orElse(null);
+    return votes.entrySet().stream()
+        .filter(e -> e.getValue() > copies.size() / 2)
+        .map(Map.Entry::getKey)
+        .findFirst()
+        .orElse(null);
   }
 
   /** The longest remaining time to live of {@code key} on any server. */
@@ -162,11 +169,14 @@ public abstract class LockContractTest {
 
   /** Waits until every server holds the same value for {@code key}. */
   void awaitSettled(String key) {
-    await().atMost(Timing.awaitAtMost()).until(() -> {
-      List<String> values = new ArrayList<>();
-      onCopies(key, jedis -> values.add(jedis.get(key)));
-      return values.stream().distinct().count() == 1;
-    });
+    await()
+        .atMost(Timing.awaitAtMost())
+        .until(
+            () -> {
+              List<String> values = new ArrayList<>();
+              onCopies(key, jedis -> values.add(jedis.get(key)));
+              return values.stream().distinct().count() == 1;
+            });
   }
 
   Map<String, Long> commandStats() {
@@ -176,8 +186,10 @@ public abstract class LockContractTest {
         for (String line : jedis.info("commandstats").split("\r?\n")) {
           if (line.startsWith("cmdstat_")) {
             String calls = line.substring(line.indexOf("calls=") + 6);
-            stats.merge(line.substring(8, line.indexOf(':')),
-                Long.parseLong(calls.substring(0, calls.indexOf(','))), Long::sum);
+            stats.merge(
+                line.substring(8, line.indexOf(':')),
+                Long.parseLong(calls.substring(0, calls.indexOf(','))),
+                Long::sum);
           }
         }
       }
@@ -193,7 +205,9 @@ public abstract class LockContractTest {
           // Left out: INFO and CLIENT, which the counting connection sends itself (Jedis sends
           // CLIENT SETINFO on connect; Redis 6.2 counts it as a failed call, 7.0 rejects it).
           String command = line.startsWith("cmdstat_") ? line.substring(8, line.indexOf(':')) : "";
-          if (!command.isEmpty() && !command.equals("info") && !command.startsWith("client")
+          if (!command.isEmpty()
+              && !command.equals("info")
+              && !command.startsWith("client")
               && !deployment.backgroundCommands().contains(command)) {
             String calls = line.substring(line.indexOf("calls=") + 6);
             total += Long.parseLong(calls.substring(0, calls.indexOf(',')));
@@ -252,10 +266,12 @@ public abstract class LockContractTest {
   /** Starts {@code task} on a thread of this test; see {@link Waiter#awaitWaiting()}. */
   <T> Waiter<T> startWaiter(java.util.concurrent.Callable<T> task) {
     Waiter<T> waiter = new Waiter<>();
-    waiter.future = threads.submit(() -> {
-      waiter.thread = Thread.currentThread();
-      return task.call();
-    });
+    waiter.future =
+        threads.submit(
+            () -> {
+              waiter.thread = Thread.currentThread();
+              return task.call();
+            });
     return waiter;
   }
 
@@ -270,9 +286,13 @@ public abstract class LockContractTest {
 
     /** Waits until the task's thread is parked, and checks that the task has not finished. */
     void awaitWaiting() {
-      await().atMost(Timing.awaitAtMost()).until(() -> thread != null
-          && (thread.getState() == Thread.State.WAITING
-              || thread.getState() == Thread.State.TIMED_WAITING));
+      await()
+          .atMost(Timing.awaitAtMost())
+          .until(
+              () ->
+                  thread != null
+                      && (thread.getState() == Thread.State.WAITING
+                          || thread.getState() == Thread.State.TIMED_WAITING));
       assertThat(future).isNotDone();
     }
 
@@ -280,7 +300,6 @@ public abstract class LockContractTest {
       return future.get(timeout, unit);
     }
   }
-
 
   // ---- the lock is free ----
 
@@ -371,14 +390,15 @@ public abstract class LockContractTest {
     @Test
     void unlockWithoutHoldingThrowsIllegalMonitorState() {
       RedisDistributedLock lock = lock();
-      assertThatThrownBy(lock::unlock).isInstanceOf(IllegalMonitorStateException.class)
-          .isNotInstanceOf(LockLostException.class).hasMessageContaining(name);
+      assertThatThrownBy(lock::unlock)
+          .isInstanceOf(IllegalMonitorStateException.class)
+          .isNotInstanceOf(LockLostException.class)
+          .hasMessageContaining(name);
     }
 
     @Test
     void fencingTokenWithoutHoldingThrowsIllegalMonitorState() {
-      assertThatThrownBy(lock()::getFencingToken)
-          .isInstanceOf(IllegalMonitorStateException.class);
+      assertThatThrownBy(lock()::getFencingToken).isInstanceOf(IllegalMonitorStateException.class);
     }
   }
 
@@ -416,7 +436,8 @@ public abstract class LockContractTest {
         lock.unlock();
         lock.unlock();
         lock.unlock();
-        assertThat(redisCalls()).as("commands: before %s, after %s", beforeStats, commandStats())
+        assertThat(redisCalls())
+            .as("commands: before %s, after %s", beforeStats, commandStats())
             .isEqualTo(before);
       } finally {
         lock.unlock();
@@ -522,13 +543,16 @@ public abstract class LockContractTest {
     void timedTryLockAcquiresWhenReleasedInTime() throws Exception {
       Holder holder = holdInOtherThread(factory().getLock(name));
       RedisDistributedLock lock = lock();
-            Waiter<Boolean> result = startWaiter(() -> {
-        boolean acquired = lock.tryLock(Timing.awaitAtMost().toMillis(), TimeUnit.MILLISECONDS);
-        if (acquired) {
-          lock.unlock();
-        }
-        return acquired;
-      });
+      Waiter<Boolean> result =
+          startWaiter(
+              () -> {
+                boolean acquired =
+                    lock.tryLock(Timing.awaitAtMost().toMillis(), TimeUnit.MILLISECONDS);
+                if (acquired) {
+                  lock.unlock();
+                }
+                return acquired;
+              });
       result.awaitWaiting();
       holder.release();
       assertThat(result.get(Timing.awaitAtMost().toMillis(), TimeUnit.MILLISECONDS)).isTrue();
@@ -538,14 +562,16 @@ public abstract class LockContractTest {
     void lockWaitsUntilTheHolderInAnotherFactoryReleases() throws Exception {
       Holder holder = holdInOtherThread(factory().getLock(name));
       RedisDistributedLock lock = lock();
-            Waiter<Long> result = startWaiter(() -> {
-        lock.lock();
-        try {
-          return lock.getFencingToken();
-        } finally {
-          lock.unlock();
-        }
-      });
+      Waiter<Long> result =
+          startWaiter(
+              () -> {
+                lock.lock();
+                try {
+                  return lock.getFencingToken();
+                } finally {
+                  lock.unlock();
+                }
+              });
       result.awaitWaiting();
       holder.release();
       assertThat(result.get(Timing.awaitAtMost().toMillis(), TimeUnit.MILLISECONDS)).isPositive();
@@ -555,11 +581,13 @@ public abstract class LockContractTest {
     void lockWaitsUntilAnotherThreadOfTheSameFactoryReleases() throws Exception {
       RedisDistributedLock lock = lock();
       Holder holder = holdInOtherThread(lock);
-            Waiter<Boolean> result = startWaiter(() -> {
-        lock.lock();
-        lock.unlock();
-        return true;
-      });
+      Waiter<Boolean> result =
+          startWaiter(
+              () -> {
+                lock.lock();
+                lock.unlock();
+                return true;
+              });
       result.awaitWaiting();
       holder.release();
       assertThat(result.get(Timing.awaitAtMost().toMillis(), TimeUnit.MILLISECONDS)).isTrue();
@@ -569,11 +597,13 @@ public abstract class LockContractTest {
     void lockInterruptiblyWaitsUntilReleased() throws Exception {
       Holder holder = holdInOtherThread(factory().getLock(name));
       RedisDistributedLock lock = lock();
-            Waiter<Boolean> result = startWaiter(() -> {
-        lock.lockInterruptibly();
-        lock.unlock();
-        return true;
-      });
+      Waiter<Boolean> result =
+          startWaiter(
+              () -> {
+                lock.lockInterruptibly();
+                lock.unlock();
+                return true;
+              });
       result.awaitWaiting();
       holder.release();
       assertThat(result.get(Timing.awaitAtMost().toMillis(), TimeUnit.MILLISECONDS)).isTrue();
@@ -653,14 +683,16 @@ public abstract class LockContractTest {
       Holder holder = holdInOtherThread(factory().getLock(name));
       String holderToken = rawGet(name);
       RedisDistributedLock lock = lock();
-            Waiter<Throwable> result = startWaiter(() -> {
-        try {
-          lock.lockInterruptibly();
-          return null;
-        } catch (InterruptedException e) {
-          return e;
-        }
-      });
+      Waiter<Throwable> result =
+          startWaiter(
+              () -> {
+                try {
+                  lock.lockInterruptibly();
+                  return null;
+                } catch (InterruptedException e) {
+                  return e;
+                }
+              });
       result.awaitWaiting();
       result.thread().interrupt();
       assertThat(result.get(Timing.awaitAtMost().toMillis(), TimeUnit.MILLISECONDS))
@@ -692,14 +724,16 @@ public abstract class LockContractTest {
     void timedTryLockThrowsWhenInterruptedWhileWaiting() throws Exception {
       Holder holder = holdInOtherThread(factory().getLock(name));
       RedisDistributedLock lock = lock();
-            Waiter<Throwable> result = startWaiter(() -> {
-        try {
-          lock.tryLock(1, TimeUnit.HOURS);
-          return null;
-        } catch (InterruptedException e) {
-          return e;
-        }
-      });
+      Waiter<Throwable> result =
+          startWaiter(
+              () -> {
+                try {
+                  lock.tryLock(1, TimeUnit.HOURS);
+                  return null;
+                } catch (InterruptedException e) {
+                  return e;
+                }
+              });
       result.awaitWaiting();
       result.thread().interrupt();
       assertThat(result.get(Timing.awaitAtMost().toMillis(), TimeUnit.MILLISECONDS))
@@ -712,12 +746,14 @@ public abstract class LockContractTest {
     void lockKeepsWaitingThroughAnInterruptAndRestoresTheFlag() throws Exception {
       Holder holder = holdInOtherThread(factory().getLock(name));
       RedisDistributedLock lock = lock();
-            Waiter<Boolean> result = startWaiter(() -> {
-        lock.lock();
-        boolean interrupted = Thread.currentThread().isInterrupted();
-        lock.unlock();
-        return interrupted;
-      });
+      Waiter<Boolean> result =
+          startWaiter(
+              () -> {
+                lock.lock();
+                boolean interrupted = Thread.currentThread().isInterrupted();
+                lock.unlock();
+                return interrupted;
+              });
       result.awaitWaiting();
       result.thread().interrupt();
       result.awaitWaiting(); // still waiting after the interrupt
@@ -729,14 +765,16 @@ public abstract class LockContractTest {
     void interruptedLocalWaiterLeavesTheQueue() throws Exception {
       RedisDistributedLock lock = lock();
       Holder holder = holdInOtherThread(lock);
-            Waiter<Throwable> result = startWaiter(() -> {
-        try {
-          lock.lockInterruptibly();
-          return null;
-        } catch (InterruptedException e) {
-          return e;
-        }
-      });
+      Waiter<Throwable> result =
+          startWaiter(
+              () -> {
+                try {
+                  lock.lockInterruptibly();
+                  return null;
+                } catch (InterruptedException e) {
+                  return e;
+                }
+              });
       result.awaitWaiting();
       result.thread().interrupt();
       assertThat(result.get(Timing.awaitAtMost().toMillis(), TimeUnit.MILLISECONDS))
@@ -758,7 +796,9 @@ public abstract class LockContractTest {
     }
 
     private void awaitLost(RedisDistributedLock lock) {
-      await().atMost(Timing.awaitAtMost()).pollInSameThread()
+      await()
+          .atMost(Timing.awaitAtMost())
+          .pollInSameThread()
           .until(() -> !lock.isHeldByCurrentThread());
     }
 
@@ -768,9 +808,11 @@ public abstract class LockContractTest {
       onCopies(name, jedis -> jedis.del(name));
       awaitLost(lock);
       assertThat(lock.getHoldCount()).isZero();
-      assertThatThrownBy(lock::unlock).isInstanceOf(LockLostException.class)
+      assertThatThrownBy(lock::unlock)
+          .isInstanceOf(LockLostException.class)
           .hasMessageContaining(name);
-      assertThatThrownBy(lock::unlock).isInstanceOf(IllegalMonitorStateException.class)
+      assertThatThrownBy(lock::unlock)
+          .isInstanceOf(IllegalMonitorStateException.class)
           .isNotInstanceOf(LockLostException.class);
     }
 
@@ -838,14 +880,16 @@ public abstract class LockContractTest {
       RedisLockFactory factory = factory();
       RedisDistributedLock lock = factory.getLock(name);
       AtomicReference<Throwable> failure = new AtomicReference<>();
-      Waiter<?> result = startWaiter(() -> {
-        try {
-          lock.lock();
-        } catch (RuntimeException e) {
-          failure.set(e);
-        }
-        return null;
-      });
+      Waiter<?> result =
+          startWaiter(
+              () -> {
+                try {
+                  lock.lock();
+                } catch (RuntimeException e) {
+                  failure.set(e);
+                }
+                return null;
+              });
       result.awaitWaiting();
       factory.close();
       result.get(Timing.awaitAtMost().toMillis(), TimeUnit.MILLISECONDS);
@@ -863,7 +907,8 @@ public abstract class LockContractTest {
       RedisDistributedLock lock = lock();
       deployment.stop();
       try {
-        assertThatThrownBy(lock::tryLock).isInstanceOf(RedisLockException.class)
+        assertThatThrownBy(lock::tryLock)
+            .isInstanceOf(RedisLockException.class)
             .hasRootCauseInstanceOf(redis.clients.jedis.exceptions.JedisException.class);
       } finally {
         deployment.restart();
@@ -897,14 +942,16 @@ public abstract class LockContractTest {
     void lockRetriesUntilRedisIsBack() throws Exception {
       RedisDistributedLock lock = lock();
       deployment.stop();
-            Waiter<Long> result = startWaiter(() -> {
-        lock.lock();
-        try {
-          return lock.getFencingToken();
-        } finally {
-          lock.unlock();
-        }
-      });
+      Waiter<Long> result =
+          startWaiter(
+              () -> {
+                lock.lock();
+                try {
+                  return lock.getFencingToken();
+                } finally {
+                  lock.unlock();
+                }
+              });
       try {
         result.awaitWaiting();
       } finally {
@@ -917,14 +964,16 @@ public abstract class LockContractTest {
     void lockInterruptiblyCanBeInterruptedWhileRedisIsDown() throws Exception {
       RedisDistributedLock lock = lock();
       deployment.stop();
-            Waiter<Throwable> result = startWaiter(() -> {
-        try {
-          lock.lockInterruptibly();
-          return null;
-        } catch (InterruptedException e) {
-          return e;
-        }
-      });
+      Waiter<Throwable> result =
+          startWaiter(
+              () -> {
+                try {
+                  lock.lockInterruptibly();
+                  return null;
+                } catch (InterruptedException e) {
+                  return e;
+                }
+              });
       try {
         result.awaitWaiting();
         result.thread().interrupt();
@@ -941,7 +990,9 @@ public abstract class LockContractTest {
       lock.lock();
       deployment.stop();
       deployment.restart();
-      await().atMost(Timing.awaitAtMost()).pollInSameThread()
+      await()
+          .atMost(Timing.awaitAtMost())
+          .pollInSameThread()
           .until(() -> !lock.isHeldByCurrentThread());
       assertThatThrownBy(lock::unlock).isInstanceOf(LockLostException.class);
       await().atMost(Timing.awaitAtMost()).until(() -> lostEvents.size() == 1);
@@ -958,8 +1009,11 @@ public abstract class LockContractTest {
       lock.lock();
       try {
         awaitSettled(name);
-        onCopies(name, jedis ->
-            assertThat(jedis.set(name, "other", SetParams.setParams().nx().px(10_000))).isNull());
+        onCopies(
+            name,
+            jedis ->
+                assertThat(jedis.set(name, "other", SetParams.setParams().nx().px(10_000)))
+                    .isNull());
       } finally {
         lock.unlock();
       }
@@ -977,14 +1031,16 @@ public abstract class LockContractTest {
     void rawDeleteLetsAWaitingLockIn() throws Exception {
       onCopies(name, jedis -> jedis.set(name, "other", SetParams.setParams().nx().px(60_000)));
       RedisDistributedLock lock = lock();
-            Waiter<String> result = startWaiter(() -> {
-        lock.lock();
-        try {
-          return rawGet(name);
-        } finally {
-          lock.unlock();
-        }
-      });
+      Waiter<String> result =
+          startWaiter(
+              () -> {
+                lock.lock();
+                try {
+                  return rawGet(name);
+                } finally {
+                  lock.unlock();
+                }
+              });
       result.awaitWaiting();
       onCopies(name, jedis -> jedis.del(name));
       assertThat(result.get(Timing.awaitAtMost().toMillis(), TimeUnit.MILLISECONDS))
@@ -1001,14 +1057,18 @@ public abstract class LockContractTest {
 
     @Test
     void keyOfTheWrongTypeIsAClearError() {
-      onCopies(name, jedis -> {
-        jedis.lpush(name, "not a lock");
-        jedis.pexpire(name, 60_000);
-      });
+      onCopies(
+          name,
+          jedis -> {
+            jedis.lpush(name, "not a lock");
+            jedis.pexpire(name, 60_000);
+          });
       RedisDistributedLock lock = lock();
-      assertThatThrownBy(lock::tryLock).isInstanceOf(RedisLockException.class)
+      assertThatThrownBy(lock::tryLock)
+          .isInstanceOf(RedisLockException.class)
           .hasMessageContaining("WRONGTYPE");
-      assertThatThrownBy(lock::lock).isInstanceOf(RedisLockException.class)
+      assertThatThrownBy(lock::lock)
+          .isInstanceOf(RedisLockException.class)
           .hasMessageContaining("WRONGTYPE");
       onCopies(name, jedis -> assertThat(jedis.type(name)).isEqualTo("list"));
       onCopies(name, jedis -> jedis.del(name));

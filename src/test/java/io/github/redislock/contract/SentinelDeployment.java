@@ -9,9 +9,9 @@ import redis.clients.jedis.Jedis;
 
 /**
  * A real master, replica and three Sentinels, reached by {@code sentinel(uri)}. Its faults act on
- * the master and its replica together, so that the Sentinels cannot fail over meanwhile (a
- * failover has its own test, {@code SentinelFailoverTest}): Redis is down while both are, and a
- * restart brings both back, empty, with the same master.
+ * the master and its replica together, so that the Sentinels cannot fail over meanwhile (a failover
+ * has its own test, {@code SentinelFailoverTest}): Redis is down while both are, and a restart
+ * brings both back, empty, with the same master.
  */
 public final class SentinelDeployment implements Deployment {
   private final RedisSentinelGroup group = RedisSentinelGroup.start();

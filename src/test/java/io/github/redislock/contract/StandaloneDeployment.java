@@ -16,7 +16,9 @@ public final class StandaloneDeployment implements Deployment {
 
   @Override
   public RedisLockFactory.Builder builder() {
-    return RedisLockFactory.builder().standalone(server.uri()).commandTimeout(Duration.ofMillis(500));
+    return RedisLockFactory.builder()
+        .standalone(server.uri())
+        .commandTimeout(Duration.ofMillis(500));
   }
 
   @Override

@@ -27,8 +27,8 @@ import redis.clients.jedis.Jedis;
 import redis.clients.jedis.RedisClusterClient;
 
 /**
- * A caller's own {@link RedisClusterClient}, with Jedis's default retry settings, passed to
- * {@code client(UnifiedJedis)}: several factories share it, and none of them closes it.
+ * A caller's own {@link RedisClusterClient}, with Jedis's default retry settings, passed to {@code
+ * client(UnifiedJedis)}: several factories share it, and none of them closes it.
  */
 class ClusterClientTest {
   private static RedisCluster cluster;
@@ -38,10 +38,11 @@ class ClusterClientTest {
   @BeforeAll
   static void startCluster() {
     cluster = RedisCluster.start();
-    client = RedisClusterClient.builder()
-        .nodes(new HashSet<>(cluster.seeds()))
-        .clientConfig(DefaultJedisClientConfig.builder().socketTimeoutMillis(500).build())
-        .build();
+    client =
+        RedisClusterClient.builder()
+            .nodes(new HashSet<>(cluster.seeds()))
+            .clientConfig(DefaultJedisClientConfig.builder().socketTimeoutMillis(500).build())
+            .build();
   }
 
   @AfterAll
@@ -79,38 +80,47 @@ class ClusterClientTest {
   @Test
   void factoriesSharingACallersClientExcludeAndWakeEachOther() throws Exception {
     for (String name : List.of("shared:{orders}:1", "shared:a}b", "shared:plain")) {
-      try (RedisLockFactory first = factory(); RedisLockFactory second = factory()) {
+      try (RedisLockFactory first = factory();
+          RedisLockFactory second = factory()) {
         RedisDistributedLock held = first.getLock(name);
         CountDownLatch release = new CountDownLatch(1);
         CountDownLatch acquired = new CountDownLatch(1);
-        Future<Long> holder = threads.submit(() -> {
-          held.lock();
-          try {
-            acquired.countDown();
-            release.await();
-            return held.getFencingToken();
-          } finally {
-            held.unlock();
-          }
-        });
+        Future<Long> holder =
+            threads.submit(
+                () -> {
+                  held.lock();
+                  try {
+                    acquired.countDown();
+                    release.await();
+                    return held.getFencingToken();
+                  } finally {
+                    held.unlock();
+                  }
+                });
         assertThat(acquired.await(Timing.awaitAtMost().toMillis(), TimeUnit.MILLISECONDS)).isTrue();
         RedisDistributedLock waiting = second.getLock(name);
         assertThat(waiting.tryLock()).isFalse();
 
-        Future<Long> waiter = threads.submit(() -> {
-          waiting.lock();
-          try {
-            return waiting.getFencingToken();
-          } finally {
-            waiting.unlock();
-          }
-        });
-        await().atMost(Timing.awaitAtMost()).until(() -> FactoryInspector.subscribedCount(second) == 1);
+        Future<Long> waiter =
+            threads.submit(
+                () -> {
+                  waiting.lock();
+                  try {
+                    return waiting.getFencingToken();
+                  } finally {
+                    waiting.unlock();
+                  }
+                });
+        await()
+            .atMost(Timing.awaitAtMost())
+            .until(() -> FactoryInspector.subscribedCount(second) == 1);
         release.countDown();
         long holderFence = holder.get(Timing.awaitAtMost().toMillis(), TimeUnit.MILLISECONDS);
         long waiterFence = waiter.get(Timing.awaitAtMost().toMillis(), TimeUnit.MILLISECONDS);
         assertThat(waiterFence).as(name).isGreaterThan(holderFence);
-        await().atMost(Timing.awaitAtMost()).until(() -> FactoryInspector.subscribedCount(second) == 0);
+        await()
+            .atMost(Timing.awaitAtMost())
+            .until(() -> FactoryInspector.subscribedCount(second) == 0);
       }
     }
   }

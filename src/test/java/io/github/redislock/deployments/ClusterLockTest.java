@@ -15,12 +15,11 @@ import io.github.redislock.testing.RedisServer;
 import io.github.redislock.testing.Timing;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.HashSet;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.stream.Collectors;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
@@ -28,6 +27,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
+import java.util.stream.Collectors;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
@@ -41,10 +41,10 @@ import redis.clients.jedis.JedisPubSub;
 import redis.clients.jedis.util.JedisClusterCRC16;
 
 /**
- * What is particular to a real 3-master Redis Cluster: a lock's scripts touch only keys of one
- * slot whatever its name looks like (no {@code CROSSSLOT}), wake-ups published on one master
- * reach waiters subscribed on another, many names spread over every master, and a master killed
- * without a replica loses its holds and serves again, empty, after a restart.
+ * What is particular to a real 3-master Redis Cluster: a lock's scripts touch only keys of one slot
+ * whatever its name looks like (no {@code CROSSSLOT}), wake-ups published on one master reach
+ * waiters subscribed on another, many names spread over every master, and a master killed without a
+ * replica loses its holds and serves again, empty, after a restart.
  */
 class ClusterLockTest {
   private static final Duration SHORT_LEASE = Duration.ofMillis(600);
@@ -87,10 +87,11 @@ class ClusterLockTest {
   }
 
   private RedisLockFactory factory(Consumer<RedisLockFactory.Builder> settings) {
-    RedisLockFactory.Builder builder = RedisLockFactory.builder()
-        .cluster(cluster.uri())
-        .commandTimeout(Duration.ofMillis(500))
-        .onLockLost(lostEvents::add);
+    RedisLockFactory.Builder builder =
+        RedisLockFactory.builder()
+            .cluster(cluster.uri())
+            .commandTimeout(Duration.ofMillis(500))
+            .onLockLost(lostEvents::add);
     settings.accept(builder);
     RedisLockFactory factory = builder.build();
     factories.add(factory);
@@ -98,7 +99,7 @@ class ClusterLockTest {
   }
 
   private RedisLockFactory factory() {
-    return factory(b -> { });
+    return factory(b -> {});
   }
 
   /** Every key on every master, with the master that holds it. */
@@ -113,9 +114,20 @@ class ClusterLockTest {
   }
 
   /** Names with a hash tag, with braces that make none, and without braces. */
-  private static final List<String> ODD_NAMES = List.of(
-      "{user:42}:cart", "a}b", "}{", "{}x", "{a}{b}", "x{", "{", "}", "plain", "x{}y{z}",
-      "ünï{cødé}", "{{x}}");
+  private static final List<String> ODD_NAMES =
+      List.of(
+          "{user:42}:cart",
+          "a}b",
+          "}{",
+          "{}x",
+          "{a}{b}",
+          "x{",
+          "{",
+          "}",
+          "plain",
+          "x{}y{z}",
+          "ünï{cødé}",
+          "{{x}}");
 
   @Test
   void everyOperationOfANameWithOrWithoutHashTagStaysInOneSlot() {
@@ -135,8 +147,11 @@ class ClusterLockTest {
       }
     }
     // Each name has its lock key and one companion key, both in the name's slot.
-    Map<Integer, Long> namesPerSlot = locks.stream().collect(Collectors.groupingBy(
-        lock -> JedisClusterCRC16.getSlot(lock.getName()), Collectors.counting()));
+    Map<Integer, Long> namesPerSlot =
+        locks.stream()
+            .collect(
+                Collectors.groupingBy(
+                    lock -> JedisClusterCRC16.getSlot(lock.getName()), Collectors.counting()));
     Map<Integer, Long> keysPerSlot = new HashMap<>();
     for (Jedis jedis : cluster.jedisAll()) {
       try (jedis) {
@@ -152,7 +167,8 @@ class ClusterLockTest {
     await().atMost(Timing.awaitAtMost()).until(() -> System.nanoTime() - until > 0);
     for (int i = 0; i < locks.size(); i++) {
       try (Jedis jedis = cluster.jedisFor(locks.get(i).getName())) {
-        assertThat(jedis.get(locks.get(i).getName())).as("renewed past several leases")
+        assertThat(jedis.get(locks.get(i).getName()))
+            .as("renewed past several leases")
             .isEqualTo(tokens.get(i));
       }
     }
@@ -175,46 +191,57 @@ class ClusterLockTest {
     RedisDistributedLock holderLock = factory().getLock(name);
     RedisLockFactory waiting = factory();
     CountDownLatch release = new CountDownLatch(1);
-    Future<?> holder = threads.submit(() -> {
-      holderLock.lock();
-      try {
-        release.await();
-      } finally {
-        holderLock.unlock();
-      }
-      return null;
-    });
+    Future<?> holder =
+        threads.submit(
+            () -> {
+              holderLock.lock();
+              try {
+                release.await();
+              } finally {
+                holderLock.unlock();
+              }
+              return null;
+            });
     await().atMost(Timing.awaitAtMost()).until(holderLock::isLocked);
 
-    Future<Long> waiter = threads.submit(() -> {
-      RedisDistributedLock lock = waiting.getLock(name);
-      lock.lock();
-      try {
-        return lock.getFencingToken();
-      } finally {
-        lock.unlock();
-      }
-    });
-    await().atMost(Timing.awaitAtMost())
+    Future<Long> waiter =
+        threads.submit(
+            () -> {
+              RedisDistributedLock lock = waiting.getLock(name);
+              lock.lock();
+              try {
+                return lock.getFencingToken();
+              } finally {
+                lock.unlock();
+              }
+            });
+    await()
+        .atMost(Timing.awaitAtMost())
         .until(() -> FactoryInspector.subscribedCount(waiting) == 1);
     String channel = subscribedChannel();
 
     // A subscriber on a master that does not hold the key hears the release too.
     List<String> heard = new CopyOnWriteArrayList<>();
-    RedisServer elsewhere = cluster.masters().stream()
-        .filter(m -> m != cluster.masterOf(name)).findFirst().orElseThrow();
-    JedisPubSub listener = new JedisPubSub() {
-      @Override
-      public void onMessage(String ch, String message) {
-        heard.add(message);
-      }
-    };
-    Future<?> subscription = threads.submit(() -> {
-      try (Jedis jedis = elsewhere.jedis(Duration.ZERO)) {
-        jedis.subscribe(listener, channel);
-      }
-      return null;
-    });
+    RedisServer elsewhere =
+        cluster.masters().stream()
+            .filter(m -> m != cluster.masterOf(name))
+            .findFirst()
+            .orElseThrow();
+    JedisPubSub listener =
+        new JedisPubSub() {
+          @Override
+          public void onMessage(String ch, String message) {
+            heard.add(message);
+          }
+        };
+    Future<?> subscription =
+        threads.submit(
+            () -> {
+              try (Jedis jedis = elsewhere.jedis(Duration.ZERO)) {
+                jedis.subscribe(listener, channel);
+              }
+              return null;
+            });
     try {
       await().atMost(Timing.awaitAtMost()).until(() -> listener.getSubscribedChannels() == 1);
       release.countDown();
@@ -232,15 +259,20 @@ class ClusterLockTest {
 
   /** The one channel a waiting factory subscribed to, on whichever master it picked. */
   private static String subscribedChannel() {
-    return await().atMost(Timing.awaitAtMost()).until(() -> {
-      List<String> channels = new ArrayList<>();
-      for (Jedis jedis : cluster.jedisAll()) {
-        try (jedis) {
-          channels.addAll(jedis.pubsubChannels("*"));
-        }
-      }
-      return channels;
-    }, channels -> channels.size() == 1).get(0);
+    return await()
+        .atMost(Timing.awaitAtMost())
+        .until(
+            () -> {
+              List<String> channels = new ArrayList<>();
+              for (Jedis jedis : cluster.jedisAll()) {
+                try (jedis) {
+                  channels.addAll(jedis.pubsubChannels("*"));
+                }
+              }
+              return channels;
+            },
+            channels -> channels.size() == 1)
+        .get(0);
   }
 
   @Test

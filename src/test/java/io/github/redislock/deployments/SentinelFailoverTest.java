@@ -27,12 +27,12 @@ import redis.clients.jedis.args.ClientType;
 import redis.clients.jedis.params.SetParams;
 
 /**
- * What a holder gets when the Sentinel-managed master dies under its lock and a replica takes
- * over. Replication is asynchronous (and no test here uses {@code WAIT}): the lock key reached the
+ * What a holder gets when the Sentinel-managed master dies under its lock and a replica takes over.
+ * Replication is asynchronous (and no test here uses {@code WAIT}): the lock key reached the
  * replica or not. If it did, the hold goes on, renewed on the new master. If it did not, the next
- * renewal finds the key missing and the hold is reported lost: the listener is called and
- * {@code unlock()} throws {@link LockLostException}. A hold is never kept while its key is missing
- * on the new master, and locking works on the new master, with greater fencing tokens.
+ * renewal finds the key missing and the hold is reported lost: the listener is called and {@code
+ * unlock()} throws {@link LockLostException}. A hold is never kept while its key is missing on the
+ * new master, and locking works on the new master, with greater fencing tokens.
  *
  * <p>The lease (10 s, scaled) outlasts a failover (about 2 s here), so that a hold whose key
  * survived does not run out while the Sentinels promote the replica.
@@ -68,12 +68,13 @@ class SentinelFailoverTest {
   }
 
   private RedisLockFactory factory() {
-    RedisLockFactory factory = RedisLockFactory.builder()
-        .sentinel(group.uri())
-        .leaseTime(LEASE)
-        .commandTimeout(Duration.ofMillis(500))
-        .onLockLost(lostEvents::add)
-        .build();
+    RedisLockFactory factory =
+        RedisLockFactory.builder()
+            .sentinel(group.uri())
+            .leaseTime(LEASE)
+            .commandTimeout(Duration.ofMillis(500))
+            .onLockLost(lostEvents::add)
+            .build();
     factories.add(factory);
     return factory;
   }
@@ -91,7 +92,8 @@ class SentinelFailoverTest {
     long fence = lock.getFencingToken();
     String token = get(group.master(), name);
 
-    RedisServer newMaster = group.killMaster(); // right away: the key may or may not have been replicated
+    RedisServer newMaster =
+        group.killMaster(); // right away: the key may or may not have been replicated
 
     if (token.equals(get(newMaster, name))) {
       // The key reached the replica: the hold goes on, unless the failover outlasted the lease.
@@ -122,7 +124,9 @@ class SentinelFailoverTest {
     awaitRenewedOnOrLost(newMaster);
     assertThat(lostEvents).isEmpty();
     assertThat(lock.isHeldByCurrentThread()).isTrue();
-    assertThat(factory().getLock(name).tryLock()).as("another factory, after the failover").isFalse();
+    assertThat(factory().getLock(name).tryLock())
+        .as("another factory, after the failover")
+        .isFalse();
     lock.unlock();
     assertThat(get(newMaster, name)).isNull();
     assertLockingWorksOn(newMaster, lock, fence);
@@ -138,7 +142,8 @@ class SentinelFailoverTest {
     try {
       fallBehind(master);
       lock.lock(); // replicated after the backlog: still in the master's memory when it dies
-      fence = lock.getFencingToken(); // issued by the master, as the key: neither reaches the replica
+      fence =
+          lock.getFencingToken(); // issued by the master, as the key: neither reaches the replica
       master.kill();
     } finally {
       replica.resume();
@@ -154,14 +159,17 @@ class SentinelFailoverTest {
 
   /**
    * Makes the frozen replica fall behind: writes expiring filler keys until the master holds
-   * replication data for it in its own output buffer (beyond what the sockets buffer), as
-   * {@code CLIENT LIST TYPE replica} shows in {@code omem}.
+   * replication data for it in its own output buffer (beyond what the sockets buffer), as {@code
+   * CLIENT LIST TYPE replica} shows in {@code omem}.
    */
   private static void fallBehind(RedisServer master) {
     byte[] filler = new byte[FILLER_CHUNK_BYTES];
     try (Jedis jedis = master.jedis(Duration.ofSeconds(10))) {
       for (int chunk = 0; chunk < MAX_FILLER_CHUNKS; chunk++) {
-        jedis.set(("filler:" + chunk).getBytes(StandardCharsets.UTF_8), filler, SetParams.setParams().px(60_000));
+        jedis.set(
+            ("filler:" + chunk).getBytes(StandardCharsets.UTF_8),
+            filler,
+            SetParams.setParams().px(60_000));
         if (replicaOutputBufferBytes(jedis) > FILLER_CHUNK_BYTES / 2) {
           return;
         }
@@ -171,8 +179,7 @@ class SentinelFailoverTest {
   }
 
   private static long replicaOutputBufferBytes(Jedis master) {
-    String line = master.clientList(ClientType.REPLICA).lines()
-        .findFirst().orElseThrow();
+    String line = master.clientList(ClientType.REPLICA).lines().findFirst().orElseThrow();
     String omem = line.substring(line.indexOf(" omem=") + 6);
     return Long.parseLong(omem.substring(0, omem.indexOf(' ')));
   }
@@ -183,7 +190,8 @@ class SentinelFailoverTest {
     try (Jedis jedis = newMaster.jedis()) {
       before = jedis.pttl(name);
     }
-    await("a renewal on the new master, or a lost hold").atMost(Timing.awaitAtMost())
+    await("a renewal on the new master, or a lost hold")
+        .atMost(Timing.awaitAtMost())
         .until(() -> !lostEvents.isEmpty() || pttl(newMaster) > before);
   }
 
@@ -194,7 +202,8 @@ class SentinelFailoverTest {
   }
 
   private void assertReportedLost(RedisDistributedLock lock, long fence) {
-    await("the hold reported lost").atMost(Timing.awaitAtMost())
+    await("the hold reported lost")
+        .atMost(Timing.awaitAtMost())
         .until(() -> lostEvents.size() == 1);
     assertThat(lostEvents.get(0).lockName()).isEqualTo(name);
     assertThat(lostEvents.get(0).fencingToken()).isEqualTo(fence);

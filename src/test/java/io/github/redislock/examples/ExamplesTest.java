@@ -51,9 +51,10 @@ class ExamplesTest {
   @AfterEach
   void nothingLeftBehind() {
     try (Jedis j = redis.jedis()) {
-      Set<String> left = j.keys("*").stream()
-          .filter(key -> !key.endsWith(":lock-meta"))
-          .collect(Collectors.toSet());
+      Set<String> left =
+          j.keys("*").stream()
+              .filter(key -> !key.endsWith(":lock-meta"))
+              .collect(Collectors.toSet());
       assertThat(left).as("keys left by the example").isEmpty();
       RedisInvariants.assertNoKeysWithoutTtl(j);
       RedisInvariants.assertNoSubscriptions(j);
@@ -62,10 +63,12 @@ class ExamplesTest {
     await("no non-daemon thread left, which would keep an example's JVM alive")
         .atMost(Timing.awaitAtMost())
         .pollInSameThread()
-        .untilAsserted(() -> assertThat(Thread.getAllStackTraces().keySet())
-            .filteredOn(t -> t.isAlive() && !t.isDaemon() && !threadsBefore.contains(t))
-            .extracting(Thread::getName)
-            .isEmpty());
+        .untilAsserted(
+            () ->
+                assertThat(Thread.getAllStackTraces().keySet())
+                    .filteredOn(t -> t.isAlive() && !t.isDaemon() && !threadsBefore.contains(t))
+                    .extracting(Thread::getName)
+                    .isEmpty());
   }
 
   @Test
@@ -125,8 +128,9 @@ class ExamplesTest {
 
   @Test
   void withoutRedisUrlTheExamplesStartAndStopTheirOwnServer() {
-    assumeTrue(System.getProperty(ExampleRedis.PROPERTY) == null
-        && System.getenv(ExampleRedis.ENVIRONMENT) == null);
+    assumeTrue(
+        System.getProperty(ExampleRedis.PROPERTY) == null
+            && System.getenv(ExampleRedis.ENVIRONMENT) == null);
 
     int port;
     try (ExampleRedis own = ExampleRedis.locate()) {

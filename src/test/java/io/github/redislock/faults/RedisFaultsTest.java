@@ -30,12 +30,11 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 import redis.clients.jedis.Jedis;
 
 /**
- * Faults injected into a real {@code redis-server}: paused (SIGSTOP), script cache flushed, a
- * reply lost on the way back.
+ * Faults injected into a real {@code redis-server}: paused (SIGSTOP), script cache flushed, a reply
+ * lost on the way back.
  */
 class RedisFaultsTest {
-  @RegisterExtension
-  static final RedisServerExtension redis = new RedisServerExtension();
+  @RegisterExtension static final RedisServerExtension redis = new RedisServerExtension();
   private final List<RedisLockFactory> factories = new ArrayList<>();
   private ExecutorService threads;
   private String name;
@@ -81,15 +80,18 @@ class RedisFaultsTest {
       RedisDistributedLock lock = factory.getLock(name);
       CountDownLatch locked = new CountDownLatch(1);
       CountDownLatch release = new CountDownLatch(1);
-      Future<Boolean> owner = threads.submit(() -> {
-        lock.lock();
-        lock.unlock(); // the server caches the release script: the stalled call runs, not NOSCRIPT
-        lock.lock();
-        locked.countDown();
-        release.await();
-        lock.unlock(); // its reply is lost: the retry finds the key gone, within the lease
-        return lock.isHeldByCurrentThread();
-      });
+      Future<Boolean> owner =
+          threads.submit(
+              () -> {
+                lock.lock();
+                lock.unlock(); // the server caches the release script: the stalled call runs, not
+                // NOSCRIPT
+                lock.lock();
+                locked.countDown();
+                release.await();
+                lock.unlock(); // its reply is lost: the retry finds the key gone, within the lease
+                return lock.isHeldByCurrentThread();
+              });
       assertThat(locked.await(Timing.awaitAtMost().toMillis(), TimeUnit.MILLISECONDS)).isTrue();
       proxy.stallReplies();
       release.countDown();
@@ -99,7 +101,8 @@ class RedisFaultsTest {
       proxy.cutAll(); // the release's reply is lost with its connection
       proxy.unstall();
       assertThat(owner.get(Timing.awaitAtMost().toMillis(), TimeUnit.MILLISECONDS))
-          .as("held after unlock").isFalse();
+          .as("held after unlock")
+          .isFalse();
       assertThat(lock.tryLock()).isTrue();
       lock.unlock();
     }
@@ -109,33 +112,39 @@ class RedisFaultsTest {
   void timedTryLockEndsByItsDeadlineWhenRedisIsPausedWhileItWaits() throws Exception {
     RedisDistributedLock held = factory().getLock(name);
     CompletableFuture<Void> release = new CompletableFuture<>();
-    Future<?> holder = threads.submit(() -> {
-      held.lock();
-      try {
-        release.join();
-      } finally {
-        held.unlock();
-      }
-      return null;
-    });
+    Future<?> holder =
+        threads.submit(
+            () -> {
+              held.lock();
+              try {
+                release.join();
+              } finally {
+                held.unlock();
+              }
+              return null;
+            });
     await().atMost(Timing.awaitAtMost()).until(held::isLocked);
 
     RedisDistributedLock lock = factory().getLock(name);
     Duration wait = Duration.ofSeconds(1);
     Thread[] waiter = new Thread[1];
-    Future<Boolean> attempt = threads.submit(() -> {
-      waiter[0] = Thread.currentThread();
-      return lock.tryLock(wait.toMillis(), TimeUnit.MILLISECONDS);
-    });
-    await().atMost(Timing.awaitAtMost()).until(() -> waiter[0] != null
-        && waiter[0].getState() == Thread.State.TIMED_WAITING);
+    Future<Boolean> attempt =
+        threads.submit(
+            () -> {
+              waiter[0] = Thread.currentThread();
+              return lock.tryLock(wait.toMillis(), TimeUnit.MILLISECONDS);
+            });
+    await()
+        .atMost(Timing.awaitAtMost())
+        .until(() -> waiter[0] != null && waiter[0].getState() == Thread.State.TIMED_WAITING);
     redis.server().pause();
     // The deadline plus a second of slack for a loaded machine; a stalled Redis call alone would
     // take the client's two socket timeouts plus a reconnect.
     await().atMost(Timing.scaled(wait.plusSeconds(1))).until(attempt::isDone);
-    assertThat(outcome(attempt)).satisfiesAnyOf(
-        result -> assertThat(result).isEqualTo(false),
-        result -> assertThat(result).isInstanceOf(RedisLockException.class));
+    assertThat(outcome(attempt))
+        .satisfiesAnyOf(
+            result -> assertThat(result).isEqualTo(false),
+            result -> assertThat(result).isInstanceOf(RedisLockException.class));
 
     redis.server().resume();
     release.complete(null);
@@ -145,12 +154,10 @@ class RedisFaultsTest {
   }
 
   @Test
-  void timedTryLockOnAPausedRedisThrowsByItsDeadlineAndLeavesNoKeyAfterResume()
-      throws Exception {
+  void timedTryLockOnAPausedRedisThrowsByItsDeadlineAndLeavesNoKeyAfterResume() throws Exception {
     RedisDistributedLock lock = factory().getLock(name);
     redis.server().pause();
-    Future<Boolean> attempt =
-        threads.submit(() -> lock.tryLock(300, TimeUnit.MILLISECONDS));
+    Future<Boolean> attempt = threads.submit(() -> lock.tryLock(300, TimeUnit.MILLISECONDS));
     await().atMost(Timing.scaled(Duration.ofMillis(1300))).until(attempt::isDone);
     assertThat(outcome(attempt)).isInstanceOf(RedisLockException.class);
     redis.server().resume();
@@ -167,15 +174,17 @@ class RedisFaultsTest {
     RedisDistributedLock lock = factory().getLock(name);
     redis.server().pause();
     Thread[] waiter = new Thread[1];
-    Future<Long> locked = threads.submit(() -> {
-      waiter[0] = Thread.currentThread();
-      lock.lock();
-      try {
-        return lock.getFencingToken();
-      } finally {
-        lock.unlock();
-      }
-    });
+    Future<Long> locked =
+        threads.submit(
+            () -> {
+              waiter[0] = Thread.currentThread();
+              lock.lock();
+              try {
+                return lock.getFencingToken();
+              } finally {
+                lock.unlock();
+              }
+            });
     await().atMost(Timing.awaitAtMost()).until(() -> waiter[0] != null);
     assertThat(locked).isNotDone();
     redis.server().resume();
@@ -187,17 +196,19 @@ class RedisFaultsTest {
     RedisLockFactory first = factory();
     RedisLockFactory second = factory();
     AtomicBoolean flushing = new AtomicBoolean(true);
-    Future<Integer> flusher = threads.submit(() -> {
-      int flushes = 0;
-      try (Jedis jedis = redis.server().jedis()) {
-        while (flushing.get()) {
-          jedis.scriptFlush();
-          flushes++;
-          Thread.onSpinWait();
-        }
-      }
-      return flushes;
-    });
+    Future<Integer> flusher =
+        threads.submit(
+            () -> {
+              int flushes = 0;
+              try (Jedis jedis = redis.server().jedis()) {
+                while (flushing.get()) {
+                  jedis.scriptFlush();
+                  flushes++;
+                  Thread.onSpinWait();
+                }
+              }
+              return flushes;
+            });
     // Visible to every thread (volatile semantics), but incremented non-atomically: only mutual
     // exclusion keeps the count exact and the overlap detector at zero.
     AtomicInteger counter = new AtomicInteger();
@@ -206,22 +217,24 @@ class RedisFaultsTest {
     List<Future<Integer>> workers = new ArrayList<>();
     for (int t = 0; t < 4; t++) {
       RedisDistributedLock lock = (t % 2 == 0 ? first : second).getLock(name);
-      workers.add(threads.submit(() -> {
-        int overlaps = 0;
-        for (int i = 0; i < perThread; i++) {
-          lock.lock();
-          try {
-            if (inside.incrementAndGet() != 1) {
-              overlaps++;
-            }
-            counter.set(counter.get() + 1);
-            inside.decrementAndGet();
-          } finally {
-            lock.unlock();
-          }
-        }
-        return overlaps;
-      }));
+      workers.add(
+          threads.submit(
+              () -> {
+                int overlaps = 0;
+                for (int i = 0; i < perThread; i++) {
+                  lock.lock();
+                  try {
+                    if (inside.incrementAndGet() != 1) {
+                      overlaps++;
+                    }
+                    counter.set(counter.get() + 1);
+                    inside.decrementAndGet();
+                  } finally {
+                    lock.unlock();
+                  }
+                }
+                return overlaps;
+              }));
     }
     int overlaps = 0;
     for (Future<Integer> worker : workers) {

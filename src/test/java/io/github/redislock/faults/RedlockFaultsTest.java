@@ -77,10 +77,11 @@ class RedlockFaultsTest {
   }
 
   private RedisLockFactory factory() {
-    RedisLockFactory factory = RedisLockFactory.builder()
-        .redlock(masters.stream().map(RedisServer::uri).toArray(String[]::new))
-        .redlockNodeTimeout(Timing.scaled(Duration.ofMillis(100)))
-        .build();
+    RedisLockFactory factory =
+        RedisLockFactory.builder()
+            .redlock(masters.stream().map(RedisServer::uri).toArray(String[]::new))
+            .redlockNodeTimeout(Timing.scaled(Duration.ofMillis(100)))
+            .build();
     factories.add(factory);
     return factory;
   }
@@ -107,7 +108,8 @@ class RedlockFaultsTest {
     masters.get(2).kill();
     masters.get(4).kill();
     RedisDistributedLock lock = factory().getLock(name);
-    assertThatThrownBy(lock::tryLock).isInstanceOf(RedisLockException.class)
+    assertThatThrownBy(lock::tryLock)
+        .isInstanceOf(RedisLockException.class)
         .hasMessageContaining("majority");
     masters.get(0).restart();
     masters.get(2).restart();
@@ -129,7 +131,8 @@ class RedlockFaultsTest {
         }
       }
       boolean majorityFree = Integer.bitCount(mask) <= 2;
-      assertThat(lock.tryLock()).as("clogged nodes %s", Integer.toBinaryString(mask))
+      assertThat(lock.tryLock())
+          .as("clogged nodes %s", Integer.toBinaryString(mask))
           .isEqualTo(majorityFree);
       if (majorityFree) {
         lock.unlock();
@@ -138,7 +141,8 @@ class RedlockFaultsTest {
         int master = i;
         if ((mask & (1 << i)) == 0) {
           await("free node " + i + " after pattern " + Integer.toBinaryString(mask))
-              .atMost(Timing.awaitAtMost()).until(() -> valueOn(master) == null);
+              .atMost(Timing.awaitAtMost())
+              .until(() -> valueOn(master) == null);
         } else {
           assertThat(valueOn(i)).isEqualTo("someone-else");
           try (Jedis jedis = masters.get(i).jedis()) {
@@ -166,7 +170,8 @@ class RedlockFaultsTest {
     masters.get(2).pause();
     Future<Boolean> attempt = threads.submit(() -> lock.tryLock(500, TimeUnit.MILLISECONDS));
     await().atMost(Timing.scaled(Duration.ofMillis(1500))).until(attempt::isDone);
-    assertThatThrownBy(attempt::get).isInstanceOf(ExecutionException.class)
+    assertThatThrownBy(attempt::get)
+        .isInstanceOf(ExecutionException.class)
         .hasCauseInstanceOf(RedisLockException.class);
     masters.get(0).resume();
     masters.get(1).resume();
@@ -204,18 +209,23 @@ class RedlockFaultsTest {
     RedisLockFactory factory = factory();
     RedisDistributedLock held = factory().getLock(name);
     held.lock();
-    Future<Boolean> waiter = threads.submit(() -> {
-      RedisDistributedLock lock = factory.getLock(name);
-      lock.lock();
-      lock.unlock();
-      return true;
-    });
-    await().atMost(Timing.awaitAtMost()).until(() -> {
-      try (Jedis jedis = masters.get(0).jedis()) {
-        return jedis.pubsubNumSub("{" + name + "}:lock-wake").values().stream()
-            .anyMatch(count -> count > 0);
-      }
-    });
+    Future<Boolean> waiter =
+        threads.submit(
+            () -> {
+              RedisDistributedLock lock = factory.getLock(name);
+              lock.lock();
+              lock.unlock();
+              return true;
+            });
+    await()
+        .atMost(Timing.awaitAtMost())
+        .until(
+            () -> {
+              try (Jedis jedis = masters.get(0).jedis()) {
+                return jedis.pubsubNumSub("{" + name + "}:lock-wake").values().stream()
+                    .anyMatch(count -> count > 0);
+              }
+            });
     held.unlock();
     assertThat(waiter.get(Timing.awaitAtMost().toMillis(), TimeUnit.MILLISECONDS)).isTrue();
   }

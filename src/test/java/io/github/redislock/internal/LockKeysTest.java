@@ -11,9 +11,23 @@ import redis.clients.jedis.util.JedisClusterCRC16;
 class LockKeysTest {
 
   @ParameterizedTest
-  @ValueSource(strings = {
-      "orders", "{user:1}:cart", "a{b", "a}b", "{}x", "}{", "{", "}", "x{}y{z}", "{a}{b}",
-      "prefix:{tag}", "ünïcødé", "a b c", "{{x}}"})
+  @ValueSource(
+      strings = {
+        "orders",
+        "{user:1}:cart",
+        "a{b",
+        "a}b",
+        "{}x",
+        "}{",
+        "{",
+        "}",
+        "x{}y{z}",
+        "{a}{b}",
+        "prefix:{tag}",
+        "ünïcødé",
+        "a b c",
+        "{{x}}"
+      })
   void companionKeysShareTheLockKeysSlot(String key) {
     LockKeys keys = LockKeys.of(key);
     int slot = JedisClusterCRC16.getSlot(key);

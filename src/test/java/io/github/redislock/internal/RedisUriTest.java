@@ -40,8 +40,11 @@ class RedisUriTest {
   void sentinelUriNamesTheSentinelsTheMasterAndTheDatabase() {
     RedisUri uri = RedisUri.parse("redis-sentinel://u:p@s1:26379,s2:26380,[::1]:26381/orders/2");
     assertThat(uri.kind()).isEqualTo(Kind.SENTINEL);
-    assertThat(uri.nodes()).containsExactly(
-        new HostAndPort("s1", 26379), new HostAndPort("s2", 26380), new HostAndPort("::1", 26381));
+    assertThat(uri.nodes())
+        .containsExactly(
+            new HostAndPort("s1", 26379),
+            new HostAndPort("s2", 26380),
+            new HostAndPort("::1", 26381));
     assertThat(uri.masterName()).isEqualTo("orders");
     assertThat(uri.database()).isEqualTo(2);
     assertThat(uri.user()).isEqualTo("u");
@@ -52,7 +55,8 @@ class RedisUriTest {
   void clusterUriNamesTheSeedNodes() {
     RedisUri uri = RedisUri.parse("redis-cluster://n1:7000,n2:7001");
     assertThat(uri.kind()).isEqualTo(Kind.CLUSTER);
-    assertThat(uri.nodes()).containsExactly(new HostAndPort("n1", 7000), new HostAndPort("n2", 7001));
+    assertThat(uri.nodes())
+        .containsExactly(new HostAndPort("n1", 7000), new HostAndPort("n2", 7001));
     assertThat(RedisUri.parse("redis-cluster://n1:7000/").nodes()).hasSize(1);
   }
 
@@ -74,36 +78,40 @@ class RedisUriTest {
     assertThat(RedisClients.describe("redis-sentinel://u:secret@s1:1,s2:2/m/3"))
         .isEqualTo("redis-sentinel://s1:1,s2:2/m/3");
     assertThat(RedisClients.describe("rediss://:secret@h:1")).isEqualTo("rediss://h:1");
-    assertThat(RedisClients.describe("redis-cluster://u:secret@h:1")).isEqualTo("redis-cluster://h:1");
+    assertThat(RedisClients.describe("redis-cluster://u:secret@h:1"))
+        .isEqualTo("redis-cluster://h:1");
   }
 
   @ParameterizedTest(name = "[{index}] {1}")
-  @CsvSource(delimiter = '|', value = {
-      "''                                    | no scheme",
-      "localhost:6379                        | no scheme",
-      "http://localhost:6379                 | unknown scheme 'http'",
-      "redis://                              | host is missing",
-      "redis://h                             | 'h' has no port",
-      "redis://:6379                         | ':6379' has no host",
-      "redis://h:0                           | port of 'h:0'",
-      "redis://h:65536                       | port of 'h:65536'",
-      "redis://h:x1                          | port of 'h:x1'",
-      "redis://h:1/x                         | database 'x'",
-      "redis://h:1/1/2                       | database '1/2'",
-      "redis://h:1?protocol=3                | query parameters",
-      "redis://h:1,g:2                       | names 2 hosts",
-      "redis://user@h:1                      | user:password or :password",
-      "redis://u:@h:1                        | password is empty",
-      "redis://u:%zz@h:1                     | password has a '%'",
-      "redis://::1:6379                      | IPv6 host goes in brackets",
-      "redis://[::1]6379                     | not [ipv6]:port",
-      "redis-sentinel://s1:1,s2:2            | master name is missing",
-      "redis-sentinel://s1:1,s2:2/           | master name is missing",
-      "redis-sentinel://s1:1,,s2:2/m         | address in the host list is empty",
-      "redis-sentinel://s1:1,s2:2/m/db       | database 'db'",
-      "redis-cluster://n1:1,n2               | 'n2' has no port",
-      "redis-cluster://n1:1/0                | only database 0",
-      "redis-cluster://n1:1,                 | address in the host list is empty"})
+  @CsvSource(
+      delimiter = '|',
+      value = {
+        "''                                    | no scheme",
+        "localhost:6379                        | no scheme",
+        "http://localhost:6379                 | unknown scheme 'http'",
+        "redis://                              | host is missing",
+        "redis://h                             | 'h' has no port",
+        "redis://:6379                         | ':6379' has no host",
+        "redis://h:0                           | port of 'h:0'",
+        "redis://h:65536                       | port of 'h:65536'",
+        "redis://h:x1                          | port of 'h:x1'",
+        "redis://h:1/x                         | database 'x'",
+        "redis://h:1/1/2                       | database '1/2'",
+        "redis://h:1?protocol=3                | query parameters",
+        "redis://h:1,g:2                       | names 2 hosts",
+        "redis://user@h:1                      | user:password or :password",
+        "redis://u:@h:1                        | password is empty",
+        "redis://u:%zz@h:1                     | password has a '%'",
+        "redis://::1:6379                      | IPv6 host goes in brackets",
+        "redis://[::1]6379                     | not [ipv6]:port",
+        "redis-sentinel://s1:1,s2:2            | master name is missing",
+        "redis-sentinel://s1:1,s2:2/           | master name is missing",
+        "redis-sentinel://s1:1,,s2:2/m         | address in the host list is empty",
+        "redis-sentinel://s1:1,s2:2/m/db       | database 'db'",
+        "redis-cluster://n1:1,n2               | 'n2' has no port",
+        "redis-cluster://n1:1/0                | only database 0",
+        "redis-cluster://n1:1,                 | address in the host list is empty"
+      })
   void malformedUrisAreRejectedNamingTheBadPart(String uri, String problem) {
     assertThatThrownBy(() -> RedisClients.validate(uri))
         .isInstanceOf(IllegalArgumentException.class)
@@ -113,7 +121,8 @@ class RedisUriTest {
 
   @Test
   void messagesNeverRepeatThePassword() {
-    for (String uri : List.of("redis://u:secret@h", "redis-sentinel://:secret@s:1", "redis://u:secret@h:1/x")) {
+    for (String uri :
+        List.of("redis://u:secret@h", "redis-sentinel://:secret@s:1", "redis://u:secret@h:1/x")) {
       assertThatThrownBy(() -> RedisClients.validate(uri))
           .isInstanceOf(IllegalArgumentException.class)
           .hasMessageNotContaining("secret")
@@ -123,15 +132,18 @@ class RedisUriTest {
 
   @Test
   void unreachableSentinelsAreARedisLockExceptionAtCreation() {
-    assertThatThrownBy(() -> RedisClients.create(
-            "redis-sentinel://127.0.0.1:1/mymaster", Duration.ofMillis(200)))
+    assertThatThrownBy(
+            () ->
+                RedisClients.create(
+                    "redis-sentinel://127.0.0.1:1/mymaster", Duration.ofMillis(200)))
         .isInstanceOf(RedisLockException.class)
         .hasMessageContaining("redis-sentinel://127.0.0.1:1/mymaster");
   }
 
   @Test
   void unreachableClusterIsARedisLockExceptionAtCreation() {
-    assertThatThrownBy(() -> RedisClients.create("redis-cluster://127.0.0.1:1", Duration.ofMillis(200)))
+    assertThatThrownBy(
+            () -> RedisClients.create("redis-cluster://127.0.0.1:1", Duration.ofMillis(200)))
         .isInstanceOf(RedisLockException.class)
         .hasMessageContaining("redis-cluster://127.0.0.1:1");
   }

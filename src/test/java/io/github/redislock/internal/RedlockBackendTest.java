@@ -44,8 +44,9 @@ class RedlockBackendTest {
 
   private RedlockBackend backend(Duration nodeTimeout) {
     List<String> labels = masters.stream().map(RedisServer::uri).toList();
-    backend = new RedlockBackend(clients, labels, false, 60_000, nodeTimeout.toNanos(),
-        nodeTimeout.toNanos());
+    backend =
+        new RedlockBackend(
+            clients, labels, false, 60_000, nodeTimeout.toNanos(), nodeTimeout.toNanos());
     return backend;
   }
 
@@ -90,10 +91,13 @@ class RedlockBackendTest {
         continue;
       }
       try (Jedis jedis = master.jedis()) {
-        await().atMost(Timing.awaitAtMost()).until(() -> {
-          String value = jedis.get(keys.lock());
-          return value == null || value.equals("someone-else");
-        });
+        await()
+            .atMost(Timing.awaitAtMost())
+            .until(
+                () -> {
+                  String value = jedis.get(keys.lock());
+                  return value == null || value.equals("someone-else");
+                });
       }
     }
   }
@@ -102,10 +106,13 @@ class RedlockBackendTest {
   void acquisitionSlowerThanTheLeaseIsRefusedAndReleasedEverywhere() {
     RedlockBackend redlock = backend(Duration.ofSeconds(5));
     for (int i = 0; i < 3; i++) {
-      proxies.get(i).setDelay(Duration.ofMillis(150)); // each way: a majority answers after the lease
+      proxies
+          .get(i)
+          .setDelay(Duration.ofMillis(150)); // each way: a majority answers after the lease
     }
     assertThatThrownBy(() -> redlock.tryAcquire(keys, Tokens.next(), 200, LockBackend.Ask.PROBE))
-        .isInstanceOf(RedisLockException.class).hasMessageContaining("leaving no validity")
+        .isInstanceOf(RedisLockException.class)
+        .hasMessageContaining("leaving no validity")
         .satisfies(e -> assertThat(Failures.isTransient(e)).isTrue());
     awaitNoKeyOfOurs();
   }
@@ -162,7 +169,8 @@ class RedlockBackendTest {
     RedlockBackend redlock = backend(Timing.scaled(Duration.ofSeconds(2)));
     clog(0, 1);
     masters.get(2).kill();
-    assertThat(redlock.tryAcquire(keys, Tokens.next(), 10_000, LockBackend.Ask.PROBE).acquired()).isFalse();
+    assertThat(redlock.tryAcquire(keys, Tokens.next(), 10_000, LockBackend.Ask.PROBE).acquired())
+        .isFalse();
     awaitNoKeyOfOurs();
   }
 
@@ -194,7 +202,9 @@ class RedlockBackendTest {
       }
     }
     assertThat(redlock.extend(keys, token, 10_000)).isFalse();
-    assertThat(redlock.release(keys, token, 0, held.grant()).released()).as("a lost hold").isFalse();
+    assertThat(redlock.release(keys, token, 0, held.grant()).released())
+        .as("a lost hold")
+        .isFalse();
     awaitNoKeyOfOurs();
   }
 
@@ -213,8 +223,8 @@ class RedlockBackendTest {
   @Test
   void fencingTokenIsTheMaximumOverTheMajorityAndConfirmingRaisesIt() {
     RedlockBackend redlock = backend(Timing.scaled(Duration.ofSeconds(2)));
-    long ahead = TimeUnit.MILLISECONDS.toMicros(System.currentTimeMillis())
-        + TimeUnit.DAYS.toMicros(1);
+    long ahead =
+        TimeUnit.MILLISECONDS.toMicros(System.currentTimeMillis()) + TimeUnit.DAYS.toMicros(1);
     try (Jedis jedis = masters.get(4).jedis()) {
       jedis.hset(keys.companion(), "c", Long.toString(ahead));
       jedis.pexpire(keys.companion(), 60_000);

@@ -5,14 +5,14 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.github.redislock.internal.LockBackend.Ask;
 import io.github.redislock.testing.RedisInvariants;
 import io.github.redislock.testing.RedisServer;
+import java.util.HashMap;
+import java.util.Map;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
-import java.util.HashMap;
-import java.util.Map;
 import redis.clients.jedis.Jedis;
 import redis.clients.jedis.RedisClient;
 

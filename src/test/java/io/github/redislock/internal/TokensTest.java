@@ -28,15 +28,17 @@ class TokensTest {
     try {
       List<Future<Integer>> duplicates = new ArrayList<>();
       for (int t = 0; t < 4; t++) {
-        duplicates.add(threads.submit(() -> {
-          int found = 0;
-          for (int i = 0; i < 25_000; i++) {
-            if (!seen.add(Tokens.next())) {
-              found++;
-            }
-          }
-          return found;
-        }));
+        duplicates.add(
+            threads.submit(
+                () -> {
+                  int found = 0;
+                  for (int i = 0; i < 25_000; i++) {
+                    if (!seen.add(Tokens.next())) {
+                      found++;
+                    }
+                  }
+                  return found;
+                }));
       }
       for (Future<Integer> found : duplicates) {
         assertThat(found.get(1, TimeUnit.MINUTES)).isZero();

@@ -37,7 +37,8 @@ class WakeUpsTest {
 
   @Test
   void publishOnTheChannelRaisesTheRegisteredSignal() {
-    try (WakeUps wakeUps = new WakeUps(client, executor); Jedis jedis = server.jedis()) {
+    try (WakeUps wakeUps = new WakeUps(client, executor);
+        Jedis jedis = server.jedis()) {
       Signal signal = new Signal();
       wakeUps.register("ch-a", signal);
       await().atMost(Timing.awaitAtMost()).until(() -> wakeUps.isActive("ch-a"));
@@ -50,12 +51,14 @@ class WakeUpsTest {
 
   @Test
   void channelsShareOneConnectionAndItIsGivenBackWhenNobodyWaits() {
-    try (WakeUps wakeUps = new WakeUps(client, executor); Jedis jedis = server.jedis()) {
+    try (WakeUps wakeUps = new WakeUps(client, executor);
+        Jedis jedis = server.jedis()) {
       Signal first = new Signal();
       Signal second = new Signal();
       wakeUps.register("ch-1", first);
       wakeUps.register("ch-2", second);
-      await().atMost(Timing.awaitAtMost())
+      await()
+          .atMost(Timing.awaitAtMost())
           .until(() -> wakeUps.isActive("ch-1") && wakeUps.isActive("ch-2"));
       assertThat(subscriberConnections(jedis)).isEqualTo(1);
       wakeUps.unregister("ch-1", first);
@@ -68,7 +71,8 @@ class WakeUpsTest {
 
   @Test
   void aNewRegistrationAfterTheConnectionWasGivenBackSubscribesAgain() {
-    try (WakeUps wakeUps = new WakeUps(client, executor); Jedis jedis = server.jedis()) {
+    try (WakeUps wakeUps = new WakeUps(client, executor);
+        Jedis jedis = server.jedis()) {
       for (int round = 0; round < 3; round++) {
         Signal signal = new Signal();
         wakeUps.register("ch-again", signal);
@@ -84,7 +88,8 @@ class WakeUpsTest {
 
   @Test
   void aChannelStaysSubscribedForAWhileAfterItsLastWaiterLeft() {
-    try (WakeUps wakeUps = new WakeUps(client, executor); Jedis jedis = server.jedis()) {
+    try (WakeUps wakeUps = new WakeUps(client, executor);
+        Jedis jedis = server.jedis()) {
       Signal first = new Signal();
       wakeUps.register("ch-linger", first);
       await().atMost(Timing.awaitAtMost()).until(() -> wakeUps.isActive("ch-linger"));

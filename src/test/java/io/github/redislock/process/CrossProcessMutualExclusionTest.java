@@ -25,8 +25,12 @@ class CrossProcessMutualExclusionTest extends ProcessTestBase {
   @Test
   void nonAtomicIncrementsUnderTheLockLoseNothingAcrossProcesses() {
     String counter = name + ":counter";
-    ownKeys(counter, LockWorker.insideKey(name), LockWorker.fenceKey(name),
-        LockWorker.lastHolderKey(name), LockWorker.goKey(name));
+    ownKeys(
+        counter,
+        LockWorker.insideKey(name),
+        LockWorker.fenceKey(name),
+        LockWorker.lastHolderKey(name),
+        LockWorker.goKey(name));
 
     List<JvmProcess> workers = startCounters(JVMS, THREADS, INCREMENTS, counter);
     long started = System.nanoTime();
@@ -35,11 +39,13 @@ class CrossProcessMutualExclusionTest extends ProcessTestBase {
 
     long handoffs = 0;
     for (JvmProcess worker : workers) {
-      assertThat(worker.exitValue()).as("exit code of %s; output:%n%s", worker, worker.output())
+      assertThat(worker.exitValue())
+          .as("exit code of %s; output:%n%s", worker, worker.output())
           .isZero();
       assertThat(valueIn(worker, "violations")).as("overlaps seen by %s", worker).isZero();
       assertThat(valueIn(worker, "fencing-violations"))
-          .as("fencing tokens not increasing, seen by %s", worker).isZero();
+          .as("fencing tokens not increasing, seen by %s", worker)
+          .isZero();
       handoffs += valueIn(worker, "handoffs");
     }
     try (Jedis jedis = redis.jedis()) {
@@ -49,8 +55,9 @@ class CrossProcessMutualExclusionTest extends ProcessTestBase {
     }
     // Every JVM but the first to lock takes the lock over from another JVM at least once.
     assertThat(handoffs).isGreaterThanOrEqualTo(JVMS);
-    System.out.printf("%d JVMs x %d threads x %d increments under the lock: %d ms,"
-        + " %d acquisitions right after another JVM's hold%n",
+    System.out.printf(
+        "%d JVMs x %d threads x %d increments under the lock: %d ms,"
+            + " %d acquisitions right after another JVM's hold%n",
         JVMS, THREADS, INCREMENTS, millis, handoffs);
   }
 
@@ -61,8 +68,12 @@ class CrossProcessMutualExclusionTest extends ProcessTestBase {
   @Test
   void theWorkersReportOverlapsAndStaleTokens() {
     String counter = name + ":counter";
-    ownKeys(counter, LockWorker.insideKey(name), LockWorker.fenceKey(name),
-        LockWorker.lastHolderKey(name), LockWorker.goKey(name));
+    ownKeys(
+        counter,
+        LockWorker.insideKey(name),
+        LockWorker.fenceKey(name),
+        LockWorker.lastHolderKey(name),
+        LockWorker.goKey(name));
     try (Jedis jedis = redis.jedis()) {
       jedis.set(LockWorker.insideKey(name), "1"); // an intruder that never leaves
       jedis.set(LockWorker.fenceKey(name), Long.toString(Long.MAX_VALUE));
@@ -84,8 +95,14 @@ class CrossProcessMutualExclusionTest extends ProcessTestBase {
   private List<JvmProcess> startCounters(int jvms, int threads, int increments, String counter) {
     List<JvmProcess> workers = new ArrayList<>();
     for (int i = 0; i < jvms; i++) {
-      workers.add(worker("count", redis.uri(), name, counter,
-          Integer.toString(threads), Integer.toString(increments)));
+      workers.add(
+          worker(
+              "count",
+              redis.uri(),
+              name,
+              counter,
+              Integer.toString(threads),
+              Integer.toString(increments)));
     }
     for (JvmProcess worker : workers) {
       worker.awaitOutputLine("ready", Timing.awaitAtMost());

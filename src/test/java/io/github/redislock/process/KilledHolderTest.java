@@ -30,11 +30,14 @@ class KilledHolderTest extends ProcessTestBase {
     // While the holder lives, a contender waiting longer than one lease still times out: the
     // holder's renewals keep the key alive past its first lease.
     Duration waitLongerThanALease = LEASE.plus(LEASE.dividedBy(2));
-    JvmProcess early = worker("acquire", redis.uri(), name, millis(LEASE), millis(waitLongerThanALease));
+    JvmProcess early =
+        worker("acquire", redis.uri(), name, millis(LEASE), millis(waitLongerThanALease));
     awaitExit(early);
     assertThat(early.exitValue()).as("exit code; output:%n%s", early.output()).isZero();
-    assertThat(early.output()).as("output of the contender while the holder lives")
-        .contains("timed-out").doesNotContain("acquired");
+    assertThat(early.output())
+        .as("output of the contender while the holder lives")
+        .contains("timed-out")
+        .doesNotContain("acquired");
     assertThat(holder.isAlive()).isTrue();
     try (Jedis jedis = redis.jedis()) {
       assertThat(jedis.get(name)).as("the holder's token, still in the key").isEqualTo(holderValue);
@@ -43,15 +46,19 @@ class KilledHolderTest extends ProcessTestBase {
     holder.kill();
     assertThat(holder.exitValue()).isEqualTo(137);
     try (Jedis jedis = redis.jedis()) {
-      assertThat(jedis.get(name)).as("the dead holder's key, until its lease runs out")
+      assertThat(jedis.get(name))
+          .as("the dead holder's key, until its lease runs out")
           .isIn(holderValue, null);
     }
 
-    JvmProcess late = worker("acquire", redis.uri(), name, millis(LEASE), millis(LEASE.multipliedBy(3)));
+    JvmProcess late =
+        worker("acquire", redis.uri(), name, millis(LEASE), millis(LEASE.multipliedBy(3)));
     awaitExit(late);
     assertThat(late.exitValue()).as("exit code; output:%n%s", late.output()).isZero();
     late.awaitOutputLine("acquired", Duration.ZERO);
-    assertThat(valueIn(late, "token")).as("the new holder's fencing token").isGreaterThan(holderToken);
+    assertThat(valueIn(late, "token"))
+        .as("the new holder's fencing token")
+        .isGreaterThan(holderToken);
     try (Jedis jedis = redis.jedis()) {
       assertThat(jedis.exists(name)).as("lock key after the new holder's unlock").isFalse();
     }

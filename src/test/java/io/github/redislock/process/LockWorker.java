@@ -22,16 +22,16 @@ import redis.clients.jedis.Jedis;
  * <ul>
  *   <li>{@code count <redisUri> <lockName> <counterKey> <threads> <incrementsPerThread>
  *       [<dataUri>]}: builds a factory (a comma-separated list of URIs means Redlock over those
- *       masters; the counter and checks then live on {@code dataUri}), prints {@code ready}, waits until the key {@link #goKey(String)} exists, then each
- *       thread increments the counter non-atomically ({@code GET}, then {@code SET value + 1}) under
- *       the lock, on its own raw connection. Each critical section also checks, in Redis, that
- *       nobody else is inside ({@code INCR} {@link #insideKey(String)} must answer 1) and that its
- *       fencing token is greater than the greatest one seen so far under the lock (kept in
- *       {@link #fenceKey(String)}). Prints
+ *       masters; the counter and checks then live on {@code dataUri}), prints {@code ready}, waits
+ *       until the key {@link #goKey(String)} exists, then each thread increments the counter
+ *       non-atomically ({@code GET}, then {@code SET value + 1}) under the lock, on its own raw
+ *       connection. Each critical section also checks, in Redis, that nobody else is inside ({@code
+ *       INCR} {@link #insideKey(String)} must answer 1) and that its fencing token is greater than
+ *       the greatest one seen so far under the lock (kept in {@link #fenceKey(String)}). Prints
  *       {@code done violations=N fencing-violations=M handoffs=H}, where a handoff is an
  *       acquisition right after a hold by another JVM, and exits 0.
- *   <li>{@code hold <redisUri> <lockName> <leaseMillis>}: acquires the lock, prints
- *       {@code locked token=T} and blocks until killed.
+ *   <li>{@code hold <redisUri> <lockName> <leaseMillis>}: acquires the lock, prints {@code locked
+ *       token=T} and blocks until killed.
  *   <li>{@code acquire <redisUri> <lockName> <leaseMillis> <timeoutMillis>}: {@code tryLock} with
  *       the timeout, prints {@code acquired token=T} (then unlocks) or {@code timed-out}, exits 0.
  * </ul>
@@ -50,13 +50,16 @@ public final class LockWorker {
           "-D" + Timing.TIME_SCALE_PROPERTY + "=" + Timing.scale());
 
   private static final Duration RAW_TIMEOUT = Duration.ofSeconds(5);
+
   /** Redlock masters here share two cores with every JVM of the test: allow them some slack. */
   private static final Duration NODE_TIMEOUT = Timing.scaled(Duration.ofMillis(200));
+
   /**
    * The lease of Redlock workers: short, so that a test can keep a killed master down for longer
    * than any lease before restarting it, as Redlock requires of masters without persistence.
    */
   static final Duration REDLOCK_LEASE = Timing.scaled(Duration.ofSeconds(2));
+
   private static final Duration GO_TIMEOUT = Duration.ofSeconds(60);
 
   private LockWorker() {}
@@ -118,8 +121,13 @@ public final class LockWorker {
         if (args.length != 7) {
           requireArgs(args, 6);
         }
-        count(args[1], args.length == 7 ? args[6] : args[1], args[2], args[3],
-            Integer.parseInt(args[4]), Integer.parseInt(args[5]));
+        count(
+            args[1],
+            args.length == 7 ? args[6] : args[1],
+            args[2],
+            args[3],
+            Integer.parseInt(args[4]),
+            Integer.parseInt(args[5]));
         return 0;
       case "hold":
         requireArgs(args, 4);
@@ -222,9 +230,12 @@ public final class LockWorker {
       throw new IllegalStateException("a counting thread failed", failure.get());
     }
     System.out.println(
-        "done violations=" + violations.get()
-            + " fencing-violations=" + fencingViolations.get()
-            + " handoffs=" + handoffs.get());
+        "done violations="
+            + violations.get()
+            + " fencing-violations="
+            + fencingViolations.get()
+            + " handoffs="
+            + handoffs.get());
   }
 
   private static void awaitGo(Jedis jedis, String goKey) throws InterruptedException {
@@ -242,7 +253,10 @@ public final class LockWorker {
   private static void hold(String uri, String lockName, long leaseMillis)
       throws InterruptedException {
     RedisLockFactory factory =
-        RedisLockFactory.builder().standalone(uri).leaseTime(Duration.ofMillis(leaseMillis)).build();
+        RedisLockFactory.builder()
+            .standalone(uri)
+            .leaseTime(Duration.ofMillis(leaseMillis))
+            .build();
     RedisDistributedLock lock = factory.getLock(lockName);
     lock.lock();
     System.out.println("locked token=" + lock.getFencingToken());
@@ -280,7 +294,9 @@ public final class LockWorker {
    */
   private static RedisLockFactory.Builder builderFor(String uris) {
     return uris.contains(",")
-        ? RedisLockFactory.builder().redlock(uris.split(",")).redlockNodeTimeout(NODE_TIMEOUT)
+        ? RedisLockFactory.builder()
+            .redlock(uris.split(","))
+            .redlockNodeTimeout(NODE_TIMEOUT)
             .leaseTime(REDLOCK_LEASE)
         : RedisLockFactory.builder().standalone(uris);
   }

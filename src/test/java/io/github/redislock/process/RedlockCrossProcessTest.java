@@ -20,8 +20,8 @@ import redis.clients.jedis.params.SetParams;
 /**
  * Mutual exclusion across JVM processes under Redlock over five masters, also while one master is
  * killed and restarted (empty, after a delay longer than the lease, as Redlock requires of masters
- * without persistence) during the run. The counter and the workers' overlap and fencing
- * checks live on a sixth server that no fault touches.
+ * without persistence) during the run. The counter and the workers' overlap and fencing checks live
+ * on a sixth server that no fault touches.
  */
 class RedlockCrossProcessTest extends ProcessTestBase {
   private static final int JVMS = 3;
@@ -73,10 +73,13 @@ class RedlockCrossProcessTest extends ProcessTestBase {
       long atKill = counterValue(data, counter);
       // Locking goes on with four masters. The victim, which has no persistence, rejoins only
       // after every lease it may have granted has run out: Redlock's delayed restart.
-      await().atMost(Timing.awaitAtMost())
-          .until(() -> (counterValue(data, counter) >= atKill + 100
-                  && System.nanoTime() - killedAt > 2 * LockWorker.REDLOCK_LEASE.toNanos())
-              || workers.stream().noneMatch(JvmProcess::isAlive));
+      await()
+          .atMost(Timing.awaitAtMost())
+          .until(
+              () ->
+                  (counterValue(data, counter) >= atKill + 100
+                          && System.nanoTime() - killedAt > 2 * LockWorker.REDLOCK_LEASE.toNanos())
+                      || workers.stream().noneMatch(JvmProcess::isAlive));
       victim.restart();
     }
     awaitAndCheck(workers);
@@ -89,13 +92,24 @@ class RedlockCrossProcessTest extends ProcessTestBase {
 
   private List<JvmProcess> startCounters() {
     String counter = name + ":counter";
-    ownKeys(counter, LockWorker.insideKey(name), LockWorker.fenceKey(name),
-        LockWorker.lastHolderKey(name), LockWorker.goKey(name));
+    ownKeys(
+        counter,
+        LockWorker.insideKey(name),
+        LockWorker.fenceKey(name),
+        LockWorker.lastHolderKey(name),
+        LockWorker.goKey(name));
     String lockUris = String.join(",", masters.stream().map(RedisServer::uri).toList());
     List<JvmProcess> workers = new ArrayList<>();
     for (int i = 0; i < JVMS; i++) {
-      workers.add(worker("count", lockUris, name, counter, Integer.toString(THREADS),
-          Integer.toString(INCREMENTS), redis.uri()));
+      workers.add(
+          worker(
+              "count",
+              lockUris,
+              name,
+              counter,
+              Integer.toString(THREADS),
+              Integer.toString(INCREMENTS),
+              redis.uri()));
     }
     for (JvmProcess worker : workers) {
       worker.awaitOutputLine("ready", Timing.awaitAtMost());
@@ -112,11 +126,13 @@ class RedlockCrossProcessTest extends ProcessTestBase {
       assertThat(worker.waitFor(bound))
           .as("%s finished within %s; output so far:%n%s", worker, bound, worker.output())
           .isTrue();
-      assertThat(worker.exitValue()).as("exit code of %s; output:%n%s", worker, worker.output())
+      assertThat(worker.exitValue())
+          .as("exit code of %s; output:%n%s", worker, worker.output())
           .isZero();
       assertThat(valueIn(worker, "violations")).as("overlaps seen by %s", worker).isZero();
       assertThat(valueIn(worker, "fencing-violations"))
-          .as("fencing tokens not increasing, seen by %s", worker).isZero();
+          .as("fencing tokens not increasing, seen by %s", worker)
+          .isZero();
     }
     try (Jedis jedis = redis.jedis()) {
       assertThat(jedis.get(name + ":counter"))

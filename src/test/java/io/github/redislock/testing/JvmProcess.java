@@ -29,168 +29,181 @@ import java.util.List;
  */
 public final class JvmProcess implements AutoCloseable {
 
-    private final String name;
-    private final Process process;
-    private final Path outputFile;
+  private final String name;
+  private final Process process;
+  private final Path outputFile;
 
-    private JvmProcess(String name, Process process, Path outputFile) {
-        this.name = name;
-        this.process = process;
-        this.outputFile = outputFile;
-    }
+  private JvmProcess(String name, Process process, Path outputFile) {
+    this.name = name;
+    this.process = process;
+    this.outputFile = outputFile;
+  }
 
-    /**
-     * This JVM's class path, for a child JVM: under {@code mvn exec:java} not
-     * {@code java.class.path} (that is Maven's) but the URLs of the class loader the plugin built.
-     *
-     * @return the class path, entries separated by {@link File#pathSeparator}
-     */
-    public static String classPath() {
-        if (JvmProcess.class.getClassLoader() instanceof URLClassLoader loader) {
-            List<String> entries = new ArrayList<>();
-            for (URL url : loader.getURLs()) {
-                try {
-                    entries.add(Path.of(url.toURI()).toString());
-                } catch (URISyntaxException | IllegalArgumentException e) {
-                    throw new IllegalStateException("not a file class-path entry: " + url, e);
-                }
-            }
-            return String.join(File.pathSeparator, entries);
-        }
-        return System.getProperty("java.class.path");
-    }
-
-    /**
-     * Starts {@code mainClass} in a new JVM.
-     *
-     * @param mainClass a class with a {@code public static void main(String[])} on the test class path
-     *                  (nested classes work)
-     * @param jvmArgs   JVM options placed before the class path, e.g. {@code -Xmx64m} or {@code -Dx=y}
-     * @param args      the program arguments
-     * @return the running process; close it
-     */
-    public static JvmProcess start(Class<?> mainClass, List<String> jvmArgs, String... args) {
-        Path java = Path.of(System.getProperty("java.home"), "bin", "java");
-        List<String> command = new ArrayList<>();
-        command.add(java.toString());
-        command.addAll(jvmArgs);
-        command.add("-cp");
-        command.add(classPath());
-        command.add(mainClass.getName());
-        command.addAll(List.of(args));
-        Path output;
+  /**
+   * This JVM's class path, for a child JVM: under {@code mvn exec:java} not {@code java.class.path}
+   * (that is Maven's) but the URLs of the class loader the plugin built.
+   *
+   * @return the class path, entries separated by {@link File#pathSeparator}
+   */
+  public static String classPath() {
+    if (JvmProcess.class.getClassLoader() instanceof URLClassLoader loader) {
+      List<String> entries = new ArrayList<>();
+      for (URL url : loader.getURLs()) {
         try {
-            output = Files.createTempFile("jvm-" + mainClass.getSimpleName() + "-", ".log");
-        } catch (IOException e) {
-            throw new UncheckedIOException("cannot create the output file", e);
+          entries.add(Path.of(url.toURI()).toString());
+        } catch (URISyntaxException | IllegalArgumentException e) {
+          throw new IllegalStateException("not a file class-path entry: " + url, e);
         }
-        output.toFile().deleteOnExit();
-        try {
-            Process process = new ProcessBuilder(command)
-                    .redirectErrorStream(true)
-                    .redirectOutput(ProcessBuilder.Redirect.appendTo(output.toFile()))
-                    .start();
-            return new JvmProcess(mainClass.getSimpleName(), process, output);
-        } catch (IOException e) {
-            ProcessSupport.deleteTreeQuietly(output);
-            throw new UncheckedIOException("cannot start " + java + " " + mainClass.getName(), e);
-        }
+      }
+      return String.join(File.pathSeparator, entries);
     }
+    return System.getProperty("java.class.path");
+  }
 
-    /**
-     * The child's process id.
-     *
-     * @return the PID
-     */
-    public long pid() {
-        return process.pid();
+  /**
+   * Starts {@code mainClass} in a new JVM.
+   *
+   * @param mainClass a class with a {@code public static void main(String[])} on the test class
+   *     path (nested classes work)
+   * @param jvmArgs JVM options placed before the class path, e.g. {@code -Xmx64m} or {@code -Dx=y}
+   * @param args the program arguments
+   * @return the running process; close it
+   */
+  public static JvmProcess start(Class<?> mainClass, List<String> jvmArgs, String... args) {
+    Path java = Path.of(System.getProperty("java.home"), "bin", "java");
+    List<String> command = new ArrayList<>();
+    command.add(java.toString());
+    command.addAll(jvmArgs);
+    command.add("-cp");
+    command.add(classPath());
+    command.add(mainClass.getName());
+    command.addAll(List.of(args));
+    Path output;
+    try {
+      output = Files.createTempFile("jvm-" + mainClass.getSimpleName() + "-", ".log");
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot create the output file", e);
     }
+    output.toFile().deleteOnExit();
+    try {
+      Process process =
+          new ProcessBuilder(command)
+              .redirectErrorStream(true)
+              .redirectOutput(ProcessBuilder.Redirect.appendTo(output.toFile()))
+              .start();
+      return new JvmProcess(mainClass.getSimpleName(), process, output);
+    } catch (IOException e) {
+      ProcessSupport.deleteTreeQuietly(output);
+      throw new UncheckedIOException("cannot start " + java + " " + mainClass.getName(), e);
+    }
+  }
 
-    /**
-     * Whether the child is still running.
-     *
-     * @return true while the process exists
-     */
-    public boolean isAlive() {
-        return process.isAlive();
-    }
+  /**
+   * The child's process id.
+   *
+   * @return the PID
+   */
+  public long pid() {
+    return process.pid();
+  }
 
-    /**
-     * Waits for the child to exit.
-     *
-     * @param timeout how long to wait at most
-     * @return true if it exited, false if it is still running after {@code timeout}
-     */
-    public boolean waitFor(Duration timeout) {
-        return ProcessSupport.waitFor(process, timeout);
-    }
+  /**
+   * Whether the child is still running.
+   *
+   * @return true while the process exists
+   */
+  public boolean isAlive() {
+    return process.isAlive();
+  }
 
-    /**
-     * The child's exit code.
-     *
-     * @return the exit value (137 after {@link #kill()})
-     * @throws IllegalThreadStateException if it has not exited
-     */
-    public int exitValue() {
-        return process.exitValue();
-    }
+  /**
+   * Waits for the child to exit.
+   *
+   * @param timeout how long to wait at most
+   * @return true if it exited, false if it is still running after {@code timeout}
+   */
+  public boolean waitFor(Duration timeout) {
+    return ProcessSupport.waitFor(process, timeout);
+  }
 
-    /** Kills the child with SIGKILL and waits (bounded) until it is gone. */
-    public void kill() {
-        if (process.isAlive()) {
-            ProcessSupport.killAndWait(process);
-        }
-    }
+  /**
+   * The child's exit code.
+   *
+   * @return the exit value (137 after {@link #kill()})
+   * @throws IllegalThreadStateException if it has not exited
+   */
+  public int exitValue() {
+    return process.exitValue();
+  }
 
-    /**
-     * Everything the child printed so far (stdout and stderr interleaved).
-     *
-     * @return the output, empty if none
-     */
-    public String output() {
-        return ProcessSupport.readQuietly(outputFile);
+  /** Kills the child with SIGKILL and waits (bounded) until it is gone. */
+  public void kill() {
+    if (process.isAlive()) {
+      ProcessSupport.killAndWait(process);
     }
+  }
 
-    /**
-     * Waits until the child has printed a line containing {@code text}.
-     *
-     * @param text    the text to look for, within one line
-     * @param timeout how long to wait at most
-     * @throws AssertionError with the child's output if it exits first or the time runs out
-     */
-    public void awaitOutputLine(String text, Duration timeout) {
-        long deadline = System.nanoTime() + timeout.toNanos();
-        while (true) {
-            // Read liveness before the output, so output printed just before exiting is not missed.
-            boolean alive = process.isAlive();
-            String out = output();
-            if (out.lines().anyMatch(line -> line.contains(text))) {
-                return;
-            }
-            if (!alive) {
-                throw new AssertionError(this + " exited with " + process.exitValue()
-                        + " before printing a line containing \"" + text + "\"; output:\n" + out);
-            }
-            if (System.nanoTime() - deadline > 0) {
-                throw new AssertionError(this + " printed no line containing \"" + text + "\" within "
-                        + timeout + "; output:\n" + out);
-            }
-            ProcessSupport.pollPause();
-        }
-    }
+  /**
+   * Everything the child printed so far (stdout and stderr interleaved).
+   *
+   * @return the output, empty if none
+   */
+  public String output() {
+    return ProcessSupport.readQuietly(outputFile);
+  }
 
-    /** Kills the child if it is still running and deletes its output file. */
-    @Override
-    public void close() {
-        try {
-            kill();
-        } finally {
-            ProcessSupport.deleteTreeQuietly(outputFile);
-        }
+  /**
+   * Waits until the child has printed a line containing {@code text}.
+   *
+   * @param text the text to look for, within one line
+   * @param timeout how long to wait at most
+   * @throws AssertionError with the child's output if it exits first or the time runs out
+   */
+  public void awaitOutputLine(String text, Duration timeout) {
+    long deadline = System.nanoTime() + timeout.toNanos();
+    while (true) {
+      // Read liveness before the output, so output printed just before exiting is not missed.
+      boolean alive = process.isAlive();
+      String out = output();
+      if (out.lines().anyMatch(line -> line.contains(text))) {
+        return;
+      }
+      if (!alive) {
+        throw new AssertionError(
+            this
+                + " exited with "
+                + process.exitValue()
+                + " before printing a line containing \""
+                + text
+                + "\"; output:\n"
+                + out);
+      }
+      if (System.nanoTime() - deadline > 0) {
+        throw new AssertionError(
+            this
+                + " printed no line containing \""
+                + text
+                + "\" within "
+                + timeout
+                + "; output:\n"
+                + out);
+      }
+      ProcessSupport.pollPause();
     }
+  }
 
-    @Override
-    public String toString() {
-        return "JvmProcess[" + name + " pid=" + process.pid() + "]";
+  /** Kills the child if it is still running and deletes its output file. */
+  @Override
+  public void close() {
+    try {
+      kill();
+    } finally {
+      ProcessSupport.deleteTreeQuietly(outputFile);
     }
+  }
+
+  @Override
+  public String toString() {
+    return "JvmProcess[" + name + " pid=" + process.pid() + "]";
+  }
 }

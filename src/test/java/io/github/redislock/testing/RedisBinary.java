@@ -19,208 +19,221 @@ import java.util.regex.Pattern;
  * Finds the {@code redis-server} binary the tests run.
  *
  * <p>In order of preference:
+ *
  * <ol>
- *   <li>the path in the environment variable {@value #ENV_VARIABLE};</li>
- *   <li>{@code redis-server} on the {@code PATH} (Debian's package gives 7.0.x);</li>
- *   <li>the binary bundled in the {@code com.github.codemonstur:embedded-redis} test jar
- *       (Redis 6.2.x), extracted once to an executable temp file deleted on JVM exit.</li>
+ *   <li>the path in the environment variable {@value #ENV_VARIABLE};
+ *   <li>{@code redis-server} on the {@code PATH} (Debian's package gives 7.0.x);
+ *   <li>the binary bundled in the {@code com.github.codemonstur:embedded-redis} test jar (Redis
+ *       6.2.x), extracted once to an executable temp file deleted on JVM exit.
  * </ol>
+ *
  * The choice is made once per JVM and cached.
  */
 public final class RedisBinary {
 
-    /** Environment variable naming an explicit {@code redis-server} binary. */
-    public static final String ENV_VARIABLE = "REDIS_SERVER";
+  /** Environment variable naming an explicit {@code redis-server} binary. */
+  public static final String ENV_VARIABLE = "REDIS_SERVER";
 
-    private static final Pattern VERSION = Pattern.compile("v=(\\d+)\\.(\\d+)\\.(\\d+)");
+  private static final Pattern VERSION = Pattern.compile("v=(\\d+)\\.(\\d+)\\.(\\d+)");
 
-    private static final Map<Path, String> VERSION_LINES = new ConcurrentHashMap<>();
+  private static final Map<Path, String> VERSION_LINES = new ConcurrentHashMap<>();
 
-    private static volatile Resolved resolved;
-    private static volatile Path extracted;
+  private static volatile Resolved resolved;
+  private static volatile Path extracted;
 
-    private RedisBinary() {
+  private RedisBinary() {}
+
+  private record Resolved(Path path, String source) {}
+
+  /**
+   * Returns the {@code redis-server} binary to run.
+   *
+   * @return an executable path (the first call may extract the bundled binary)
+   * @throws IllegalStateException if no binary can be found or extracted
+   */
+  public static Path path() {
+    return resolve().path();
+  }
+
+  /**
+   * Describes the chosen binary for logs, e.g. {@code "/usr/bin/redis-server (PATH): Redis server
+   * v=7.0.15 ..."}.
+   *
+   * @return the path, where it came from and its {@code --version} line
+   */
+  public static String describe() {
+    Resolved r = resolve();
+    String version;
+    try {
+      version = versionLine(r.path());
+    } catch (RuntimeException e) {
+      version = "<--version failed: " + e.getMessage() + ">";
     }
+    return r.path() + " (" + r.source() + "): " + version;
+  }
 
-    private record Resolved(Path path, String source) {
+  /**
+   * The major version of the chosen binary (e.g. {@code 7} for 7.0.15).
+   *
+   * @return the major version parsed from {@code redis-server --version}
+   */
+  public static int majorVersion() {
+    return majorVersion(path());
+  }
+
+  /** The major version of the given binary, from its (cached) {@code --version} output. */
+  static int majorVersion(Path binary) {
+    Matcher m = VERSION.matcher(versionLine(binary));
+    if (!m.find()) {
+      throw new IllegalStateException(
+          "cannot parse the version of " + binary + ": " + versionLine(binary));
     }
+    return Integer.parseInt(m.group(1));
+  }
 
-    /**
-     * Returns the {@code redis-server} binary to run.
-     *
-     * @return an executable path (the first call may extract the bundled binary)
-     * @throws IllegalStateException if no binary can be found or extracted
-     */
-    public static Path path() {
-        return resolve().path();
+  /** The first line of {@code binary --version}, cached per binary. */
+  static String versionLine(Path binary) {
+    return VERSION_LINES.computeIfAbsent(binary, RedisBinary::runVersion);
+  }
+
+  private static String runVersion(Path binary) {
+    Process p;
+    try {
+      p = new ProcessBuilder(binary.toString(), "--version").redirectErrorStream(true).start();
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot run " + binary + " --version", e);
     }
-
-    /**
-     * Describes the chosen binary for logs, e.g.
-     * {@code "/usr/bin/redis-server (PATH): Redis server v=7.0.15 ..."}.
-     *
-     * @return the path, where it came from and its {@code --version} line
-     */
-    public static String describe() {
-        Resolved r = resolve();
-        String version;
-        try {
-            version = versionLine(r.path());
-        } catch (RuntimeException e) {
-            version = "<--version failed: " + e.getMessage() + ">";
-        }
-        return r.path() + " (" + r.source() + "): " + version;
+    if (!ProcessSupport.waitFor(p, Timing.scaled(Duration.ofSeconds(10)))) {
+      p.destroyForcibly();
+      throw new IllegalStateException(binary + " --version did not finish");
     }
-
-    /**
-     * The major version of the chosen binary (e.g. {@code 7} for 7.0.15).
-     *
-     * @return the major version parsed from {@code redis-server --version}
-     */
-    public static int majorVersion() {
-        return majorVersion(path());
+    try (InputStream in = p.getInputStream()) {
+      return new String(in.readAllBytes(), StandardCharsets.UTF_8)
+          .trim()
+          .lines()
+          .findFirst()
+          .orElse("");
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot read the output of " + binary + " --version", e);
     }
+  }
 
-    /** The major version of the given binary, from its (cached) {@code --version} output. */
-    static int majorVersion(Path binary) {
-        Matcher m = VERSION.matcher(versionLine(binary));
-        if (!m.find()) {
-            throw new IllegalStateException("cannot parse the version of " + binary + ": " + versionLine(binary));
-        }
-        return Integer.parseInt(m.group(1));
-    }
-
-    /** The first line of {@code binary --version}, cached per binary. */
-    static String versionLine(Path binary) {
-        return VERSION_LINES.computeIfAbsent(binary, RedisBinary::runVersion);
-    }
-
-    private static String runVersion(Path binary) {
-        Process p;
-        try {
-            p = new ProcessBuilder(binary.toString(), "--version").redirectErrorStream(true).start();
-        } catch (IOException e) {
-            throw new UncheckedIOException("cannot run " + binary + " --version", e);
-        }
-        if (!ProcessSupport.waitFor(p, Timing.scaled(Duration.ofSeconds(10)))) {
-            p.destroyForcibly();
-            throw new IllegalStateException(binary + " --version did not finish");
-        }
-        try (InputStream in = p.getInputStream()) {
-            return new String(in.readAllBytes(), StandardCharsets.UTF_8).trim().lines().findFirst().orElse("");
-        } catch (IOException e) {
-            throw new UncheckedIOException("cannot read the output of " + binary + " --version", e);
-        }
-    }
-
-    private static Resolved resolve() {
-        Resolved r = resolved;
+  private static Resolved resolve() {
+    Resolved r = resolved;
+    if (r == null) {
+      synchronized (RedisBinary.class) {
+        r = resolved;
         if (r == null) {
-            synchronized (RedisBinary.class) {
-                r = resolved;
-                if (r == null) {
-                    r = doResolve();
-                    resolved = r;
-                }
-            }
+          r = doResolve();
+          resolved = r;
         }
-        return r;
+      }
     }
+    return r;
+  }
 
-    private static Resolved doResolve() {
-        String fromEnv = System.getenv(ENV_VARIABLE);
-        if (fromEnv != null && !fromEnv.isBlank()) {
-            Path p = Path.of(fromEnv.trim());
-            if (!Files.isExecutable(p)) {
-                throw new IllegalStateException(ENV_VARIABLE + "=" + fromEnv + " is not an executable file");
-            }
-            return new Resolved(p, "$" + ENV_VARIABLE);
-        }
-        Path onPath = findOnPath("redis-server");
-        if (onPath != null) {
-            return new Resolved(onPath, "PATH");
-        }
-        return new Resolved(extractBundled(), "bundled in embedded-redis");
+  private static Resolved doResolve() {
+    String fromEnv = System.getenv(ENV_VARIABLE);
+    if (fromEnv != null && !fromEnv.isBlank()) {
+      Path p = Path.of(fromEnv.trim());
+      if (!Files.isExecutable(p)) {
+        throw new IllegalStateException(
+            ENV_VARIABLE + "=" + fromEnv + " is not an executable file");
+      }
+      return new Resolved(p, "$" + ENV_VARIABLE);
     }
+    Path onPath = findOnPath("redis-server");
+    if (onPath != null) {
+      return new Resolved(onPath, "PATH");
+    }
+    return new Resolved(extractBundled(), "bundled in embedded-redis");
+  }
 
-    private static Path findOnPath(String name) {
-        String pathVar = System.getenv("PATH");
-        if (pathVar == null) {
-            return null;
-        }
-        for (String dir : pathVar.split(File.pathSeparator)) {
-            if (dir.isEmpty()) {
-                continue;
-            }
-            Path candidate = Path.of(dir, name);
-            if (Files.isRegularFile(candidate) && Files.isExecutable(candidate)) {
-                return candidate;
-            }
-        }
-        return null;
+  private static Path findOnPath(String name) {
+    String pathVar = System.getenv("PATH");
+    if (pathVar == null) {
+      return null;
     }
+    for (String dir : pathVar.split(File.pathSeparator)) {
+      if (dir.isEmpty()) {
+        continue;
+      }
+      Path candidate = Path.of(dir, name);
+      if (Files.isRegularFile(candidate) && Files.isExecutable(candidate)) {
+        return candidate;
+      }
+    }
+    return null;
+  }
 
-    /**
-     * Extracts the {@code redis-server} bundled in the embedded-redis jar for this OS and CPU to
-     * an executable temp file (once per JVM; deleted on exit) and returns it.
-     */
-    static Path extractBundled() {
-        Path p = extracted;
-        if (p != null) {
-            return p;
-        }
-        synchronized (RedisBinary.class) {
-            if (extracted == null) {
-                extracted = doExtract(bundledResourceName());
-            }
-            return extracted;
-        }
+  /**
+   * Extracts the {@code redis-server} bundled in the embedded-redis jar for this OS and CPU to an
+   * executable temp file (once per JVM; deleted on exit) and returns it.
+   */
+  static Path extractBundled() {
+    Path p = extracted;
+    if (p != null) {
+      return p;
     }
+    synchronized (RedisBinary.class) {
+      if (extracted == null) {
+        extracted = doExtract(bundledResourceName());
+      }
+      return extracted;
+    }
+  }
 
-    /** The name of the embedded-redis class-path resource matching this OS and CPU. */
-    static String bundledResourceName() {
-        String os = System.getProperty("os.name", "").toLowerCase(Locale.ROOT);
-        String arch = System.getProperty("os.arch", "").toLowerCase(Locale.ROOT);
-        boolean x64 = arch.equals("amd64") || arch.equals("x86_64");
-        boolean arm64 = arch.equals("aarch64") || arch.equals("arm64");
-        boolean x86 = arch.equals("x86") || arch.equals("i386") || arch.equals("i686");
-        if (os.contains("linux")) {
-            if (x64) {
-                return "redis-server-6.2.6-v5-linux-amd64";
-            }
-            if (arm64) {
-                return "redis-server-6.2.7-linux-arm64";
-            }
-            if (x86) {
-                return "redis-server-6.2.7-linux-386";
-            }
-        } else if (os.contains("mac")) {
-            if (x64) {
-                return "redis-server-6.2.6-v5-darwin-amd64";
-            }
-            if (arm64) {
-                return "redis-server-6.2.6-v5-darwin-arm64";
-            }
-        }
-        throw new IllegalStateException("embedded-redis bundles no redis-server for " + os + "/" + arch
-                + "; install redis-server or set " + ENV_VARIABLE);
+  /** The name of the embedded-redis class-path resource matching this OS and CPU. */
+  static String bundledResourceName() {
+    String os = System.getProperty("os.name", "").toLowerCase(Locale.ROOT);
+    String arch = System.getProperty("os.arch", "").toLowerCase(Locale.ROOT);
+    boolean x64 = arch.equals("amd64") || arch.equals("x86_64");
+    boolean arm64 = arch.equals("aarch64") || arch.equals("arm64");
+    boolean x86 = arch.equals("x86") || arch.equals("i386") || arch.equals("i686");
+    if (os.contains("linux")) {
+      if (x64) {
+        return "redis-server-6.2.6-v5-linux-amd64";
+      }
+      if (arm64) {
+        return "redis-server-6.2.7-linux-arm64";
+      }
+      if (x86) {
+        return "redis-server-6.2.7-linux-386";
+      }
+    } else if (os.contains("mac")) {
+      if (x64) {
+        return "redis-server-6.2.6-v5-darwin-amd64";
+      }
+      if (arm64) {
+        return "redis-server-6.2.6-v5-darwin-arm64";
+      }
     }
+    throw new IllegalStateException(
+        "embedded-redis bundles no redis-server for "
+            + os
+            + "/"
+            + arch
+            + "; install redis-server or set "
+            + ENV_VARIABLE);
+  }
 
-    private static Path doExtract(String resource) {
-        try (InputStream in = RedisBinary.class.getClassLoader().getResourceAsStream(resource)) {
-            if (in == null) {
-                throw new IllegalStateException("class-path resource " + resource
-                        + " not found: is com.github.codemonstur:embedded-redis on the test class path?");
-            }
-            Path target = Files.createTempFile("redis-server-", "");
-            target.toFile().deleteOnExit();
-            Files.copy(in, target, StandardCopyOption.REPLACE_EXISTING);
-            if (!target.toFile().setExecutable(true, true)) {
-                throw new IllegalStateException("cannot make " + target + " executable");
-            }
-            return target;
-        } catch (IOException e) {
-            throw new UncheckedIOException("cannot extract " + resource, e);
-        }
+  private static Path doExtract(String resource) {
+    try (InputStream in = RedisBinary.class.getClassLoader().getResourceAsStream(resource)) {
+      if (in == null) {
+        throw new IllegalStateException(
+            "class-path resource "
+                + resource
+                + " not found: is com.github.codemonstur:embedded-redis on the test class path?");
+      }
+      Path target = Files.createTempFile("redis-server-", "");
+      target.toFile().deleteOnExit();
+      Files.copy(in, target, StandardCopyOption.REPLACE_EXISTING);
+      if (!target.toFile().setExecutable(true, true)) {
+        throw new IllegalStateException("cannot make " + target + " executable");
+      }
+      return target;
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot extract " + resource, e);
     }
+  }
 }

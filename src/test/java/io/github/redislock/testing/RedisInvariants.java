@@ -2,17 +2,15 @@ package io.github.redislock.testing;
 
 import static org.awaitility.Awaitility.await;
 
+import io.github.redislock.FactoryInspector;
+import io.github.redislock.RedisLockFactory;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.List;
 import java.util.LinkedHashSet;
+import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.TimeUnit;
-
-import io.github.redislock.FactoryInspector;
-import io.github.redislock.RedisLockFactory;
-
 import redis.clients.jedis.Jedis;
 import redis.clients.jedis.params.ScanParams;
 import redis.clients.jedis.resps.ScanResult;
@@ -25,162 +23,168 @@ import redis.clients.jedis.resps.ScanResult;
  */
 public final class RedisInvariants {
 
-    private static final Duration SETTLE = Duration.ofSeconds(5);
-    private static final Duration POLL_INTERVAL = Duration.ofMillis(20);
-    private static final int SCAN_COUNT = 1000;
-    private static final int MAX_LISTED = 50;
-    private static final String REDIS_INTERNAL_CHANNELS = "__sentinel__:";
+  private static final Duration SETTLE = Duration.ofSeconds(5);
+  private static final Duration POLL_INTERVAL = Duration.ofMillis(20);
+  private static final int SCAN_COUNT = 1000;
+  private static final int MAX_LISTED = 50;
+  private static final String REDIS_INTERNAL_CHANNELS = "__sentinel__:";
 
-    private RedisInvariants() {
+  private RedisInvariants() {}
+
+  /**
+   * The end of a test that used {@code factories} and {@code threads} on {@code server}: stops the
+   * threads, checks that no factory still renews a hold, closes the factories, checks that no
+   * {@code redis-lock-} thread, key without a TTL, subscription or key of {@code gone} is left, and
+   * flushes the server for the next test.
+   *
+   * @param server the server the test used (resumed first if the test left it paused)
+   * @param threads the test's threads, or {@code null}
+   * @param factories the factories the test built
+   * @param gone keys that must not exist any more (lock keys after their last unlock)
+   */
+  public static void assertCleanAfterTest(
+      RedisServer server, ExecutorService threads, List<RedisLockFactory> factories, String... gone)
+      throws InterruptedException {
+    if (server.isPaused()) {
+      server.resume();
     }
+    if (threads != null) {
+      threads.shutdownNow();
+      if (!threads.awaitTermination(10, TimeUnit.SECONDS)) {
+        throw new AssertionError("the test's threads did not end");
+      }
+    }
+    for (RedisLockFactory factory : factories) {
+      if (FactoryInspector.renewingCount(factory) != 0) {
+        throw new AssertionError(
+            "renewals still running: " + FactoryInspector.renewingCount(factory));
+      }
+      factory.close();
+    }
+    assertNoThreads("redis-lock-");
+    try (Jedis jedis = server.jedis()) {
+      for (String key : gone) {
+        if (jedis.exists(key)) {
+          throw new AssertionError("key '" + key + "' is left");
+        }
+      }
+      assertNoKeysWithoutTtl(jedis);
+      assertNoSubscriptions(jedis);
+      jedis.flushAll();
+    }
+  }
 
-    /**
-     * The end of a test that used {@code factories} and {@code threads} on {@code server}: stops
-     * the threads, checks that no factory still renews a hold, closes the factories, checks that
-     * no {@code redis-lock-} thread, key without a TTL, subscription or key of {@code gone} is left,
-     * and flushes the server for the next test.
-     *
-     * @param server the server the test used (resumed first if the test left it paused)
-     * @param threads the test's threads, or {@code null}
-     * @param factories the factories the test built
-     * @param gone keys that must not exist any more (lock keys after their last unlock)
-     */
-    public static void assertCleanAfterTest(
-            RedisServer server, ExecutorService threads, List<RedisLockFactory> factories, String... gone)
-            throws InterruptedException {
-        if (server.isPaused()) {
-            server.resume();
-        }
-        if (threads != null) {
-            threads.shutdownNow();
-            if (!threads.awaitTermination(10, TimeUnit.SECONDS)) {
-                throw new AssertionError("the test's threads did not end");
-            }
-        }
-        for (RedisLockFactory factory : factories) {
-            if (FactoryInspector.renewingCount(factory) != 0) {
-                throw new AssertionError("renewals still running: " + FactoryInspector.renewingCount(factory));
-            }
-            factory.close();
-        }
-        assertNoThreads("redis-lock-");
-        try (Jedis jedis = server.jedis()) {
-            for (String key : gone) {
-                if (jedis.exists(key)) {
-                    throw new AssertionError("key '" + key + "' is left");
+  /**
+   * Asserts every key in the connection's current database expires: a lock library must never leave
+   * a key that lives forever. Keys that expire while scanning are ignored.
+   *
+   * @param j a raw connection to the server to check
+   * @throws AssertionError listing each key without a TTL and its type
+   */
+  public static void assertNoKeysWithoutTtl(Jedis j) {
+    List<String> offenders = new ArrayList<>();
+    for (String key : keys(j)) {
+      if (j.pttl(key) == -1) { // -2: expired meanwhile; >= 0: expires
+        offenders.add(key + " (" + j.type(key) + ")");
+      }
+    }
+    if (!offenders.isEmpty()) {
+      throw new AssertionError(offenders.size() + " key(s) without a TTL: " + limit(offenders));
+    }
+  }
+
+  /**
+   * Asserts the connection's current database is empty.
+   *
+   * @param j a raw connection to the server to check
+   * @throws AssertionError listing (up to 50 of) the keys found, with their TTL in milliseconds
+   */
+  public static void assertNoKeys(Jedis j) {
+    if (j.dbSize() == 0) {
+      return;
+    }
+    List<String> found = new ArrayList<>();
+    for (String key : keys(j)) {
+      found.add(key + " (" + j.type(key) + ", pttl " + j.pttl(key) + ")");
+    }
+    if (!found.isEmpty()) {
+      throw new AssertionError(found.size() + " key(s) left: " + limit(found));
+    }
+  }
+
+  /**
+   * Asserts, within a few seconds, that nobody is subscribed to any channel or pattern on the
+   * server ({@code PUBSUB CHANNELS *} is empty and {@code PUBSUB NUMPAT} is 0). The channels of
+   * Redis's own machinery ({@code __sentinel__:hello}, on which Sentinels talk through a master and
+   * its replicas) do not count.
+   *
+   * @param j a raw connection to the server to check (not itself subscribed)
+   * @throws org.awaitility.core.ConditionTimeoutException naming the channels and pattern count
+   *     left
+   */
+  public static void assertNoSubscriptions(Jedis j) {
+    await("no Pub/Sub subscriptions left")
+        .atMost(Timing.scaled(SETTLE))
+        .pollDelay(Duration.ZERO)
+        .pollInterval(POLL_INTERVAL)
+        .pollInSameThread()
+        .untilAsserted(
+            () -> {
+              List<String> channels =
+                  j.pubsubChannels("*").stream()
+                      .filter(channel -> !channel.startsWith(REDIS_INTERNAL_CHANNELS))
+                      .toList();
+              long patterns = j.pubsubNumPat();
+              if (!channels.isEmpty() || patterns != 0) {
+                throw new AssertionError(
+                    "subscribed channels: " + channels + ", patterns: " + patterns);
+              }
+            });
+  }
+
+  /**
+   * Asserts, within a few seconds, that no live thread of this JVM has a name starting with {@code
+   * namePrefix}: whatever started them has stopped them.
+   *
+   * @param namePrefix the thread name prefix, e.g. {@link TcpProxy#THREAD_NAME_PREFIX}
+   * @throws org.awaitility.core.ConditionTimeoutException naming the threads still alive and their
+   *     state
+   */
+  public static void assertNoThreads(String namePrefix) {
+    await("no live threads named " + namePrefix + "*")
+        .atMost(Timing.scaled(SETTLE))
+        .pollDelay(Duration.ZERO)
+        .pollInterval(POLL_INTERVAL)
+        .untilAsserted(
+            () -> {
+              List<String> alive = new ArrayList<>();
+              for (Thread t : Thread.getAllStackTraces().keySet()) {
+                if (t.isAlive() && t.getName().startsWith(namePrefix)) {
+                  alive.add(t.getName() + " (" + t.getState() + ")");
                 }
-            }
-            assertNoKeysWithoutTtl(jedis);
-            assertNoSubscriptions(jedis);
-            jedis.flushAll();
-        }
-    }
+              }
+              if (!alive.isEmpty()) {
+                throw new AssertionError("live threads: " + alive);
+              }
+            });
+  }
 
-    /**
-     * Asserts every key in the connection's current database expires: a lock library must never
-     * leave a key that lives forever. Keys that expire while scanning are ignored.
-     *
-     * @param j a raw connection to the server to check
-     * @throws AssertionError listing each key without a TTL and its type
-     */
-    public static void assertNoKeysWithoutTtl(Jedis j) {
-        List<String> offenders = new ArrayList<>();
-        for (String key : keys(j)) {
-            if (j.pttl(key) == -1) { // -2: expired meanwhile; >= 0: expires
-                offenders.add(key + " (" + j.type(key) + ")");
-            }
-        }
-        if (!offenders.isEmpty()) {
-            throw new AssertionError(offenders.size() + " key(s) without a TTL: " + limit(offenders));
-        }
-    }
+  /** Every key of the current database, using SCAN (which may repeat keys: deduplicated). */
+  private static Set<String> keys(Jedis j) {
+    Set<String> keys = new LinkedHashSet<>();
+    ScanParams params = new ScanParams().count(SCAN_COUNT);
+    String cursor = ScanParams.SCAN_POINTER_START;
+    do {
+      ScanResult<String> page = j.scan(cursor, params);
+      keys.addAll(page.getResult());
+      cursor = page.getCursor();
+    } while (!ScanParams.SCAN_POINTER_START.equals(cursor));
+    return keys;
+  }
 
-    /**
-     * Asserts the connection's current database is empty.
-     *
-     * @param j a raw connection to the server to check
-     * @throws AssertionError listing (up to 50 of) the keys found, with their TTL in milliseconds
-     */
-    public static void assertNoKeys(Jedis j) {
-        if (j.dbSize() == 0) {
-            return;
-        }
-        List<String> found = new ArrayList<>();
-        for (String key : keys(j)) {
-            found.add(key + " (" + j.type(key) + ", pttl " + j.pttl(key) + ")");
-        }
-        if (!found.isEmpty()) {
-            throw new AssertionError(found.size() + " key(s) left: " + limit(found));
-        }
-    }
-
-    /**
-     * Asserts, within a few seconds, that nobody is subscribed to any channel or pattern on the
-     * server ({@code PUBSUB CHANNELS *} is empty and {@code PUBSUB NUMPAT} is 0). The channels of
-     * Redis's own machinery ({@code __sentinel__:hello}, on which Sentinels talk through a master
-     * and its replicas) do not count.
-     *
-     * @param j a raw connection to the server to check (not itself subscribed)
-     * @throws org.awaitility.core.ConditionTimeoutException naming the channels and pattern count left
-     */
-    public static void assertNoSubscriptions(Jedis j) {
-        await("no Pub/Sub subscriptions left")
-                .atMost(Timing.scaled(SETTLE))
-                .pollDelay(Duration.ZERO)
-                .pollInterval(POLL_INTERVAL)
-                .pollInSameThread()
-                .untilAsserted(() -> {
-                    List<String> channels = j.pubsubChannels("*").stream()
-                            .filter(channel -> !channel.startsWith(REDIS_INTERNAL_CHANNELS))
-                            .toList();
-                    long patterns = j.pubsubNumPat();
-                    if (!channels.isEmpty() || patterns != 0) {
-                        throw new AssertionError("subscribed channels: " + channels + ", patterns: " + patterns);
-                    }
-                });
-    }
-
-    /**
-     * Asserts, within a few seconds, that no live thread of this JVM has a name starting with
-     * {@code namePrefix}: whatever started them has stopped them.
-     *
-     * @param namePrefix the thread name prefix, e.g. {@link TcpProxy#THREAD_NAME_PREFIX}
-     * @throws org.awaitility.core.ConditionTimeoutException naming the threads still alive and their state
-     */
-    public static void assertNoThreads(String namePrefix) {
-        await("no live threads named " + namePrefix + "*")
-                .atMost(Timing.scaled(SETTLE))
-                .pollDelay(Duration.ZERO)
-                .pollInterval(POLL_INTERVAL)
-                .untilAsserted(() -> {
-                    List<String> alive = new ArrayList<>();
-                    for (Thread t : Thread.getAllStackTraces().keySet()) {
-                        if (t.isAlive() && t.getName().startsWith(namePrefix)) {
-                            alive.add(t.getName() + " (" + t.getState() + ")");
-                        }
-                    }
-                    if (!alive.isEmpty()) {
-                        throw new AssertionError("live threads: " + alive);
-                    }
-                });
-    }
-
-    /** Every key of the current database, using SCAN (which may repeat keys: deduplicated). */
-    private static Set<String> keys(Jedis j) {
-        Set<String> keys = new LinkedHashSet<>();
-        ScanParams params = new ScanParams().count(SCAN_COUNT);
-        String cursor = ScanParams.SCAN_POINTER_START;
-        do {
-            ScanResult<String> page = j.scan(cursor, params);
-            keys.addAll(page.getResult());
-            cursor = page.getCursor();
-        } while (!ScanParams.SCAN_POINTER_START.equals(cursor));
-        return keys;
-    }
-
-    private static String limit(List<String> items) {
-        return items.size() <= MAX_LISTED
-                ? items.toString()
-                : items.subList(0, MAX_LISTED) + " and " + (items.size() - MAX_LISTED) + " more";
-    }
+  private static String limit(List<String> items) {
+    return items.size() <= MAX_LISTED
+        ? items.toString()
+        : items.subList(0, MAX_LISTED) + " and " + (items.size() - MAX_LISTED) + " more";
+  }
 }

@@ -18,11 +18,11 @@ import redis.clients.jedis.RedisClient;
  * Several JVMs increment one counter in Redis, non-atomically (GET, then SET value + 1), under one
  * distributed lock; the final count is exact only if no two increments overlapped.
  *
- * <p>Run: {@code mvn -q test-compile exec:java} (see the README). It uses the Redis named by
- * {@code -Dredis.url=...} or {@code REDIS_URL}, else starts its own {@code redis-server}. The
- * numbers of worker JVMs, threads per worker and increments per thread are {@code 3 4 100}, or the
- * program arguments, or the system properties {@code demo.workers}, {@code demo.threads} and
- * {@code demo.increments}. It exits with status 1 if the count is wrong.
+ * <p>Run: {@code mvn -q test-compile exec:java} (see the README). It uses the Redis named by {@code
+ * -Dredis.url=...} or {@code REDIS_URL}, else starts its own {@code redis-server}. The numbers of
+ * worker JVMs, threads per worker and increments per thread are {@code 3 4 100}, or the program
+ * arguments, or the system properties {@code demo.workers}, {@code demo.threads} and {@code
+ * demo.increments}. It exits with status 1 if the count is wrong.
  */
 public final class Demo {
   private static final Duration WORKER_TIMEOUT = Duration.ofMinutes(5);
@@ -69,8 +69,10 @@ public final class Demo {
     String lockName = "demo:lock:" + run;
     String counterKey = "demo:counter:" + run;
     long expected = (long) workers * threads * increments;
-    System.out.printf("%d worker JVMs x %d threads x %d increments (GET, then SET value+1) under"
-        + " lock '%s'%n", workers, threads, increments, lockName);
+    System.out.printf(
+        "%d worker JVMs x %d threads x %d increments (GET, then SET value+1) under"
+            + " lock '%s'%n",
+        workers, threads, increments, lockName);
 
     List<Process> processes = new ArrayList<>();
     Thread watchdog = watchdog(processes);
@@ -83,8 +85,9 @@ public final class Demo {
           synchronized (processes) {
             processes.add(worker);
           }
-          outputs.add(new BufferedReader(
-              new InputStreamReader(worker.getInputStream(), StandardCharsets.UTF_8)));
+          outputs.add(
+              new BufferedReader(
+                  new InputStreamReader(worker.getInputStream(), StandardCharsets.UTF_8)));
         }
         for (int w = 0; w < workers; w++) {
           expectLine(w, outputs.get(w), "ready");
@@ -108,17 +111,23 @@ public final class Demo {
               || worker.exitValue() != 0) {
             throw new IllegalStateException("worker " + (w + 1) + " did not exit cleanly");
           }
-          System.out.printf("  worker %d (pid %d): %s increments, fencing tokens %d..%d%n",
+          System.out.printf(
+              "  worker %d (pid %d): %s increments, fencing tokens %d..%d%n",
               w + 1, worker.pid(), done[1], min, max);
         }
         Duration elapsed = Duration.ofNanos(System.nanoTime() - start);
 
         String value = redis.get(counterKey);
-        Result result = new Result(value == null ? 0 : Long.parseLong(value), expected,
-            minToken, maxToken, elapsed);
-        System.out.printf("counter = %d, expected %d: %s%n", result.counter(), expected,
+        Result result =
+            new Result(
+                value == null ? 0 : Long.parseLong(value), expected, minToken, maxToken, elapsed);
+        System.out.printf(
+            "counter = %d, expected %d: %s%n",
+            result.counter(),
+            expected,
             result.isExact() ? "OK" : "WRONG, " + (expected - result.counter()) + " lost");
-        System.out.printf("fencing tokens from %d to %d; elapsed %.1f s%n",
+        System.out.printf(
+            "fencing tokens from %d to %d; elapsed %.1f s%n",
             minToken, maxToken, elapsed.toMillis() / 1000.0);
         return result;
       } finally {
@@ -156,8 +165,16 @@ public final class Demo {
       String redisUri, String lockName, String counterKey, int threads, int increments)
       throws IOException {
     String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-    return new ProcessBuilder(java, "-cp", JvmProcess.classPath(), DemoWorker.class.getName(),
-        redisUri, lockName, counterKey, Integer.toString(threads), Integer.toString(increments))
+    return new ProcessBuilder(
+            java,
+            "-cp",
+            JvmProcess.classPath(),
+            DemoWorker.class.getName(),
+            redisUri,
+            lockName,
+            counterKey,
+            Integer.toString(threads),
+            Integer.toString(increments))
         .redirectError(ProcessBuilder.Redirect.INHERIT)
         .start();
   }
@@ -170,23 +187,31 @@ public final class Demo {
         return line;
       }
     }
-    throw new IllegalStateException("worker " + (worker + 1) + " ended without printing '"
-        + prefix + "'; see its errors above");
+    throw new IllegalStateException(
+        "worker "
+            + (worker + 1)
+            + " ended without printing '"
+            + prefix
+            + "'; see its errors above");
   }
 
   /** Kills the workers if they have not finished within {@link #WORKER_TIMEOUT}. */
   private static Thread watchdog(List<Process> processes) {
-    Thread watchdog = new Thread(() -> {
-      try {
-        Thread.sleep(WORKER_TIMEOUT.toMillis());
-      } catch (InterruptedException e) {
-        return;
-      }
-      System.err.println("the workers did not finish within " + WORKER_TIMEOUT + "; killing them");
-      synchronized (processes) {
-        processes.forEach(Process::destroyForcibly);
-      }
-    }, "demo-watchdog");
+    Thread watchdog =
+        new Thread(
+            () -> {
+              try {
+                Thread.sleep(WORKER_TIMEOUT.toMillis());
+              } catch (InterruptedException e) {
+                return;
+              }
+              System.err.println(
+                  "the workers did not finish within " + WORKER_TIMEOUT + "; killing them");
+              synchronized (processes) {
+                processes.forEach(Process::destroyForcibly);
+              }
+            },
+            "demo-watchdog");
     watchdog.setDaemon(true);
     watchdog.start();
     return watchdog;

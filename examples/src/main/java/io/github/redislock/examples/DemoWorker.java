@@ -58,22 +58,25 @@ public final class DemoWorker {
       try {
         List<Future<?>> done = new ArrayList<>();
         for (int t = 0; t < threads; t++) {
-          done.add(pool.submit(() -> {
-            for (int i = 0; i < increments; i++) {
-              lock.lock();
-              try {
-                long token = lock.getFencingToken();
-                minToken.accumulate(token);
-                maxToken.accumulate(token);
-                // Read, then write: two commands, correct only because no one else runs them now.
-                String value = redis.get(counterKey);
-                long next = value == null ? 1 : Long.parseLong(value) + 1;
-                redis.set(counterKey, Long.toString(next));
-              } finally {
-                lock.unlock();
-              }
-            }
-          }));
+          done.add(
+              pool.submit(
+                  () -> {
+                    for (int i = 0; i < increments; i++) {
+                      lock.lock();
+                      try {
+                        long token = lock.getFencingToken();
+                        minToken.accumulate(token);
+                        maxToken.accumulate(token);
+                        // Read, then write: two commands, correct only because no one else runs
+                        // them now.
+                        String value = redis.get(counterKey);
+                        long next = value == null ? 1 : Long.parseLong(value) + 1;
+                        redis.set(counterKey, Long.toString(next));
+                      } finally {
+                        lock.unlock();
+                      }
+                    }
+                  }));
         }
         for (Future<?> f : done) {
           f.get();

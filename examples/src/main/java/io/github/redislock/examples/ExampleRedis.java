@@ -5,8 +5,8 @@ import io.github.redislock.testing.RedisServer;
 
 /**
  * Where the examples find Redis: the URI in the system property {@code redis.url}, else in the
- * environment variable {@code REDIS_URL}, else a {@code redis-server} started for the example (on
- * a free local port, with the test fixture) and stopped by {@link #close()}.
+ * environment variable {@code REDIS_URL}, else a {@code redis-server} started for the example (on a
+ * free local port, with the test fixture) and stopped by {@link #close()}.
  *
  * <pre>{@code
  * try (ExampleRedis redis = ExampleRedis.locate()) {

@@ -14,8 +14,8 @@ import java.util.concurrent.locks.Lock;
  * {@link Legacy} methods below were written for a {@code ReentrantLock} and are not touched.
  *
  * <p>Run: {@code mvn -q test-compile exec:java
- * -Dexec.mainClass=io.github.redislock.examples.LockPassedToExistingCode}.
- * It uses the Redis named by {@code -Dredis.url} or {@code REDIS_URL}, else starts its own.
+ * -Dexec.mainClass=io.github.redislock.examples.LockPassedToExistingCode}. It uses the Redis named
+ * by {@code -Dredis.url} or {@code REDIS_URL}, else starts its own.
  */
 public final class LockPassedToExistingCode {
 
@@ -94,18 +94,20 @@ public final class LockPassedToExistingCode {
       List<Future<Integer>> refusedByThread = new ArrayList<>();
       try {
         for (int t = 0; t < threads; t++) {
-          refusedByThread.add(pool.submit(() -> {
-            ThreadLocalRandom random = ThreadLocalRandom.current();
-            int refused = 0;
-            for (int i = 0; i < transfersPerThread; i++) {
-              Account from = accounts.get(random.nextInt(accounts.size()));
-              Account to = accounts.get(random.nextInt(accounts.size()));
-              if (!Legacy.transfer(lock, from, to, 1 + random.nextInt(50))) {
-                refused++;
-              }
-            }
-            return refused;
-          }));
+          refusedByThread.add(
+              pool.submit(
+                  () -> {
+                    ThreadLocalRandom random = ThreadLocalRandom.current();
+                    int refused = 0;
+                    for (int i = 0; i < transfersPerThread; i++) {
+                      Account from = accounts.get(random.nextInt(accounts.size()));
+                      Account to = accounts.get(random.nextInt(accounts.size()));
+                      if (!Legacy.transfer(lock, from, to, 1 + random.nextInt(50))) {
+                        refused++;
+                      }
+                    }
+                    return refused;
+                  }));
         }
         int refused = 0;
         for (Future<Integer> f : refusedByThread) {
@@ -116,10 +118,14 @@ public final class LockPassedToExistingCode {
         Result result = new Result(before, after, threads * transfersPerThread, refused, lowest);
         StringBuilder balances = new StringBuilder();
         for (Account a : accounts) {
-          balances.append(balances.length() == 0 ? "" : ", ").append(a.id).append(' ')
+          balances
+              .append(balances.length() == 0 ? "" : ", ")
+              .append(a.id)
+              .append(' ')
               .append(a.balance);
         }
-        System.out.printf("%d transfers on %d threads (%d refused for lack of funds): %s%n",
+        System.out.printf(
+            "%d transfers on %d threads (%d refused for lack of funds): %s%n",
             result.transfers(), threads, result.refused(), balances);
         System.out.printf("total before %d, after %d%n", before, after);
         return result;

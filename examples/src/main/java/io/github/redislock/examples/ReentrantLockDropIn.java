@@ -10,13 +10,13 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.Lock;
 
 /**
- * A class written with {@code new ReentrantLock()}, switched to a distributed lock by changing
- * one line: where its lock comes from. Nothing else changes: {@code lock()}, {@code tryLock(time,
+ * A class written with {@code new ReentrantLock()}, switched to a distributed lock by changing one
+ * line: where its lock comes from. Nothing else changes: {@code lock()}, {@code tryLock(time,
  * unit)}, {@code unlock()} in {@code finally}, and reentrant calls all behave as before.
  *
  * <p>Run: {@code mvn -q test-compile exec:java
- * -Dexec.mainClass=io.github.redislock.examples.ReentrantLockDropIn}.
- * It uses the Redis named by {@code -Dredis.url} or {@code REDIS_URL}, else starts its own.
+ * -Dexec.mainClass=io.github.redislock.examples.ReentrantLockDropIn}. It uses the Redis named by
+ * {@code -Dredis.url} or {@code REDIS_URL}, else starts its own.
  */
 public final class ReentrantLockDropIn {
 
@@ -88,15 +88,17 @@ public final class ReentrantLockDropIn {
       List<Future<Integer>> reservedByThread = new ArrayList<>();
       try {
         for (int t = 0; t < threads; t++) {
-          reservedByThread.add(pool.submit(() -> {
-            int reserved = 0;
-            for (int i = 0; i < requestsPerThread; i++) {
-              if (inventory.reserve(1)) {
-                reserved++;
-              }
-            }
-            return reserved;
-          }));
+          reservedByThread.add(
+              pool.submit(
+                  () -> {
+                    int reserved = 0;
+                    for (int i = 0; i < requestsPerThread; i++) {
+                      if (inventory.reserve(1)) {
+                        reserved++;
+                      }
+                    }
+                    return reserved;
+                  }));
         }
         int reserved = 0;
         for (Future<Integer> f : reservedByThread) {
@@ -107,8 +109,7 @@ public final class ReentrantLockDropIn {
             new Result(seats, requests, reserved, requests - reserved, inventory.freeSeats());
         System.out.printf(
             "%d threads asked for %d seats of %d: %d reserved, %d refused (sold out), %d left%n",
-            threads, result.requests(), seats, result.reserved(), result.refused(),
-            result.free());
+            threads, result.requests(), seats, result.reserved(), result.refused(), result.free());
         return result;
       } finally {
         pool.shutdown();

@@ -19,8 +19,8 @@ import redis.clients.jedis.UnifiedJedis;
  * processes that share the stored value, the method needs a lock that all of them see.
  *
  * <p>Run: {@code mvn -q test-compile exec:java
- * -Dexec.mainClass=io.github.redislock.examples.SynchronizedRewritten}.
- * It uses the Redis named by {@code -Dredis.url} or {@code REDIS_URL}, else starts its own.
+ * -Dexec.mainClass=io.github.redislock.examples.SynchronizedRewritten}. It uses the Redis named by
+ * {@code -Dredis.url} or {@code REDIS_URL}, else starts its own.
  */
 public final class SynchronizedRewritten {
 
@@ -92,20 +92,23 @@ public final class SynchronizedRewritten {
       List<Future<Integer>> issuedByThread = new ArrayList<>();
       try {
         for (int t = 0; t < threads; t++) {
-          issuedByThread.add(pool.submit(() -> {
-            for (int i = 0; i < numbersPerThread; i++) {
-              seen.add(invoices.next());
-            }
-            return numbersPerThread;
-          }));
+          issuedByThread.add(
+              pool.submit(
+                  () -> {
+                    for (int i = 0; i < numbersPerThread; i++) {
+                      seen.add(invoices.next());
+                    }
+                    return numbersPerThread;
+                  }));
         }
         int issued = 0;
         for (Future<Integer> f : issuedByThread) {
           issued += f.get();
         }
         Result result = new Result(issued, seen.size(), Long.parseLong(redis.get(lastKey)));
-        System.out.printf("%d threads issued %d invoice numbers, %d distinct, INV-000001 to"
-                + " INV-%06d%n", threads, result.issued(), result.distinct(), result.last());
+        System.out.printf(
+            "%d threads issued %d invoice numbers, %d distinct, INV-000001 to" + " INV-%06d%n",
+            threads, result.issued(), result.distinct(), result.last());
         return result;
       } finally {
         pool.shutdown();
