@@ -1,7 +1,8 @@
 package io.github.redislock;
 
 import io.github.redislock.internal.LockEngine;
-import io.github.redislock.internal.RedisClients;
+import io.github.redislock.internal.client.Kind;
+import io.github.redislock.internal.client.RedisClients;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -148,7 +149,7 @@ public final class RedisLockFactory implements AutoCloseable {
      */
     public Builder standalone(String redisUri) {
       Objects.requireNonNull(redisUri, "redisUri");
-      setUri("standalone", redisUri, RedisClients.Kind.STANDALONE);
+      setUri("standalone", redisUri, Kind.STANDALONE);
       return this;
     }
 
@@ -169,7 +170,7 @@ public final class RedisLockFactory implements AutoCloseable {
      */
     public Builder sentinel(String sentinelUri) {
       Objects.requireNonNull(sentinelUri, "sentinelUri");
-      setUri("sentinel", sentinelUri, RedisClients.Kind.SENTINEL);
+      setUri("sentinel", sentinelUri, Kind.SENTINEL);
       return this;
     }
 
@@ -189,7 +190,7 @@ public final class RedisLockFactory implements AutoCloseable {
      */
     public Builder cluster(String clusterUri) {
       Objects.requireNonNull(clusterUri, "clusterUri");
-      setUri("cluster", clusterUri, RedisClients.Kind.CLUSTER);
+      setUri("cluster", clusterUri, Kind.CLUSTER);
       return this;
     }
 
@@ -420,8 +421,8 @@ public final class RedisLockFactory implements AutoCloseable {
           masters, labels, true, prefix, lease, socketTimeout, nodeTimeout, listener);
     }
 
-    private void setUri(String method, String uri, RedisClients.Kind kind) {
-      RedisClients.Kind actual = RedisClients.kind(uri);
+    private void setUri(String method, String uri, Kind kind) {
+      Kind actual = RedisClients.kind(uri);
       if (actual != kind) {
         throw new IllegalArgumentException(
             method
@@ -461,12 +462,12 @@ public final class RedisLockFactory implements AutoCloseable {
 
     /** Checks a Redlock master's URI: {@code redis://} or {@code rediss://}. */
     private static void parse(String redisUri) {
-      if (RedisClients.kind(redisUri) != RedisClients.Kind.STANDALONE) {
+      if (RedisClients.kind(redisUri) != Kind.STANDALONE) {
         throw new IllegalArgumentException(
             "not a Redis URI of one server: '"
                 + RedisClients.describe(redisUri)
                 + "'; expected "
-                + RedisClients.Kind.STANDALONE.form());
+                + Kind.STANDALONE.form());
       }
     }
   }

@@ -2,6 +2,8 @@ package io.github.redislock.internal;
 
 import io.github.redislock.LockLostEvent;
 import io.github.redislock.RedisLockException;
+import io.github.redislock.internal.backend.LockBackend;
+import io.github.redislock.internal.util.Threads;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;

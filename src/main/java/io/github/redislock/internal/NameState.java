@@ -1,5 +1,6 @@
 package io.github.redislock.internal;
 
+import io.github.redislock.internal.backend.LockKeys;
 import java.util.concurrent.locks.ReentrantLock;
 
 /**

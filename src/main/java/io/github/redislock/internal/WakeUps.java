@@ -1,5 +1,7 @@
 package io.github.redislock.internal;
 
+import io.github.redislock.internal.util.Backoff;
+import io.github.redislock.internal.util.Threads;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;

@@ -1,4 +1,4 @@
-package io.github.redislock.internal;
+package io.github.redislock.internal.backend;
 
 import io.github.redislock.RedisLockException;
 import java.util.List;
@@ -10,7 +10,7 @@ import redis.clients.jedis.UnifiedJedis;
  * method throws {@link RedisLockException}, with the client's exception as its cause, when Redis
  * cannot be reached or answers with an error.
  */
-interface LockBackend extends AutoCloseable {
+public interface LockBackend extends AutoCloseable {
 
   /** How an acquisition attempt asks Redis. */
   enum Ask {

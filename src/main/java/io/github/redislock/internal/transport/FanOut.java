@@ -1,4 +1,4 @@
-package io.github.redislock.internal;
+package io.github.redislock.internal.transport;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -21,7 +21,7 @@ import java.util.function.Predicate;
  * @param <N> the node type
  * @param <T> the reply type
  */
-final class FanOut<N, T> {
+public final class FanOut<N, T> {
   private final List<N> nodes;
   private final List<CompletableFuture<T>> calls;
   private final ReentrantLock lock = new ReentrantLock();
@@ -52,7 +52,7 @@ final class FanOut<N, T> {
   }
 
   /** A fan-out whose every node has answered or failed already. */
-  static <N, T> FanOut<N, T> completed(
+  public static <N, T> FanOut<N, T> completed(
       List<N> nodes, Object[] replies, RuntimeException[] failures) {
     return new FanOut<>(nodes, replies, failures);
   }
@@ -76,7 +76,7 @@ final class FanOut<N, T> {
   }
 
   /** Sends {@code request} to every node. */
-  static <N, T> FanOut<N, T> send(List<N> nodes, Function<N, T> request, Executor executor) {
+  public static <N, T> FanOut<N, T> send(List<N> nodes, Function<N, T> request, Executor executor) {
     return new FanOut<>(nodes, request, executor);
   }
 
@@ -85,7 +85,7 @@ final class FanOut<N, T> {
    * passes. The wait is bounded by the per-node timeout, so it does not stop for an interrupt (an
    * unlock by an interrupted thread must still release); the flag is kept for the caller.
    */
-  FanOut<N, T> awaitUntil(long deadlineNanos, Predicate<FanOut<N, T>> decided) {
+  public FanOut<N, T> awaitUntil(long deadlineNanos, Predicate<FanOut<N, T>> decided) {
     boolean interrupted = false;
     lock.lock();
     try {
@@ -110,7 +110,7 @@ final class FanOut<N, T> {
   }
 
   /** Number of nodes whose reply, so far, satisfies {@code test}. */
-  int count(Predicate<T> test) {
+  public int count(Predicate<T> test) {
     lock.lock();
     try {
       int count = 0;
@@ -128,7 +128,7 @@ final class FanOut<N, T> {
   }
 
   /** Number of nodes that have not answered yet. */
-  int unanswered() {
+  public int unanswered() {
     lock.lock();
     try {
       return nodes.size() - answered;
@@ -138,7 +138,7 @@ final class FanOut<N, T> {
   }
 
   /** Number of nodes that failed (an exception, not a missing reply). */
-  int failed() {
+  public int failed() {
     lock.lock();
     try {
       int count = 0;
@@ -154,7 +154,7 @@ final class FanOut<N, T> {
   }
 
   /** Number of nodes that failed, or have not answered yet. */
-  int failedOrMissing() {
+  public int failedOrMissing() {
     lock.lock();
     try {
       int count = 0;
@@ -170,7 +170,7 @@ final class FanOut<N, T> {
   }
 
   /** The replies so far, in node order; {@code null} for nodes that failed or did not answer. */
-  List<T> replies() {
+  public List<T> replies() {
     lock.lock();
     try {
       List<T> list = new ArrayList<>(replies.length);
@@ -186,7 +186,7 @@ final class FanOut<N, T> {
   }
 
   /** Each failed or missing node with what went wrong, for an exception message. */
-  String describeFailures(Function<N, String> label, long timeoutMillis) {
+  public String describeFailures(Function<N, String> label, long timeoutMillis) {
     lock.lock();
     try {
       StringBuilder text = new StringBuilder();
@@ -208,7 +208,7 @@ final class FanOut<N, T> {
   }
 
   /** The failures so far, to attach as suppressed exceptions. */
-  List<RuntimeException> failures() {
+  public List<RuntimeException> failures() {
     lock.lock();
     try {
       List<RuntimeException> list = new ArrayList<>();
@@ -224,7 +224,7 @@ final class FanOut<N, T> {
   }
 
   /** Runs {@code action} for every node once its reply arrives, now or later. */
-  void whenEachDone(BiConsumer<N, T> action) {
+  public void whenEachDone(BiConsumer<N, T> action) {
     for (int i = 0; i < nodes.size(); i++) {
       N node = nodes.get(i);
       calls.get(i).whenComplete((reply, failure) -> action.accept(node, reply));

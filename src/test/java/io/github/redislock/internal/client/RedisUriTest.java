@@ -1,10 +1,9 @@
-package io.github.redislock.internal;
+package io.github.redislock.internal.client;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.github.redislock.RedisLockException;
-import io.github.redislock.internal.RedisClients.Kind;
 import java.time.Duration;
 import java.util.List;
 import org.junit.jupiter.api.Test;

@@ -1,10 +1,11 @@
-package io.github.redislock.internal;
+package io.github.redislock.internal.backend;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import io.github.redislock.RedisLockException;
+import io.github.redislock.internal.util.Tokens;
 import io.github.redislock.testing.RedisInvariants;
 import io.github.redislock.testing.RedisServer;
 import io.github.redislock.testing.TcpProxy;

@@ -1,4 +1,4 @@
-package io.github.redislock.internal;
+package io.github.redislock.internal.backend;
 
 import redis.clients.jedis.exceptions.JedisBusyException;
 import redis.clients.jedis.exceptions.JedisClusterOperationException;
@@ -7,7 +7,7 @@ import redis.clients.jedis.exceptions.JedisDataException;
 import redis.clients.jedis.exceptions.JedisException;
 
 /** Sorts Redis failures into those worth retrying and those that will not go away by waiting. */
-final class Failures {
+public final class Failures {
   private Failures() {}
 
   /**
@@ -15,7 +15,7 @@ final class Failures {
    * read-only after a failover, or its cluster is reconfiguring. A wrong type, a script error or a
    * permission error are permanent.
    */
-  static boolean isTransient(Throwable failure) {
+  public static boolean isTransient(Throwable failure) {
     for (Throwable t = failure; t != null; t = t.getCause()) {
       if (t instanceof TransientFailure) {
         return true;
@@ -42,10 +42,10 @@ final class Failures {
   }
 
   /** A failure of ours that waiting may cure: a slow majority, too many nodes unanswering. */
-  static final class TransientFailure extends RuntimeException {
+  public static final class TransientFailure extends RuntimeException {
     private static final long serialVersionUID = 1L;
 
-    TransientFailure(String message) {
+    public TransientFailure(String message) {
       super(message, null, false, false);
     }
   }

@@ -1,4 +1,4 @@
-package io.github.redislock.internal;
+package io.github.redislock.internal.backend;
 
 import java.util.Objects;
 import redis.clients.jedis.util.JedisClusterCRC16;
@@ -13,16 +13,16 @@ import redis.clients.jedis.util.JedisClusterCRC16;
  * @param companion the hash holding the fencing counter and the last released token
  * @param channel the pub/sub channel a release publishes on
  */
-record LockKeys(String lock, String companion, String channel) {
+public record LockKeys(String lock, String companion, String channel) {
 
-  LockKeys {
+  public LockKeys {
     Objects.requireNonNull(lock, "lock");
     Objects.requireNonNull(companion, "companion");
     Objects.requireNonNull(channel, "channel");
   }
 
   /** Derives the keys of the lock whose Redis key is {@code lockKey}. */
-  static LockKeys of(String lockKey) {
+  public static LockKeys of(String lockKey) {
     String base = companionBase(lockKey);
     return new LockKeys(lockKey, base + ":lock-meta", base + ":lock-wake");
   }

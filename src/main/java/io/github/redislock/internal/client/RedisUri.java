@@ -1,6 +1,5 @@
-package io.github.redislock.internal;
+package io.github.redislock.internal.client;
 
-import io.github.redislock.internal.RedisClients.Kind;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;

@@ -1,8 +1,9 @@
-package io.github.redislock.internal;
+package io.github.redislock.internal.backend;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.github.redislock.internal.LockBackend.Ask;
+import io.github.redislock.internal.backend.LockBackend.Ask;
+import io.github.redislock.internal.util.Tokens;
 import io.github.redislock.testing.RedisInvariants;
 import io.github.redislock.testing.RedisServer;
 import java.util.HashMap;

@@ -1,4 +1,4 @@
-package io.github.redislock.internal;
+package io.github.redislock.internal.client;
 
 import io.github.redislock.RedisLockException;
 import java.time.Duration;
@@ -44,27 +44,6 @@ import redis.clients.jedis.exceptions.JedisException;
 public final class RedisClients {
   private static final int MAX_CONNECTIONS_PER_NODE = 64;
   private static final String CLIENT_NAME = "redis-lock";
-
-  /** The kinds of deployment a URI can name, with the scheme and the documented form of each. */
-  public enum Kind {
-    /** One server: {@code redis://} or {@code rediss://}. */
-    STANDALONE("redis://[user:password@]host:port[/db] or rediss://[user:password@]host:port[/db]"),
-    /** A Sentinel-managed master: {@code redis-sentinel://}. */
-    SENTINEL("redis-sentinel://[user:password@]host:port[,host:port...]/masterName[/db]"),
-    /** A Redis Cluster: {@code redis-cluster://}. */
-    CLUSTER("redis-cluster://[user:password@]host:port[,host:port...]");
-
-    private final String form;
-
-    Kind(String form) {
-      this.form = form;
-    }
-
-    /** The documented form of this kind's URIs. */
-    public String form() {
-      return form;
-    }
-  }
 
   private RedisClients() {}
 

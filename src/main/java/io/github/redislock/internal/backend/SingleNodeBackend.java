@@ -1,4 +1,4 @@
-package io.github.redislock.internal;
+package io.github.redislock.internal.backend;
 
 import io.github.redislock.RedisLockException;
 import java.util.List;
@@ -11,12 +11,12 @@ import redis.clients.jedis.params.SetParams;
  * The lock on one Redis deployment reached through one {@link UnifiedJedis}: a standalone server, a
  * Sentinel-managed master or a Cluster (every key of a lock sits in one slot).
  */
-final class SingleNodeBackend implements LockBackend {
+public final class SingleNodeBackend implements LockBackend {
   private final UnifiedJedis client;
   private final boolean ownsClient;
   private final String companionTtlMillis;
 
-  SingleNodeBackend(UnifiedJedis client, boolean ownsClient, long companionTtlMillis) {
+  public SingleNodeBackend(UnifiedJedis client, boolean ownsClient, long companionTtlMillis) {
     this.client = client;
     this.ownsClient = ownsClient;
     this.companionTtlMillis = Long.toString(companionTtlMillis);

@@ -1,4 +1,4 @@
-package io.github.redislock.internal;
+package io.github.redislock.internal.backend;
 
 /**
  * The answer to a release.
@@ -9,9 +9,9 @@ package io.github.redislock.internal;
  *     released (the most on any one node, under Redlock): other processes' waiters, and this
  *     factory's own subscription if it has one (see {@code LockEngine.othersWaited})
  */
-record Release(boolean released, long listeners) {
-  static final Release NOT_OURS = new Release(false, 0);
-  static final Release RELEASED = new Release(true, 0);
+public record Release(boolean released, long listeners) {
+  public static final Release NOT_OURS = new Release(false, 0);
+  public static final Release RELEASED = new Release(true, 0);
   private static final Release[] FEW_LISTENERS = {
     RELEASED, new Release(true, 1), new Release(true, 2), new Release(true, 3)
   };

@@ -1,4 +1,4 @@
-package io.github.redislock.internal;
+package io.github.redislock.internal.backend;
 
 /**
  * The answer to one acquisition attempt.
@@ -12,7 +12,7 @@ package io.github.redislock.internal;
  * @param grant what the backend needs to know of this hold at its release (Redlock: which nodes
  *     granted it), or {@code null}
  */
-record Acquisition(
+public record Acquisition(
     boolean acquired,
     long fencingToken,
     long holderTtlMillis,
@@ -20,9 +20,9 @@ record Acquisition(
     Object grant) {
 
   /** Acquired without a fencing token (one is issued when first asked for). */
-  static final Acquisition ACQUIRED_UNFENCED = new Acquisition(true, 0, 0, false, null);
+  public static final Acquisition ACQUIRED_UNFENCED = new Acquisition(true, 0, 0, false, null);
 
-  static Acquisition acquired(long fencingToken) {
+  public static Acquisition acquired(long fencingToken) {
     return acquired(fencingToken, null);
   }
 
@@ -30,7 +30,7 @@ record Acquisition(
     return new Acquisition(true, fencingToken, 0, false, grant);
   }
 
-  static Acquisition busy(long holderTtlMillis, boolean holderPublishes) {
+  public static Acquisition busy(long holderTtlMillis, boolean holderPublishes) {
     return new Acquisition(false, 0, holderTtlMillis, holderPublishes, null);
   }
 }

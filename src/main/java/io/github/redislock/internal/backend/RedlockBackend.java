@@ -1,8 +1,14 @@
-package io.github.redislock.internal;
+package io.github.redislock.internal.backend;
 
 import io.github.redislock.RedisLockException;
+import io.github.redislock.internal.transport.FanOut;
+import io.github.redislock.internal.transport.Node;
+import io.github.redislock.internal.transport.Pipelined;
+import io.github.redislock.internal.util.Threads;
 import java.util.ArrayList;
+import java.util.IdentityHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.SynchronousQueue;
@@ -34,14 +40,15 @@ import redis.clients.jedis.UnifiedJedis;
  * counters of a majority to it, and so does every release: any two majorities share a node, so
  * every later hold's token is greater.
  */
-final class RedlockBackend implements LockBackend {
+public final class RedlockBackend implements LockBackend {
   private static final Logger log = LoggerFactory.getLogger(RedlockBackend.class);
   private static final long WARN_EVERY_NANOS = TimeUnit.SECONDS.toNanos(10);
 
-  /** One master: how it is named in messages, and the single-node operations on it. */
-  record Node(String label, UnifiedJedis client, SingleNodeBackend ops) {}
-
   private final List<Node> nodes;
+
+  /** The single-node operations on each master. */
+  private final Map<Node, SingleNodeBackend> ops = new IdentityHashMap<>();
+
   private final int quorum;
   private final long nodeTimeoutNanos;
   private final long nodeTimeoutMillis;
@@ -59,7 +66,7 @@ final class RedlockBackend implements LockBackend {
   private final AtomicLong lastMinorityWarning =
       new AtomicLong(System.nanoTime() - WARN_EVERY_NANOS);
 
-  RedlockBackend(
+  public RedlockBackend(
       List<? extends UnifiedJedis> clients,
       List<String> labels,
       boolean ownsClients,
@@ -69,11 +76,9 @@ final class RedlockBackend implements LockBackend {
     List<Node> list = new ArrayList<>(clients.size());
     for (int i = 0; i < clients.size(); i++) {
       UnifiedJedis client = clients.get(i);
-      list.add(
-          new Node(
-              labels.get(i),
-              client,
-              new SingleNodeBackend(client, ownsClients, companionTtlMillis)));
+      Node node = new Node(labels.get(i), client);
+      list.add(node);
+      ops.put(node, new SingleNodeBackend(client, ownsClients, companionTtlMillis));
     }
     this.nodes = List.copyOf(list);
     this.quorum = nodes.size() / 2 + 1;
@@ -111,11 +116,11 @@ final class RedlockBackend implements LockBackend {
           Pipelined.ask(
               nodes,
               "acquire",
-              keys,
+              keys.lock(),
               node -> plainSet(keys, token, leaseMillis),
               reply -> reply != null ? Acquisition.ACQUIRED_UNFENCED : BUSY_FOR_ALL_WE_KNOW,
               node ->
-                  node.ops().tryAcquire(keys, token, leaseMillis, Ask.PLAIN), // SET has no NOSCRIPT
+                  ops(node).tryAcquire(keys, token, leaseMillis, Ask.PLAIN), // SET has no NOSCRIPT
               start + nodeTimeoutNanos);
       if (round.count(Acquisition::acquired) < quorum && round.count(a -> !a.acquired()) > 0) {
         round =
@@ -148,16 +153,16 @@ final class RedlockBackend implements LockBackend {
         ? Pipelined.ask(
             nodes,
             "acquire",
-            keys,
+            keys.lock(),
             node ->
                 Script.ACQUIRE.evalsha(
                     SingleNodeBackend.acquireKeys(keys, fenced),
-                    node.ops().acquireArgs(token, leaseMillis, fenced)),
+                    ops(node).acquireArgs(token, leaseMillis, fenced)),
             SingleNodeBackend::parseAcquisition,
-            node -> node.ops().tryAcquire(keys, token, leaseMillis, nodeAsk),
+            node -> ops(node).tryAcquire(keys, token, leaseMillis, nodeAsk),
             deadline)
         : FanOut.send(
-                nodes, node -> node.ops().tryAcquire(keys, token, leaseMillis, nodeAsk), fanout)
+                nodes, node -> ops(node).tryAcquire(keys, token, leaseMillis, nodeAsk), fanout)
             .awaitUntil(
                 deadline,
                 r ->
@@ -205,7 +210,7 @@ final class RedlockBackend implements LockBackend {
   @Override
   public boolean extend(LockKeys keys, String token, long leaseMillis) {
     return decide(
-        node -> node.ops().extend(keys, token, leaseMillis), "renew", keys, nodeTimeoutNanos);
+        node -> ops(node).extend(keys, token, leaseMillis), "renew", keys, nodeTimeoutNanos);
   }
 
   /**
@@ -232,16 +237,16 @@ final class RedlockBackend implements LockBackend {
             ? Pipelined.ask(
                 nodes,
                 "release",
-                keys,
+                keys.lock(),
                 node ->
                     Script.RELEASE.evalsha(
                         SingleNodeBackend.releaseKeys(keys, fencingToken),
-                        node.ops().releaseArgs(keys, token, fencingToken)),
+                        ops(node).releaseArgs(keys, token, fencingToken)),
                 SingleNodeBackend::parseRelease,
-                node -> node.ops().releaseRaising(keys, token, fencingToken),
+                node -> ops(node).releaseRaising(keys, token, fencingToken),
                 start + releaseTimeoutNanos)
             : FanOut.send(
-                    nodes, node -> node.ops().releaseRaising(keys, token, fencingToken), fanout)
+                    nodes, node -> ops(node).releaseRaising(keys, token, fencingToken), fanout)
                 .awaitUntil(
                     start + releaseTimeoutNanos,
                     r ->
@@ -303,7 +308,7 @@ final class RedlockBackend implements LockBackend {
   public long reissueFence(LockKeys keys, String token, Object grant) {
     long start = System.nanoTime();
     FanOut<Node, Long> round =
-        FanOut.send(nodes, node -> node.ops().reissueFence(keys, token, null), fanout)
+        FanOut.send(nodes, node -> ops(node).reissueFence(keys, token, null), fanout)
             .awaitUntil(
                 start + nodeTimeoutNanos,
                 r ->
@@ -330,12 +335,16 @@ final class RedlockBackend implements LockBackend {
   @Override
   public boolean confirmFence(LockKeys keys, String token, long fencingToken) {
     return decide(
-        node -> node.ops().raiseFence(keys, fencingToken), "fence", keys, nodeTimeoutNanos);
+        node -> ops(node).raiseFence(keys, fencingToken), "fence", keys, nodeTimeoutNanos);
   }
 
   @Override
   public boolean isLocked(LockKeys keys) {
-    return decide(node -> node.ops().isLocked(keys), "inspect", keys, nodeTimeoutNanos);
+    return decide(node -> ops(node).isLocked(keys), "inspect", keys, nodeTimeoutNanos);
+  }
+
+  private SingleNodeBackend ops(Node node) {
+    return ops.get(node);
   }
 
   @Override
@@ -351,7 +360,7 @@ final class RedlockBackend implements LockBackend {
   @Override
   public void close() {
     fanout.shutdownNow();
-    nodes.forEach(node -> node.ops().close());
+    nodes.forEach(node -> ops(node).close());
   }
 
   /**
@@ -408,7 +417,7 @@ final class RedlockBackend implements LockBackend {
       fanout.execute(
           () -> {
             try {
-              node.ops().releaseRaising(keys, token, 0);
+              ops(node).releaseRaising(keys, token, 0);
             } catch (RuntimeException e) {
               log.debug("could not release lock key '{}' on {}", keys.lock(), node.label(), e);
             }

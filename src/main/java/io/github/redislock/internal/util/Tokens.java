@@ -1,4 +1,4 @@
-package io.github.redislock.internal;
+package io.github.redislock.internal.util;
 
 import java.nio.charset.StandardCharsets;
 import java.security.NoSuchAlgorithmException;
@@ -14,9 +14,9 @@ import java.security.SecureRandom;
  * state around every request), so a token costs a fraction of it. Every token is still distinct
  * output of the generator, used once.
  */
-final class Tokens {
+public final class Tokens {
   /** Marks tokens written by this library; its holders publish on release (see acquire.lua). */
-  static final String PREFIX = "rl1:";
+  public static final String PREFIX = "rl1:";
 
   private static final int TOKEN_BYTES = 16;
   private static final int TOKENS_PER_BLOCK = 32;
@@ -34,7 +34,7 @@ final class Tokens {
     }
   }
 
-  static String next() {
+  public static String next() {
     return BLOCKS.get().next();
   }
 

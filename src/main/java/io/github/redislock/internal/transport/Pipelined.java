@@ -1,4 +1,4 @@
-package io.github.redislock.internal;
+package io.github.redislock.internal.transport;
 
 import io.github.redislock.RedisLockException;
 import java.lang.invoke.MethodHandle;
@@ -27,14 +27,14 @@ import redis.clients.jedis.exceptions.JedisNoScriptException;
  * Connection.flush()}, which Jedis keeps protected; where either is missing, Redlock fans out on
  * threads instead.
  */
-final class Pipelined {
+public final class Pipelined {
   private static final Logger log = LoggerFactory.getLogger(Pipelined.class);
   private static final MethodHandle FLUSH = flushHandle();
 
   private Pipelined() {}
 
   /** Whether every client can be driven this way. */
-  static boolean supports(List<? extends UnifiedJedis> clients) {
+  public static boolean supports(List<? extends UnifiedJedis> clients) {
     return FLUSH != null && clients.stream().allMatch(RedisClient.class::isInstance);
   }
 
@@ -42,13 +42,13 @@ final class Pipelined {
    * Sends {@code command(node)} to every node, and reads each reply with {@code parse} until the
    * deadline. A node whose script cache was flushed answers through {@code fallback}.
    */
-  static <T> FanOut<RedlockBackend.Node, T> ask(
-      List<RedlockBackend.Node> nodes,
+  public static <T> FanOut<Node, T> ask(
+      List<Node> nodes,
       String operation,
-      LockKeys keys,
-      Function<RedlockBackend.Node, CommandArguments> command,
+      String lockKey,
+      Function<Node, CommandArguments> command,
       Function<Object, T> parse,
-      Function<RedlockBackend.Node, T> fallback,
+      Function<Node, T> fallback,
       long deadlineNanos) {
     int n = nodes.size();
     Connection[] connections = new Connection[n];
@@ -60,7 +60,7 @@ final class Pipelined {
         connections[i].sendCommand(command.apply(nodes.get(i)));
         FLUSH.invoke(connections[i]);
       } catch (JedisException e) {
-        failures[i] = failure(operation, keys, e);
+        failures[i] = failure(operation, lockKey, e);
         closeQuietly(connections[i], true);
         connections[i] = null;
       } catch (Throwable e) {
@@ -90,7 +90,7 @@ final class Pipelined {
         }
       } catch (JedisException e) {
         broken = connection.isBroken();
-        failures[i] = failure(operation, keys, e);
+        failures[i] = failure(operation, lockKey, e);
       } catch (RuntimeException e) {
         broken = true;
         failures[i] = e;
@@ -104,9 +104,9 @@ final class Pipelined {
     return FanOut.completed(nodes, replies, failures);
   }
 
-  private static RedisLockException failure(String operation, LockKeys keys, JedisException e) {
+  private static RedisLockException failure(String operation, String lockKey, JedisException e) {
     return new RedisLockException(
-        "Redis failed to " + operation + " lock key '" + keys.lock() + "': " + e.getMessage(), e);
+        "Redis failed to " + operation + " lock key '" + lockKey + "': " + e.getMessage(), e);
   }
 
   private static void closeQuietly(Connection connection, boolean broken) {

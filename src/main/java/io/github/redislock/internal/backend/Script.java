@@ -1,4 +1,4 @@
-package io.github.redislock.internal;
+package io.github.redislock.internal.backend;
 
 import java.io.IOException;
 import java.io.InputStream;

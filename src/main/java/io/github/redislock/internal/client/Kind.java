@@ -1,0 +1,22 @@
+package io.github.redislock.internal.client;
+
+/** The kinds of deployment a URI can name, with the scheme and the documented form of each. */
+public enum Kind {
+  /** One server: {@code redis://} or {@code rediss://}. */
+  STANDALONE("redis://[user:password@]host:port[/db] or rediss://[user:password@]host:port[/db]"),
+  /** A Sentinel-managed master: {@code redis-sentinel://}. */
+  SENTINEL("redis-sentinel://[user:password@]host:port[,host:port...]/masterName[/db]"),
+  /** A Redis Cluster: {@code redis-cluster://}. */
+  CLUSTER("redis-cluster://[user:password@]host:port[,host:port...]");
+
+  private final String form;
+
+  Kind(String form) {
+    this.form = form;
+  }
+
+  /** The documented form of this kind's URIs. */
+  public String form() {
+    return form;
+  }
+}
