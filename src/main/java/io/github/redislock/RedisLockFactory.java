@@ -1,10 +1,12 @@
 package io.github.redislock;
 
+import io.github.redislock.internal.Assembly;
 import io.github.redislock.internal.LockEngine;
+import io.github.redislock.internal.Settings;
 import io.github.redislock.internal.client.Kind;
 import io.github.redislock.internal.client.RedisClients;
+import io.github.redislock.internal.util.Ticker;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashSet;
 import java.util.List;
@@ -376,49 +378,33 @@ public final class RedisLockFactory implements AutoCloseable {
       }
       Duration lease = leaseTime != null ? leaseTime : DEFAULT_LEASE;
       Duration timeout = commandTimeout != null ? commandTimeout : DEFAULT_COMMAND_TIMEOUT;
-      String prefix = keyPrefix != null ? keyPrefix : "";
-      Consumer<LockLostEvent> listener = onLockLost != null ? onLockLost : event -> {};
+      Settings settings =
+          new Settings(
+              keyPrefix != null ? keyPrefix : "",
+              lease,
+              timeout,
+              onLockLost != null ? onLockLost : event -> {},
+              Ticker.SYSTEM);
       if (redlockUris != null || redlockMasters != null) {
-        return new RedisLockFactory(buildRedlock(lease, timeout, prefix, listener));
-      }
-      boolean owned = client == null;
-      UnifiedJedis redis = owned ? RedisClients.create(endpointUri, timeout) : client;
-      return new RedisLockFactory(
-          LockEngine.singleNode(redis, owned, prefix, lease, timeout, listener));
-    }
-
-    private LockEngine buildRedlock(
-        Duration lease, Duration timeout, String prefix, Consumer<LockLostEvent> listener) {
-      Duration nodeTimeout = redlockNodeTimeout != null ? redlockNodeTimeout : DEFAULT_NODE_TIMEOUT;
-      if (nodeTimeout.compareTo(lease) >= 0) {
-        throw new IllegalArgumentException(
-            "redlockNodeTimeout ("
-                + nodeTimeout
-                + ") must be shorter than leaseTime ("
-                + lease
-                + ")");
-      }
-      if (redlockMasters != null) {
-        List<String> labels = new ArrayList<>();
-        for (int i = 1; i <= redlockMasters.size(); i++) {
-          labels.add("master " + i);
+        Duration nodeTimeout =
+            redlockNodeTimeout != null ? redlockNodeTimeout : DEFAULT_NODE_TIMEOUT;
+        if (nodeTimeout.compareTo(lease) >= 0) {
+          throw new IllegalArgumentException(
+              "redlockNodeTimeout ("
+                  + nodeTimeout
+                  + ") must be shorter than leaseTime ("
+                  + lease
+                  + ")");
         }
-        return LockEngine.redlock(
-            redlockMasters, labels, false, prefix, lease, timeout, nodeTimeout, listener);
+        return new RedisLockFactory(
+            redlockMasters != null
+                ? Assembly.redlockClients(redlockMasters, nodeTimeout, settings)
+                : Assembly.redlock(redlockUris, nodeTimeout, settings, commandTimeout != null));
       }
-      // A frozen master holds a fan-out thread until its socket times out: keep that short.
-      Duration socketTimeout =
-          commandTimeout != null
-              ? commandTimeout
-              : Duration.ofMillis(Math.max(200, nodeTimeout.toMillis() * 10));
-      List<UnifiedJedis> masters = new ArrayList<>();
-      List<String> labels = new ArrayList<>();
-      for (String uri : redlockUris) {
-        masters.add(RedisClients.create(uri, socketTimeout));
-        labels.add(RedisClients.describe(uri));
-      }
-      return LockEngine.redlock(
-          masters, labels, true, prefix, lease, socketTimeout, nodeTimeout, listener);
+      return new RedisLockFactory(
+          client != null
+              ? Assembly.singleNode(client, settings)
+              : Assembly.singleNode(endpointUri, settings));
     }
 
     private void setUri(String method, String uri, Kind kind) {

@@ -1,14 +1,21 @@
 package io.github.redislock.internal;
 
+import io.github.redislock.internal.backend.LockBackend;
 import io.github.redislock.internal.backend.LockKeys;
+import io.github.redislock.internal.util.Ticker;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * One acquisition of a lock in Redis, from the first {@code lock()} to the last {@code unlock()} of
- * the owning thread. Its status moves once, from held to either releasing (by the owner) or lost
- * (by the renewer or the factory's close); whichever comes first wins, so a release never races a
- * loss report.
+ * the owning thread (or of the threads it passed to by local handoff). Its status moves once, from
+ * held to either releasing (by the owner) or lost (by the renewer or the factory's close);
+ * whichever comes first wins, so a release never races a loss report.
+ *
+ * <p>It also owns its fencing token's state: issued with the acquisition or not yet, made binding
+ * or not yet, and stale after a handoff (the new holder needs a token of its own). Only the thread
+ * that holds the lock moves that state, through {@link #fencingToken}; other threads only read the
+ * token for a loss report.
  */
 final class Hold {
   private static final int HELD = 0;
@@ -20,15 +27,7 @@ final class Hold {
   final String token;
   final Object grant;
   final long acquiredAtNanos;
-
-  /** The current holder's fencing token; written by the holder (see {@link #fenceStale}). */
-  volatile long fencingToken;
-
-  /**
-   * Whether the current holder has no token of its own yet: none was issued with the acquisition
-   * (tokens are issued when first asked for), or the hold passed to a new holder by a handoff.
-   */
-  volatile boolean fenceStale;
+  private final Ticker ticker;
 
   private final AtomicInteger status = new AtomicInteger(HELD);
   private final AtomicBoolean renewing = new AtomicBoolean();
@@ -36,8 +35,17 @@ final class Hold {
   private volatile long renewedAtNanos;
   private volatile long leaseEndNanos;
 
+  /** The current holder's fencing token, once {@link #fenceStale} is false. */
+  private volatile long fencingToken;
+
+  /**
+   * Whether the current holder has no token of its own yet: none was issued with the acquisition
+   * (tokens are issued when first asked for), or the hold passed to a new holder by a handoff.
+   */
+  private volatile boolean fenceStale;
+
   /** Whether {@link #fencingToken} was made binding (see {@code LockBackend.confirmFence}). */
-  volatile boolean fenceConfirmed;
+  private volatile boolean fenceConfirmed;
 
   Hold(
       String name,
@@ -46,7 +54,8 @@ final class Hold {
       long fencingToken,
       Object grant,
       long acquiredAtNanos,
-      long leaseEndNanos) {
+      long leaseEndNanos,
+      Ticker ticker) {
     this.name = name;
     this.keys = keys;
     this.token = token;
@@ -56,11 +65,12 @@ final class Hold {
     this.acquiredAtNanos = acquiredAtNanos;
     this.renewedAtNanos = acquiredAtNanos;
     this.leaseEndNanos = leaseEndNanos;
+    this.ticker = ticker;
   }
 
   /** Whether the hold is held and its lease, as last confirmed by Redis, has not run out. */
   boolean isValid() {
-    return status.get() == HELD && System.nanoTime() - leaseEndNanos < 0;
+    return status.get() == HELD && ticker.read() - leaseEndNanos < 0;
   }
 
   boolean isHeld() {
@@ -116,5 +126,47 @@ final class Hold {
   void extendedUntil(long startNanos, long endNanos) {
     renewedAtNanos = startNanos;
     leaseEndNanos = endNanos;
+  }
+
+  // ---- fencing ----
+
+  /**
+   * The current holder's fencing token, binding: issued now if the holder has none of its own (it
+   * was not issued with the acquisition, or the hold came by handoff), made binding now if it was
+   * not yet. Called by the holding thread only.
+   *
+   * @return the token, or {@code -1} when Redis says the hold is not ours any more
+   */
+  long fencingToken(LockBackend backend) {
+    if (fenceStale) {
+      long fence = backend.reissueFence(keys, token, grant);
+      if (fence < 0) {
+        return -1;
+      }
+      fencingToken = fence;
+      fenceConfirmed = true;
+      fenceStale = false;
+    } else if (!fenceConfirmed) {
+      if (!backend.confirmFence(keys, token, fencingToken)) {
+        return -1;
+      }
+      fenceConfirmed = true;
+    }
+    return fencingToken;
+  }
+
+  /** The hold passes to another thread of this JVM: that holder needs a token of its own. */
+  void handedOff() {
+    fenceStale = true;
+  }
+
+  /** The token a release raises the counters to: the last one issued to this hold, or 0. */
+  long lastIssuedToken() {
+    return fencingToken;
+  }
+
+  /** The token to report when the hold is lost: 0 when its current holder never got one. */
+  long reportedToken() {
+    return fenceStale ? 0 : fencingToken;
   }
 }

@@ -1,9 +1,9 @@
 package io.github.redislock.internal;
 
-import io.github.redislock.LockLostEvent;
 import io.github.redislock.RedisLockException;
 import io.github.redislock.internal.backend.LockBackend;
 import io.github.redislock.internal.util.Threads;
+import io.github.redislock.internal.util.Ticker;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
@@ -35,33 +35,32 @@ final class LeaseRenewer implements AutoCloseable {
   }
 
   private final LockBackend backend;
-  private final long leaseMillis;
   private final long validNanos;
   private final long renewAfterNanos;
   private final long tickNanos;
-  private final Consumer<LockLostEvent> listener;
+  private final LossReporter losses;
   private final Executor executor;
   private final Holds holds;
+  private final Ticker ticker;
   private final AtomicBoolean running = new AtomicBoolean();
   private volatile boolean closed;
   private volatile Thread thread;
 
   LeaseRenewer(
       LockBackend backend,
-      long leaseMillis,
-      long safetyMarginNanos,
-      Consumer<LockLostEvent> listener,
+      long leaseNanos,
+      LossReporter losses,
       Executor executor,
-      Holds holds) {
+      Holds holds,
+      Ticker ticker) {
     this.backend = backend;
-    this.leaseMillis = leaseMillis;
-    long leaseNanos = TimeUnit.MILLISECONDS.toNanos(leaseMillis);
-    this.validNanos = leaseNanos - safetyMarginNanos;
+    this.validNanos = leaseNanos - backend.safetyMarginNanos();
     this.renewAfterNanos = leaseNanos / 3;
     this.tickNanos = Math.max(TimeUnit.MILLISECONDS.toNanos(1), leaseNanos / 6);
-    this.listener = listener;
+    this.losses = losses;
     this.executor = executor;
     this.holds = holds;
+    this.ticker = ticker;
   }
 
   /**
@@ -87,26 +86,40 @@ final class LeaseRenewer implements AutoCloseable {
     return count[0];
   }
 
+  /** The time between two ticks. */
+  long tickNanos() {
+    return tickNanos;
+  }
+
+  /**
+   * One tick: starts a renewal of every hold due for one.
+   *
+   * @return whether any hold is held
+   */
+  boolean tick() {
+    long now = ticker.read();
+    boolean[] any = new boolean[1];
+    holds.forEach(
+        hold -> {
+          if (!hold.isHeld()) {
+            return;
+          }
+          any[0] = true;
+          if (now - hold.renewedAtNanos() >= renewAfterNanos && hold.beginRenewal()) {
+            try {
+              executor.execute(() -> renew(hold));
+            } catch (RejectedExecutionException e) {
+              hold.endRenewal(); // closing
+            }
+          }
+        });
+    return any[0];
+  }
+
   private void run() {
     int idleTicks = 0;
     while (!closed) {
-      long now = System.nanoTime();
-      boolean[] any = new boolean[1];
-      holds.forEach(
-          hold -> {
-            if (!hold.isHeld()) {
-              return;
-            }
-            any[0] = true;
-            if (now - hold.renewedAtNanos() >= renewAfterNanos && hold.beginRenewal()) {
-              try {
-                executor.execute(() -> renew(hold));
-              } catch (RejectedExecutionException e) {
-                hold.endRenewal(); // closing
-              }
-            }
-          });
-      if (!any[0]) {
+      if (!tick()) {
         if (++idleTicks >= IDLE_TICKS_BEFORE_EXIT) {
           running.set(false);
           // A hold taken after the walk, and before running turned false, found the thread
@@ -135,31 +148,18 @@ final class LeaseRenewer implements AutoCloseable {
     if (!hold.isHeld()) {
       return;
     }
-    long start = System.nanoTime();
+    long start = ticker.read();
     try {
-      if (backend.extend(hold.keys, hold.token, leaseMillis)) {
+      if (backend.extend(hold.keys, hold.token)) {
         hold.extendedUntil(start, start + validNanos);
       } else {
-        lose(hold, "the lock key was deleted, expired or taken by another owner");
+        losses.lose(hold, LossReporter.NOT_OURS);
       }
     } catch (RedisLockException e) {
-      if (System.nanoTime() - hold.leaseEndNanos() >= 0) {
-        lose(hold, "renewal failed until the lease ran out: " + e.getMessage());
+      if (ticker.read() - hold.leaseEndNanos() >= 0) {
+        losses.lose(hold, "renewal failed until the lease ran out: " + e.getMessage());
       } else {
         log.debug("renewal of lock '{}' failed; retrying at the next tick", hold.name, e);
-      }
-    }
-  }
-
-  /** Marks {@code hold} lost and reports it, unless it was released or reported already. */
-  void lose(Hold hold, String reason) {
-    if (hold.markLost(reason)) {
-      log.warn("lost the hold of lock '{}': {}", hold.name, reason);
-      try {
-        listener.accept(
-            new LockLostEvent(hold.name, hold.fenceStale ? 0 : hold.fencingToken, reason));
-      } catch (RuntimeException e) {
-        log.error("the onLockLost listener failed for lock '{}'", hold.name, e);
       }
     }
   }
@@ -168,7 +168,7 @@ final class LeaseRenewer implements AutoCloseable {
   @Override
   public void close() {
     closed = true;
-    holds.forEach(hold -> lose(hold, "the lock factory was closed"));
+    holds.forEach(hold -> losses.lose(hold, "the lock factory was closed"));
     Thread renewer = thread;
     if (renewer != null) {
       LockSupport.unpark(renewer);

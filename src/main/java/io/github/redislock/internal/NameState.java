@@ -19,10 +19,16 @@ final class NameState {
   /** The owner's Redis hold, set and cleared by the thread holding {@link #local}. */
   volatile Hold hold;
 
-  /** A Redis hold passed on by its last owner, for the next thread to own {@link #local}. */
+  /**
+   * A Redis hold passed on by its last owner, for the next thread to own {@link #local}; owned by
+   * {@link LocalHandoff}.
+   */
   volatile Hold handoff;
 
-  /** Holders in a row that got the Redis hold by handoff; guarded by {@link #local}. */
+  /**
+   * Holders in a row that got the Redis hold by handoff; guarded by {@link #local}, owned by {@link
+   * LocalHandoff}.
+   */
   int handoffs;
 
   NameState(String name, LockKeys keys) {

@@ -1,11 +1,17 @@
 package io.github.redislock.internal;
 
+import io.github.redislock.internal.util.Ticker;
 import java.util.concurrent.locks.LockSupport;
 
 /** Wakes one waiting thread: raised by a release's wake-up, a new subscription, or close. */
 final class Signal {
   private final Thread waiter = Thread.currentThread();
+  private final Ticker ticker;
   private volatile boolean raised;
+
+  Signal(Ticker ticker) {
+    this.ticker = ticker;
+  }
 
   void raise() {
     raised = true;
@@ -19,9 +25,9 @@ final class Signal {
    * @return whether the signal was raised
    */
   boolean await(long nanos) {
-    long deadline = System.nanoTime() + nanos;
+    long deadline = ticker.read() + nanos;
     while (!raised) {
-      long left = deadline - System.nanoTime();
+      long left = deadline - ticker.read();
       if (left <= 0 || Thread.currentThread().isInterrupted()) {
         return false;
       }

@@ -2,6 +2,7 @@ package io.github.redislock.internal;
 
 import io.github.redislock.internal.util.Backoff;
 import io.github.redislock.internal.util.Threads;
+import io.github.redislock.internal.util.Ticker;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -34,6 +35,7 @@ final class WakeUps implements AutoCloseable {
   private static final long LINGER_NANOS = TimeUnit.MILLISECONDS.toNanos(LINGER_MILLIS);
 
   private final UnifiedJedis source;
+  private final Ticker ticker;
   private final Executor sweeps;
 
   // All guarded by this.
@@ -54,9 +56,11 @@ final class WakeUps implements AutoCloseable {
   /**
    * @param source the client whose connections subscribe
    * @param executor runs the sweep that ends lingering subscriptions
+   * @param ticker the clock of the linger
    */
-  WakeUps(UnifiedJedis source, Executor executor) {
+  WakeUps(UnifiedJedis source, Executor executor, Ticker ticker) {
     this.source = source;
+    this.ticker = ticker;
     this.sweeps = CompletableFuture.delayedExecutor(LINGER_MILLIS, TimeUnit.MILLISECONDS, executor);
   }
 
@@ -81,7 +85,7 @@ final class WakeUps implements AutoCloseable {
     if (signals != null && signals.remove(signal) && signals.isEmpty()) {
       waiting.remove(channel);
       if (!closed) {
-        lingering.put(channel, System.nanoTime());
+        lingering.put(channel, ticker.read());
         scheduleSweep();
       }
     }
@@ -103,7 +107,7 @@ final class WakeUps implements AutoCloseable {
   /** Unsubscribes the channels that lingered long enough. */
   private synchronized void sweep() {
     sweepScheduled = false;
-    long now = System.nanoTime();
+    long now = ticker.read();
     lingering.values().removeIf(since -> now - since >= LINGER_NANOS);
     reconcile();
     if (!lingering.isEmpty()) {

@@ -3,6 +3,7 @@ package io.github.redislock.internal;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import io.github.redislock.internal.util.Ticker;
 import io.github.redislock.testing.RedisInvariants;
 import io.github.redislock.testing.RedisServer;
 import io.github.redislock.testing.Timing;
@@ -37,9 +38,9 @@ class WakeUpsTest {
 
   @Test
   void publishOnTheChannelRaisesTheRegisteredSignal() {
-    try (WakeUps wakeUps = new WakeUps(client, executor);
+    try (WakeUps wakeUps = new WakeUps(client, executor, Ticker.SYSTEM);
         Jedis jedis = server.jedis()) {
-      Signal signal = new Signal();
+      Signal signal = new Signal(Ticker.SYSTEM);
       wakeUps.register("ch-a", signal);
       await().atMost(Timing.awaitAtMost()).until(() -> wakeUps.isActive("ch-a"));
       signal.await(0); // consume the raise that announced the subscription
@@ -51,10 +52,10 @@ class WakeUpsTest {
 
   @Test
   void channelsShareOneConnectionAndItIsGivenBackWhenNobodyWaits() {
-    try (WakeUps wakeUps = new WakeUps(client, executor);
+    try (WakeUps wakeUps = new WakeUps(client, executor, Ticker.SYSTEM);
         Jedis jedis = server.jedis()) {
-      Signal first = new Signal();
-      Signal second = new Signal();
+      Signal first = new Signal(Ticker.SYSTEM);
+      Signal second = new Signal(Ticker.SYSTEM);
       wakeUps.register("ch-1", first);
       wakeUps.register("ch-2", second);
       await()
@@ -71,10 +72,10 @@ class WakeUpsTest {
 
   @Test
   void aNewRegistrationAfterTheConnectionWasGivenBackSubscribesAgain() {
-    try (WakeUps wakeUps = new WakeUps(client, executor);
+    try (WakeUps wakeUps = new WakeUps(client, executor, Ticker.SYSTEM);
         Jedis jedis = server.jedis()) {
       for (int round = 0; round < 3; round++) {
-        Signal signal = new Signal();
+        Signal signal = new Signal(Ticker.SYSTEM);
         wakeUps.register("ch-again", signal);
         await().atMost(Timing.awaitAtMost()).until(() -> wakeUps.isActive("ch-again"));
         signal.await(0);
@@ -88,14 +89,14 @@ class WakeUpsTest {
 
   @Test
   void aChannelStaysSubscribedForAWhileAfterItsLastWaiterLeft() {
-    try (WakeUps wakeUps = new WakeUps(client, executor);
+    try (WakeUps wakeUps = new WakeUps(client, executor, Ticker.SYSTEM);
         Jedis jedis = server.jedis()) {
-      Signal first = new Signal();
+      Signal first = new Signal(Ticker.SYSTEM);
       wakeUps.register("ch-linger", first);
       await().atMost(Timing.awaitAtMost()).until(() -> wakeUps.isActive("ch-linger"));
       first.await(0); // consume the raise that announced the subscription
       wakeUps.unregister("ch-linger", first);
-      Signal next = new Signal();
+      Signal next = new Signal(Ticker.SYSTEM);
       wakeUps.register("ch-linger", next); // within the linger: no new subscription needed
       assertThat(wakeUps.isActive("ch-linger")).isTrue();
       jedis.publish("ch-linger", "released");

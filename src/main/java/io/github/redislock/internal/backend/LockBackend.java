@@ -1,39 +1,30 @@
 package io.github.redislock.internal.backend;
 
 import io.github.redislock.RedisLockException;
-import java.util.List;
-import redis.clients.jedis.UnifiedJedis;
 
 /**
- * What differs between one Redis node and several: the {@link LockEngine} writes the {@code Lock}
- * logic (reentrancy, waiting, interrupts, renewal) once and talks to Redis only through this. Every
- * method throws {@link RedisLockException}, with the client's exception as its cause, when Redis
- * cannot be reached or answers with an error.
+ * What differs between one Redis node and several: the engine writes the {@code Lock} logic
+ * (reentrancy, waiting, interrupts, renewal) once and talks to Redis only through this. A backend
+ * is built for one lease, which every acquisition and renewal sets. Every method throws {@link
+ * RedisLockException}, with the client's exception as its cause, when Redis cannot be reached or
+ * answers with an error.
  */
 public interface LockBackend extends AutoCloseable {
 
-  /** How an acquisition attempt asks Redis. */
-  enum Ask {
-    /**
-     * The lock is probably free and no fencing token is wanted: a plain {@code SET NX PX}, the
-     * cheapest acquisition there is; only when that finds the lock busy, the acquire script, which
-     * tells how long it stays busy. The hold's fencing token is 0 (issued when asked for).
-     */
-    PLAIN,
-    /** The lock was just seen busy: the acquire script at once. The fencing token is 0. */
-    PROBE,
-    /** The acquire script, which also issues the hold's fencing token with the acquisition. */
-    FENCED
-  }
-
   /**
-   * One attempt to take the lock with {@code token} for {@code leaseMillis}. The reply's fencing
-   * token is 0 unless {@code ask} is {@link Ask#FENCED}.
+   * One attempt to take the lock with {@code token}. The engine says what it knows, and the backend
+   * picks the cheapest commands for it.
+   *
+   * @param fenced whether to issue the hold's fencing token with the acquisition; when not, the
+   *     reply's token is 0 and one is issued when first asked for ({@link #reissueFence})
+   * @param expectBusy whether the lock was seen busy by the last attempt, with no release announced
+   *     since: then a reply that tells how long it stays busy is worth more than the cheapest
+   *     acquisition
    */
-  Acquisition tryAcquire(LockKeys keys, String token, long leaseMillis, Ask ask);
+  Acquisition tryAcquire(LockKeys keys, String token, boolean fenced, boolean expectBusy);
 
   /** Renews the lease; {@code false} when the key no longer holds {@code token}. */
-  boolean extend(LockKeys keys, String token, long leaseMillis);
+  boolean extend(LockKeys keys, String token);
 
   /**
    * Deletes the key if it holds {@code token} and wakes waiters; {@code false} when it did not hold
@@ -52,8 +43,9 @@ public interface LockBackend extends AutoCloseable {
   boolean confirmFence(LockKeys keys, String token, long fencingToken);
 
   /**
-   * Issues a new, binding fencing token to a hold that passed to another thread without a release:
-   * greater than every token issued before. {@code -1} when the hold is not ours any more.
+   * Issues a new, binding fencing token to a hold: greater than every token issued before. For a
+   * hold acquired without one, and for a hold that passed to another thread without a release.
+   * {@code -1} when the hold is not ours any more.
    */
   long reissueFence(LockKeys keys, String token, Object grant);
 
@@ -61,13 +53,10 @@ public interface LockBackend extends AutoCloseable {
    * How much sooner than the lease a hold must be taken to end, for the clock drift between this
    * process and the servers: zero on one node, Redlock's drift allowance otherwise.
    */
-  long safetyMarginNanos(long leaseMillis);
+  long safetyMarginNanos();
 
   /** Whether anyone holds the lock. */
   boolean isLocked(LockKeys keys);
-
-  /** The clients whose pub/sub channels carry wake-ups. */
-  List<UnifiedJedis> wakeUpSources();
 
   /** Closes the clients this backend created; never a caller's. */
   @Override

@@ -50,6 +50,8 @@ public final class RedlockBackend implements LockBackend {
   private final Map<Node, SingleNodeBackend> ops = new IdentityHashMap<>();
 
   private final int quorum;
+  private final long leaseMillis;
+  private final long safetyMarginNanos;
   private final long nodeTimeoutNanos;
   private final long nodeTimeoutMillis;
   private final long releaseTimeoutNanos;
@@ -70,7 +72,7 @@ public final class RedlockBackend implements LockBackend {
       List<? extends UnifiedJedis> clients,
       List<String> labels,
       boolean ownsClients,
-      long companionTtlMillis,
+      long leaseMillis,
       long nodeTimeoutNanos,
       long commandTimeoutNanos) {
     List<Node> list = new ArrayList<>(clients.size());
@@ -78,10 +80,12 @@ public final class RedlockBackend implements LockBackend {
       UnifiedJedis client = clients.get(i);
       Node node = new Node(labels.get(i), client);
       list.add(node);
-      ops.put(node, new SingleNodeBackend(client, ownsClients, companionTtlMillis));
+      ops.put(node, new SingleNodeBackend(client, ownsClients, leaseMillis));
     }
     this.nodes = List.copyOf(list);
     this.quorum = nodes.size() / 2 + 1;
+    this.leaseMillis = leaseMillis;
+    this.safetyMarginNanos = TimeUnit.MILLISECONDS.toNanos(leaseMillis / 100 + 2);
     this.nodeTimeoutNanos = nodeTimeoutNanos;
     this.nodeTimeoutMillis = TimeUnit.NANOSECONDS.toMillis(nodeTimeoutNanos);
     // A release is not raced against a lease: it waits for slow masters' actual replies rather
@@ -108,7 +112,8 @@ public final class RedlockBackend implements LockBackend {
    * long the busy nodes stay busy. Otherwise every node runs the acquire script at once.
    */
   @Override
-  public Acquisition tryAcquire(LockKeys keys, String token, long leaseMillis, Ask ask) {
+  public Acquisition tryAcquire(LockKeys keys, String token, boolean fenced, boolean expectBusy) {
+    Ask ask = Ask.of(fenced, expectBusy);
     long start = System.nanoTime();
     FanOut<Node, Acquisition> round;
     if (ask == Ask.PLAIN && pipelined) {
@@ -117,26 +122,23 @@ public final class RedlockBackend implements LockBackend {
               nodes,
               "acquire",
               keys.lock(),
-              node -> plainSet(keys, token, leaseMillis),
+              node -> plainSet(keys, token),
               reply -> reply != null ? Acquisition.ACQUIRED_UNFENCED : BUSY_FOR_ALL_WE_KNOW,
-              node ->
-                  ops(node).tryAcquire(keys, token, leaseMillis, Ask.PLAIN), // SET has no NOSCRIPT
+              node -> ops(node).tryAcquire(keys, token, Ask.PLAIN), // SET has no NOSCRIPT
               start + nodeTimeoutNanos);
       if (round.count(Acquisition::acquired) < quorum && round.count(a -> !a.acquired()) > 0) {
-        round =
-            scriptedRound(
-                keys, token, leaseMillis, Ask.PROBE, System.nanoTime() + nodeTimeoutNanos);
+        round = scriptedRound(keys, token, Ask.PROBE, System.nanoTime() + nodeTimeoutNanos);
       }
     } else {
-      round = scriptedRound(keys, token, leaseMillis, ask, start + nodeTimeoutNanos);
+      round = scriptedRound(keys, token, ask, start + nodeTimeoutNanos);
     }
-    return judge(round, keys, token, leaseMillis, start);
+    return judge(round, keys, token, start);
   }
 
   /** A plain SET's refusal: busy, for how long unknown (never returned: see tryAcquire). */
   private static final Acquisition BUSY_FOR_ALL_WE_KNOW = Acquisition.busy(0, false);
 
-  private static CommandArguments plainSet(LockKeys keys, String token, long leaseMillis) {
+  private CommandArguments plainSet(LockKeys keys, String token) {
     return new CommandArguments(Protocol.Command.SET)
         .key(keys.lock())
         .add(token)
@@ -146,7 +148,7 @@ public final class RedlockBackend implements LockBackend {
   }
 
   private FanOut<Node, Acquisition> scriptedRound(
-      LockKeys keys, String token, long leaseMillis, Ask ask, long deadline) {
+      LockKeys keys, String token, Ask ask, long deadline) {
     boolean fenced = ask == Ask.FENCED;
     Ask nodeAsk = fenced ? Ask.FENCED : Ask.PROBE;
     return pipelined
@@ -157,12 +159,11 @@ public final class RedlockBackend implements LockBackend {
             node ->
                 Script.ACQUIRE.evalsha(
                     SingleNodeBackend.acquireKeys(keys, fenced),
-                    ops(node).acquireArgs(token, leaseMillis, fenced)),
+                    ops(node).acquireArgs(token, fenced)),
             SingleNodeBackend::parseAcquisition,
-            node -> ops(node).tryAcquire(keys, token, leaseMillis, nodeAsk),
+            node -> ops(node).tryAcquire(keys, token, nodeAsk),
             deadline)
-        : FanOut.send(
-                nodes, node -> ops(node).tryAcquire(keys, token, leaseMillis, nodeAsk), fanout)
+        : FanOut.send(nodes, node -> ops(node).tryAcquire(keys, token, nodeAsk), fanout)
             .awaitUntil(
                 deadline,
                 r ->
@@ -172,12 +173,11 @@ public final class RedlockBackend implements LockBackend {
 
   /** The outcome of an acquisition round that started at {@code start}. */
   private Acquisition judge(
-      FanOut<Node, Acquisition> round, LockKeys keys, String token, long leaseMillis, long start) {
+      FanOut<Node, Acquisition> round, LockKeys keys, String token, long start) {
     int acquired = round.count(Acquisition::acquired);
     if (acquired >= quorum) {
       long elapsed = System.nanoTime() - start;
-      long validity =
-          TimeUnit.MILLISECONDS.toNanos(leaseMillis) - elapsed - safetyMarginNanos(leaseMillis);
+      long validity = TimeUnit.MILLISECONDS.toNanos(leaseMillis) - elapsed - safetyMarginNanos;
       if (validity > 0) {
         warnAboutMinority(round, keys, "acquire");
         long fence = 0;
@@ -208,9 +208,8 @@ public final class RedlockBackend implements LockBackend {
   }
 
   @Override
-  public boolean extend(LockKeys keys, String token, long leaseMillis) {
-    return decide(
-        node -> ops(node).extend(keys, token, leaseMillis), "renew", keys, nodeTimeoutNanos);
+  public boolean extend(LockKeys keys, String token) {
+    return decide(node -> ops(node).extend(keys, token), "renew", keys, nodeTimeoutNanos);
   }
 
   /**
@@ -348,13 +347,8 @@ public final class RedlockBackend implements LockBackend {
   }
 
   @Override
-  public long safetyMarginNanos(long leaseMillis) {
-    return TimeUnit.MILLISECONDS.toNanos(leaseMillis / 100 + 2);
-  }
-
-  @Override
-  public List<UnifiedJedis> wakeUpSources() {
-    return nodes.stream().map(Node::client).toList();
+  public long safetyMarginNanos() {
+    return safetyMarginNanos;
   }
 
   @Override

@@ -2,6 +2,7 @@ package io.github.redislock.internal.backend;
 
 import io.github.redislock.RedisLockException;
 import java.util.List;
+import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 import redis.clients.jedis.UnifiedJedis;
 import redis.clients.jedis.exceptions.JedisException;
@@ -14,20 +15,52 @@ import redis.clients.jedis.params.SetParams;
 public final class SingleNodeBackend implements LockBackend {
   private final UnifiedJedis client;
   private final boolean ownsClient;
+  private final long leaseMillis;
+  private final String lease;
   private final String companionTtlMillis;
 
-  public SingleNodeBackend(UnifiedJedis client, boolean ownsClient, long companionTtlMillis) {
+  /** The plain acquisition's {@code NX PX lease}, built once. */
+  private final SetParams plainSet;
+
+  /**
+   * A backend on {@code client}.
+   *
+   * @param client a standalone, Sentinel or Cluster client
+   * @param ownsClient whether {@link #close()} closes it
+   * @param leaseMillis the lease every acquisition and renewal sets
+   */
+  public SingleNodeBackend(UnifiedJedis client, boolean ownsClient, long leaseMillis) {
     this.client = client;
     this.ownsClient = ownsClient;
-    this.companionTtlMillis = Long.toString(companionTtlMillis);
+    this.leaseMillis = leaseMillis;
+    this.lease = Long.toString(leaseMillis);
+    this.companionTtlMillis = Long.toString(companionTtlMillis(leaseMillis));
+    this.plainSet = SetParams.setParams().nx().px(leaseMillis);
+  }
+
+  /**
+   * How long a lock's companion keys (its fencing counter) outlive their last use: twice the lease,
+   * and at least a minute.
+   */
+  static long companionTtlMillis(long leaseMillis) {
+    return Math.max(2 * leaseMillis, TimeUnit.MINUTES.toMillis(1));
+  }
+
+  /** The lease every acquisition and renewal sets. */
+  long leaseMillis() {
+    return leaseMillis;
   }
 
   @Override
-  public Acquisition tryAcquire(LockKeys keys, String token, long leaseMillis, Ask ask) {
+  public Acquisition tryAcquire(LockKeys keys, String token, boolean fenced, boolean expectBusy) {
+    return tryAcquire(keys, token, Ask.of(fenced, expectBusy));
+  }
+
+  Acquisition tryAcquire(LockKeys keys, String token, Ask ask) {
     if (ask == Ask.PLAIN) {
       String reply;
       try { // no lambda on the fast path
-        reply = client.set(keys.lock(), token, setParams(leaseMillis));
+        reply = client.set(keys.lock(), token, plainSet);
       } catch (JedisException e) {
         throw failure("acquire", keys, e);
       }
@@ -42,23 +75,7 @@ public final class SingleNodeBackend implements LockBackend {
             "acquire",
             keys,
             () ->
-                Script.ACQUIRE.run(
-                    client, acquireKeys(keys, fenced), acquireArgs(token, leaseMillis, fenced))));
-  }
-
-  private record PlainSet(long leaseMillis, SetParams params) {}
-
-  /** The last {@code NX PX} parameters built: every call of one engine passes the same lease. */
-  private volatile PlainSet plainSet = new PlainSet(-1, null);
-
-  private SetParams setParams(long leaseMillis) {
-    PlainSet last = plainSet;
-    if (last.leaseMillis() == leaseMillis) {
-      return last.params();
-    }
-    SetParams params = SetParams.setParams().nx().px(leaseMillis);
-    plainSet = new PlainSet(leaseMillis, params);
-    return params;
+                Script.ACQUIRE.run(client, acquireKeys(keys, fenced), acquireArgs(token, fenced))));
   }
 
   /** The acquire script's keys: the companion hash only to issue a fencing token. */
@@ -66,10 +83,8 @@ public final class SingleNodeBackend implements LockBackend {
     return fenced ? List.of(keys.lock(), keys.companion()) : List.of(keys.lock());
   }
 
-  List<String> acquireArgs(String token, long leaseMillis, boolean fenced) {
-    return fenced
-        ? List.of(token, Long.toString(leaseMillis), companionTtlMillis)
-        : List.of(token, Long.toString(leaseMillis));
+  List<String> acquireArgs(String token, boolean fenced) {
+    return fenced ? List.of(token, lease, companionTtlMillis) : List.of(token, lease);
   }
 
   static Acquisition parseAcquisition(Object reply) {
@@ -84,7 +99,7 @@ public final class SingleNodeBackend implements LockBackend {
   }
 
   @Override
-  public boolean extend(LockKeys keys, String token, long leaseMillis) {
+  public boolean extend(LockKeys keys, String token) {
     Object reply =
         call(
             "renew",
@@ -93,7 +108,7 @@ public final class SingleNodeBackend implements LockBackend {
                 Script.EXTEND.run(
                     client,
                     List.of(keys.lock(), keys.companion()),
-                    List.of(token, Long.toString(leaseMillis), companionTtlMillis)));
+                    List.of(token, lease, companionTtlMillis)));
     return asLong(reply) == 1;
   }
 
@@ -171,18 +186,13 @@ public final class SingleNodeBackend implements LockBackend {
   }
 
   @Override
-  public long safetyMarginNanos(long leaseMillis) {
+  public long safetyMarginNanos() {
     return 0;
   }
 
   @Override
   public boolean isLocked(LockKeys keys) {
     return call("inspect", keys, () -> client.exists(keys.lock()));
-  }
-
-  @Override
-  public List<UnifiedJedis> wakeUpSources() {
-    return List.of(client);
   }
 
   @Override

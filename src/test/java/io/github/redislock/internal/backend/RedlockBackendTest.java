@@ -44,10 +44,14 @@ class RedlockBackendTest {
   }
 
   private RedlockBackend backend(Duration nodeTimeout) {
+    return backend(nodeTimeout, 10_000);
+  }
+
+  private RedlockBackend backend(Duration nodeTimeout, long leaseMillis) {
     List<String> labels = masters.stream().map(RedisServer::uri).toList();
     backend =
         new RedlockBackend(
-            clients, labels, false, 60_000, nodeTimeout.toNanos(), nodeTimeout.toNanos());
+            clients, labels, false, leaseMillis, nodeTimeout.toNanos(), nodeTimeout.toNanos());
     return backend;
   }
 
@@ -105,13 +109,13 @@ class RedlockBackendTest {
 
   @Test
   void acquisitionSlowerThanTheLeaseIsRefusedAndReleasedEverywhere() {
-    RedlockBackend redlock = backend(Duration.ofSeconds(5));
+    RedlockBackend redlock = backend(Duration.ofSeconds(5), 200);
     for (int i = 0; i < 3; i++) {
       proxies
           .get(i)
           .setDelay(Duration.ofMillis(150)); // each way: a majority answers after the lease
     }
-    assertThatThrownBy(() -> redlock.tryAcquire(keys, Tokens.next(), 200, LockBackend.Ask.PROBE))
+    assertThatThrownBy(() -> redlock.tryAcquire(keys, Tokens.next(), false, true))
         .isInstanceOf(RedisLockException.class)
         .hasMessageContaining("leaving no validity")
         .satisfies(e -> assertThat(Failures.isTransient(e)).isTrue());
@@ -122,7 +126,7 @@ class RedlockBackendTest {
   void otherOwnersOnAMajorityMeanBusyNotAnError() {
     RedlockBackend redlock = backend(Timing.scaled(Duration.ofSeconds(2)));
     clog(0, 2, 4);
-    Acquisition attempt = redlock.tryAcquire(keys, Tokens.next(), 10_000, LockBackend.Ask.PROBE);
+    Acquisition attempt = redlock.tryAcquire(keys, Tokens.next(), false, true);
     assertThat(attempt.acquired()).isFalse();
     assertThat(attempt.holderTtlMillis()).isPositive();
     awaitNoKeyOfOurs();
@@ -132,7 +136,7 @@ class RedlockBackendTest {
   void aPlainAttemptOnABusyMajorityAsksAgainByScriptAndTellsHowLong() {
     RedlockBackend redlock = backend(Timing.scaled(Duration.ofSeconds(2)));
     clog(0, 2, 4);
-    Acquisition attempt = redlock.tryAcquire(keys, Tokens.next(), 10_000, LockBackend.Ask.PLAIN);
+    Acquisition attempt = redlock.tryAcquire(keys, Tokens.next(), false, false);
     assertThat(attempt.acquired()).isFalse();
     assertThat(attempt.holderTtlMillis()).as("from the scripted round").isPositive();
     awaitNoKeyOfOurs();
@@ -143,7 +147,7 @@ class RedlockBackendTest {
     RedlockBackend redlock = backend(Timing.scaled(Duration.ofSeconds(2)));
     clog(1, 3);
     String token = Tokens.next();
-    Acquisition held = redlock.tryAcquire(keys, token, 10_000, LockBackend.Ask.PLAIN);
+    Acquisition held = redlock.tryAcquire(keys, token, false, false);
     assertThat(held.acquired()).isTrue();
     assertThat(held.fencingToken()).isZero();
     assertThat(redlock.release(keys, token, 0, held.grant()).released()).isTrue();
@@ -156,7 +160,7 @@ class RedlockBackendTest {
     masters.get(1).kill();
     masters.get(3).kill();
     masters.get(4).kill();
-    assertThatThrownBy(() -> redlock.tryAcquire(keys, Tokens.next(), 10_000, LockBackend.Ask.PROBE))
+    assertThatThrownBy(() -> redlock.tryAcquire(keys, Tokens.next(), false, true))
         .isInstanceOf(RedisLockException.class)
         .hasMessageContaining(masters.get(1).uri())
         .hasMessageContaining(masters.get(3).uri())
@@ -170,8 +174,7 @@ class RedlockBackendTest {
     RedlockBackend redlock = backend(Timing.scaled(Duration.ofSeconds(2)));
     clog(0, 1);
     masters.get(2).kill();
-    assertThat(redlock.tryAcquire(keys, Tokens.next(), 10_000, LockBackend.Ask.PROBE).acquired())
-        .isFalse();
+    assertThat(redlock.tryAcquire(keys, Tokens.next(), false, true).acquired()).isFalse();
     awaitNoKeyOfOurs();
   }
 
@@ -181,7 +184,7 @@ class RedlockBackendTest {
     proxies.get(3).stall();
     proxies.get(4).stall();
     String token = Tokens.next();
-    Acquisition held = redlock.tryAcquire(keys, token, 10_000, LockBackend.Ask.PROBE);
+    Acquisition held = redlock.tryAcquire(keys, token, false, true);
     assertThat(held.acquired()).isTrue();
     assertThat(redlock.release(keys, token, held.fencingToken(), held.grant()).released()).isTrue();
     proxies.get(3).unstall();
@@ -193,16 +196,16 @@ class RedlockBackendTest {
   void renewalNeedsAMajority() {
     RedlockBackend redlock = backend(Duration.ofMillis(200));
     String token = Tokens.next();
-    Acquisition held = redlock.tryAcquire(keys, token, 10_000, LockBackend.Ask.PROBE);
+    Acquisition held = redlock.tryAcquire(keys, token, false, true);
     assertThat(held.acquired()).isTrue();
     awaitHeldEverywhere(token);
-    assertThat(redlock.extend(keys, token, 10_000)).isTrue();
+    assertThat(redlock.extend(keys, token)).isTrue();
     for (int i = 0; i < 3; i++) {
       try (Jedis jedis = masters.get(i).jedis()) {
         jedis.del(keys.lock());
       }
     }
-    assertThat(redlock.extend(keys, token, 10_000)).isFalse();
+    assertThat(redlock.extend(keys, token)).isFalse();
     assertThat(redlock.release(keys, token, 0, held.grant()).released())
         .as("a lost hold")
         .isFalse();
@@ -213,7 +216,7 @@ class RedlockBackendTest {
   void aReleaseWhoseGrantingMastersAreUnreachableIsNotALostHold() {
     RedlockBackend redlock = backend(Duration.ofMillis(200));
     String token = Tokens.next();
-    Acquisition held = redlock.tryAcquire(keys, token, 10_000, LockBackend.Ask.PROBE);
+    Acquisition held = redlock.tryAcquire(keys, token, false, true);
     awaitHeldEverywhere(token);
     masters.get(0).kill();
     masters.get(1).kill();
@@ -231,7 +234,7 @@ class RedlockBackendTest {
       jedis.pexpire(keys.companion(), 60_000);
     }
     String token = Tokens.next();
-    Acquisition held = redlock.tryAcquire(keys, token, 10_000, LockBackend.Ask.FENCED);
+    Acquisition held = redlock.tryAcquire(keys, token, true, false);
     awaitHeldEverywhere(token); // master 4 may not be in the majority that answered first
     assertThat(redlock.confirmFence(keys, token, Math.max(held.fencingToken(), ahead + 1)))
         .isTrue();

@@ -2,7 +2,6 @@ package io.github.redislock.internal.backend;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.github.redislock.internal.backend.LockBackend.Ask;
 import io.github.redislock.internal.util.Tokens;
 import io.github.redislock.testing.RedisInvariants;
 import io.github.redislock.testing.RedisServer;
@@ -16,6 +15,7 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 import redis.clients.jedis.Jedis;
 import redis.clients.jedis.RedisClient;
+import redis.clients.jedis.params.SetParams;
 
 /** The single-node operations' replies, including the retries that follow a lost reply. */
 class SingleNodeBackendTest {
@@ -28,7 +28,7 @@ class SingleNodeBackendTest {
   static void start() {
     server = RedisServer.start();
     client = RedisClient.create(server.host(), server.port());
-    backend = new SingleNodeBackend(client, false, 60_000);
+    backend = new SingleNodeBackend(client, false, 10_000);
   }
 
   @AfterAll
@@ -50,7 +50,7 @@ class SingleNodeBackendTest {
   void aPlainAcquisitionOfAFreeLockIsOneSetAndIssuesNoFencingToken() {
     String token = Tokens.next();
     Map<String, Long> before = commandCalls();
-    Acquisition held = backend.tryAcquire(keys, token, 10_000, Ask.PLAIN);
+    Acquisition held = backend.tryAcquire(keys, token, Ask.PLAIN);
     Map<String, Long> after = commandCalls();
     assertThat(held.acquired()).isTrue();
     assertThat(held.fencingToken()).isZero();
@@ -69,8 +69,8 @@ class SingleNodeBackendTest {
   @Test
   void aPlainAcquisitionOfABusyLockTellsTheHoldersLease() {
     String holder = Tokens.next();
-    backend.tryAcquire(keys, holder, 10_000, Ask.PLAIN);
-    Acquisition busy = backend.tryAcquire(keys, Tokens.next(), 10_000, Ask.PLAIN);
+    backend.tryAcquire(keys, holder, Ask.PLAIN);
+    Acquisition busy = backend.tryAcquire(keys, Tokens.next(), Ask.PLAIN);
     assertThat(busy.acquired()).isFalse();
     assertThat(busy.holderTtlMillis()).isBetween(1L, 10_000L);
     assertThat(busy.holderPublishes()).isTrue();
@@ -81,7 +81,7 @@ class SingleNodeBackendTest {
   void repeatedReleaseAfterALostReplyFindsTheKeyGone() {
     // The engine tells this from a lost hold by its lease (see LockEngine.releaseWithRetry).
     String token = Tokens.next();
-    assertThat(backend.tryAcquire(keys, token, 10_000, Ask.PLAIN).acquired()).isTrue();
+    assertThat(backend.tryAcquire(keys, token, Ask.PLAIN).acquired()).isTrue();
     assertThat(backend.release(keys, token, 0, null).released()).isTrue();
     assertThat(backend.release(keys, token, 0, null).released()).isFalse();
   }
@@ -89,7 +89,7 @@ class SingleNodeBackendTest {
   @Test
   void releaseOfATokenThatNeverHeldTheLockIsRefused() {
     String token = Tokens.next();
-    assertThat(backend.tryAcquire(keys, token, 10_000, Ask.PLAIN).acquired()).isTrue();
+    assertThat(backend.tryAcquire(keys, token, Ask.PLAIN).acquired()).isTrue();
     assertThat(backend.release(keys, Tokens.next(), 0, null).released()).isFalse();
     assertThat(backend.isLocked(keys)).isTrue();
     assertThat(backend.release(keys, token, 0, null).released()).isTrue();
@@ -99,8 +99,8 @@ class SingleNodeBackendTest {
   @EnumSource(Ask.class)
   void repeatedAcquireAfterALostReplyIsAcquired(Ask ask) {
     String token = Tokens.next();
-    Acquisition first = backend.tryAcquire(keys, token, 10_000, ask);
-    Acquisition again = backend.tryAcquire(keys, token, 10_000, ask);
+    Acquisition first = backend.tryAcquire(keys, token, ask);
+    Acquisition again = backend.tryAcquire(keys, token, ask);
     assertThat(again.acquired()).isTrue();
     if (ask == Ask.FENCED) {
       assertThat(again.fencingToken()).isGreaterThan(first.fencingToken());
@@ -113,10 +113,10 @@ class SingleNodeBackendTest {
   @Test
   void aFencingTokenIssuedWhenAskedForFollowsOneIssuedWithAnAcquisition() {
     String first = Tokens.next();
-    long issuedWithAcquisition = backend.tryAcquire(keys, first, 10_000, Ask.FENCED).fencingToken();
+    long issuedWithAcquisition = backend.tryAcquire(keys, first, Ask.FENCED).fencingToken();
     backend.release(keys, first, 0, null);
     String second = Tokens.next();
-    backend.tryAcquire(keys, second, 10_000, Ask.PLAIN);
+    backend.tryAcquire(keys, second, Ask.PLAIN);
     long issuedLater = backend.reissueFence(keys, second, null);
     assertThat(issuedLater).isGreaterThan(issuedWithAcquisition);
     backend.release(keys, second, 0, null);
@@ -126,8 +126,8 @@ class SingleNodeBackendTest {
   @Test
   void busyReplyCarriesTheHoldersTtlAndWhetherItPublishes() {
     String token = Tokens.next();
-    backend.tryAcquire(keys, token, 10_000, Ask.PROBE);
-    Acquisition busy = backend.tryAcquire(keys, Tokens.next(), 10_000, Ask.PROBE);
+    backend.tryAcquire(keys, token, Ask.PROBE);
+    Acquisition busy = backend.tryAcquire(keys, Tokens.next(), Ask.PROBE);
     assertThat(busy.acquired()).isFalse();
     assertThat(busy.holderTtlMillis()).isBetween(1L, 10_000L);
     assertThat(busy.holderPublishes()).isTrue();
@@ -135,7 +135,7 @@ class SingleNodeBackendTest {
     try (Jedis jedis = server.jedis()) {
       jedis.set(keys.lock(), "foreign");
     }
-    Acquisition foreign = backend.tryAcquire(keys, Tokens.next(), 10_000, Ask.PROBE);
+    Acquisition foreign = backend.tryAcquire(keys, Tokens.next(), Ask.PROBE);
     assertThat(foreign.holderTtlMillis()).isEqualTo(-1);
     assertThat(foreign.holderPublishes()).isFalse();
     try (Jedis jedis = server.jedis()) {
@@ -146,20 +146,22 @@ class SingleNodeBackendTest {
   @Test
   void extendKeepsOnlyTheOwnersLease() {
     String token = Tokens.next();
-    backend.tryAcquire(keys, token, 1_000, Ask.PLAIN);
-    assertThat(backend.extend(keys, token, 50_000)).isTrue();
-    assertThat(backend.extend(keys, Tokens.next(), 50_000)).isFalse();
+    try (Jedis jedis = server.jedis()) {
+      jedis.set(keys.lock(), token, SetParams.setParams().nx().px(1_000));
+    }
+    assertThat(backend.extend(keys, token)).isTrue();
+    assertThat(backend.extend(keys, Tokens.next())).isFalse();
     try (Jedis jedis = server.jedis()) {
       assertThat(jedis.pttl(keys.lock())).isGreaterThan(1_000);
     }
     backend.release(keys, token, 0, null);
-    assertThat(backend.extend(keys, token, 50_000)).isFalse();
+    assertThat(backend.extend(keys, token)).isFalse();
   }
 
   @Test
   void fencingTokensFollowServerTimeWhenTheCounterIsGone() {
     String token = Tokens.next();
-    long first = backend.tryAcquire(keys, token, 10_000, Ask.FENCED).fencingToken();
+    long first = backend.tryAcquire(keys, token, Ask.FENCED).fencingToken();
     backend.release(keys, token, 0, null);
     try (Jedis jedis = server.jedis()) {
       jedis.del(keys.companion());
@@ -167,7 +169,7 @@ class SingleNodeBackendTest {
       jedis.pexpire(keys.companion(), 60_000);
     }
     String next = Tokens.next();
-    long second = backend.tryAcquire(keys, next, 10_000, Ask.FENCED).fencingToken();
+    long second = backend.tryAcquire(keys, next, Ask.FENCED).fencingToken();
     assertThat(second).isGreaterThan(first);
     backend.release(keys, next, 0, null);
   }

@@ -1,0 +1,108 @@
+package io.github.redislock.internal;
+
+import io.github.redislock.internal.backend.LockBackend;
+import io.github.redislock.internal.backend.RedlockBackend;
+import io.github.redislock.internal.backend.SingleNodeBackend;
+import io.github.redislock.internal.client.RedisClients;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import redis.clients.jedis.UnifiedJedis;
+
+/**
+ * Builds a factory's parts from its settings: the Redis clients (for endpoints given as URIs), the
+ * backend on them, and the engine on the backend. The only place that knows the concrete classes of
+ * all three layers.
+ */
+public final class Assembly {
+  private Assembly() {}
+
+  /**
+   * An engine on one Redis deployment given by URI, with a client it creates and closes.
+   *
+   * @param uri a standalone, Sentinel or Cluster URI (see {@link RedisClients})
+   * @param settings the factory's settings
+   * @return the engine
+   */
+  public static LockEngine singleNode(String uri, Settings settings) {
+    UnifiedJedis client = RedisClients.create(uri, Duration.ofNanos(settings.commandTimeoutNanos));
+    return singleNode(client, true, settings);
+  }
+
+  /**
+   * An engine on one Redis deployment reached with a caller's client, which it never closes.
+   *
+   * @param client a standalone, Sentinel or Cluster client
+   * @param settings the factory's settings
+   * @return the engine
+   */
+  public static LockEngine singleNode(UnifiedJedis client, Settings settings) {
+    return singleNode(client, false, settings);
+  }
+
+  private static LockEngine singleNode(UnifiedJedis client, boolean owned, Settings settings) {
+    LockBackend backend = new SingleNodeBackend(client, owned, settings.leaseMillis);
+    return new LockEngine(backend, List.of(client), settings);
+  }
+
+  /**
+   * An engine running Redlock over masters given by URI, with clients it creates and closes.
+   *
+   * @param uris one {@code redis://} or {@code rediss://} URI per master
+   * @param nodeTimeout how long one operation waits for each master
+   * @param settings the factory's settings; when {@code commandTimeoutSet} is false, the clients'
+   *     socket timeout is derived from the node timeout instead of the settings' command timeout
+   * @param commandTimeoutSet whether the command timeout was set by the user
+   * @return the engine
+   */
+  public static LockEngine redlock(
+      List<String> uris, Duration nodeTimeout, Settings settings, boolean commandTimeoutSet) {
+    // A frozen master holds a fan-out thread until its socket times out: keep that short.
+    Duration socketTimeout =
+        commandTimeoutSet
+            ? Duration.ofNanos(settings.commandTimeoutNanos)
+            : Duration.ofMillis(Math.max(200, nodeTimeout.toMillis() * 10));
+    List<UnifiedJedis> masters = new ArrayList<>();
+    List<String> labels = new ArrayList<>();
+    for (String uri : uris) {
+      masters.add(RedisClients.create(uri, socketTimeout));
+      labels.add(RedisClients.describe(uri));
+    }
+    Settings effective = settings.withCommandTimeout(socketTimeout);
+    return redlock(masters, labels, true, nodeTimeout, effective);
+  }
+
+  /**
+   * An engine running Redlock over caller's clients, which it never closes.
+   *
+   * @param masters one client per master
+   * @param nodeTimeout how long one operation waits for each master
+   * @param settings the factory's settings
+   * @return the engine
+   */
+  public static LockEngine redlockClients(
+      List<? extends UnifiedJedis> masters, Duration nodeTimeout, Settings settings) {
+    List<String> labels = new ArrayList<>();
+    for (int i = 1; i <= masters.size(); i++) {
+      labels.add("master " + i);
+    }
+    return redlock(masters, labels, false, nodeTimeout, settings);
+  }
+
+  private static LockEngine redlock(
+      List<? extends UnifiedJedis> masters,
+      List<String> labels,
+      boolean owned,
+      Duration nodeTimeout,
+      Settings settings) {
+    LockBackend backend =
+        new RedlockBackend(
+            masters,
+            labels,
+            owned,
+            settings.leaseMillis,
+            nodeTimeout.toNanos(),
+            settings.commandTimeoutNanos);
+    return new LockEngine(backend, List.copyOf(masters), settings);
+  }
+}

@@ -1,0 +1,26 @@
+package io.github.redislock.internal;
+
+/** Whether a factory is closed, shared by the engine pieces that must refuse work after close. */
+final class Lifecycle {
+  private volatile boolean closed;
+
+  /** Marks the factory closed; {@code false} if it was already. */
+  boolean close() {
+    if (closed) {
+      return false;
+    }
+    closed = true;
+    return true;
+  }
+
+  boolean isClosed() {
+    return closed;
+  }
+
+  /** Throws {@link IllegalStateException} once the factory is closed. */
+  void checkOpen() {
+    if (closed) {
+      throw new IllegalStateException("this RedisLockFactory is closed");
+    }
+  }
+}

@@ -1,0 +1,287 @@
+package io.github.redislock.internal;
+
+import io.github.redislock.RedisLockException;
+import io.github.redislock.internal.backend.Acquisition;
+import io.github.redislock.internal.backend.Failures;
+import io.github.redislock.internal.backend.LockKeys;
+import io.github.redislock.internal.util.Backoff;
+import io.github.redislock.internal.util.Ticker;
+import io.github.redislock.internal.util.Tokens;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Executor;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * One acquisition in Redis by the thread at the head of a name's local queue: attempts, and the
+ * waiting between them, until the lock is acquired, the caller's deadline passes, or it is
+ * interrupted. One object per call, whose fields are the state that lasts between attempts.
+ *
+ * <p>When the lock is busy the thread subscribes to the name's wake-up channel and waits until the
+ * first of: a wake-up (a release, or its subscription becoming active, which closes the window
+ * between the failed attempt and the subscription), the holder's remaining lease, a re-check
+ * interval, the caller's deadline. The re-check is long ({@value #LONG_RECHECK_MILLIS} ms) when the
+ * holder is one of ours (it publishes on release) and the subscription is active, short ({@value
+ * #SHORT_RECHECK_MILLIS} ms) otherwise (a foreign holder never publishes). When Redis fails, the
+ * thread retries after a capped, jittered backoff, warning every {@value #WARN_EVERY_SECONDS} s.
+ *
+ * <p>Deadlines are computed once. A Redis call cannot be interrupted and may take up to the
+ * client's timeout (twice that when the pool reconnects in the caller's thread), so a timed attempt
+ * that might overrun the deadline runs on the I/O executor, and the caller stops waiting for it at
+ * the deadline (plus a grace of {@value #TIMED_GRACE_MILLIS} ms); an abandoned attempt that turns
+ * out to have acquired is released at once.
+ */
+final class RedisWait {
+  private static final Logger log = LoggerFactory.getLogger(RedisWait.class);
+  static final long SHORT_RECHECK_MILLIS = 100;
+  static final long LONG_RECHECK_MILLIS = 1500;
+  static final long TIMED_GRACE_MILLIS = 25;
+  static final long WARN_EVERY_SECONDS = 10;
+  private static final long SHORT_RECHECK_NANOS =
+      TimeUnit.MILLISECONDS.toNanos(SHORT_RECHECK_MILLIS);
+  private static final long LONG_RECHECK_NANOS = TimeUnit.MILLISECONDS.toNanos(LONG_RECHECK_MILLIS);
+  private static final long TIMED_GRACE_NANOS = TimeUnit.MILLISECONDS.toNanos(TIMED_GRACE_MILLIS);
+  private static final long WARN_EVERY_NANOS = TimeUnit.SECONDS.toNanos(WARN_EVERY_SECONDS);
+
+  /** The machinery every acquisition of a factory shares. */
+  record Context(
+      WakeUpHub wakeUps,
+      Turns turns,
+      Executor io,
+      Lifecycle lifecycle,
+      Ticker ticker,
+      long slowCallNanos) {}
+
+  private final Context context;
+  private final String name;
+  private final LockKeys keys;
+  private final AcquireOps ops;
+  private final Mode mode;
+  private final long deadline;
+
+  // Between attempts.
+  private Signal signal;
+  private boolean subscribed;
+  private Backoff backoff;
+  private boolean interrupted;
+  private boolean answered;
+  private boolean busyStill;
+  private long lastWarn;
+
+  // The outcome.
+  private String token;
+  private Acquisition granted;
+  private long grantedAttemptStart;
+
+  RedisWait(Context context, String name, LockKeys keys, AcquireOps ops, Mode mode, long deadline) {
+    this.context = context;
+    this.name = name;
+    this.keys = keys;
+    this.ops = ops;
+    this.mode = mode;
+    this.deadline = deadline;
+  }
+
+  /**
+   * Tries until acquired or the mode gives up; the interrupt status of {@code lock()} is re-set on
+   * return.
+   *
+   * @return whether the lock was acquired: then {@link #token()}, {@link #granted()} and {@link
+   *     #attemptStart()} tell how
+   * @throws InterruptedException if interrupted in an interruptible mode
+   * @throws RedisLockException if Redis failed and the mode does not retry
+   */
+  boolean run() throws InterruptedException {
+    try {
+      giveWayIfOwed();
+      while (true) {
+        context.lifecycle().checkOpen();
+        // A fresh token per attempt: a failed attempt is cleaned up in the background, and that
+        // cleanup must not delete what a later attempt acquires.
+        String attemptToken = Tokens.next();
+        long start = context.ticker().read();
+        Acquisition attempt;
+        try {
+          attempt = attempt(attemptToken);
+        } catch (RedisLockException e) {
+          ops.abandon(keys, attemptToken);
+          backOff(e);
+          continue;
+        }
+        if (attempt.acquired()) {
+          token = attemptToken;
+          granted = attempt;
+          grantedAttemptStart = start;
+          return true;
+        }
+        context.turns().busyRoundTrip(context.ticker().read() - start);
+        answered = true;
+        if (mode == Mode.ONCE) {
+          return false;
+        }
+        long now = context.ticker().read();
+        if (mode == Mode.TIMED && deadline - now <= 0) {
+          return false;
+        }
+        subscribe();
+        long wait = waitNanos(attempt);
+        if (mode == Mode.TIMED) {
+          wait = Math.min(wait, deadline - now);
+        }
+        busyStill = !signal.await(wait);
+        afterWait();
+      }
+    } finally {
+      if (signal != null) {
+        context.wakeUps().forget(signal, keys.channel(), subscribed);
+      }
+      if (interrupted) {
+        Thread.currentThread().interrupt();
+      }
+    }
+  }
+
+  /** The token of the acquired hold. */
+  String token() {
+    return token;
+  }
+
+  /** The reply that granted the hold. */
+  Acquisition granted() {
+    return granted;
+  }
+
+  /** When the attempt that acquired started: the lease counts from then. */
+  long attemptStart() {
+    return grantedAttemptStart;
+  }
+
+  /**
+   * Gives other processes the turn this JVM owes them on the name (see {@link Turns}): waits,
+   * subscribed, until one of them releases or the yield has passed.
+   */
+  private void giveWayIfOwed() throws InterruptedException {
+    long pause = mode == Mode.ONCE ? 0 : context.turns().takeYieldNanos(name);
+    if (pause <= 0) {
+      return;
+    }
+    subscribe();
+    if (mode == Mode.TIMED) {
+      pause = Math.min(pause, deadline - context.ticker().read());
+    }
+    signal.await(pause);
+    afterWait();
+  }
+
+  /** Redis failed: rethrows unless the mode retries, else waits a backoff. */
+  private void backOff(RedisLockException failure) throws InterruptedException {
+    if (mode == Mode.ONCE || !Failures.isTransient(failure)) {
+      throw failure;
+    }
+    long now = context.ticker().read();
+    if (mode == Mode.TIMED && deadline - now <= 0) {
+      throw failure;
+    }
+    if (lastWarn == 0 || now - lastWarn >= WARN_EVERY_NANOS) {
+      lastWarn = now;
+      log.warn(
+          "Redis is unavailable to acquire lock '{}'; retrying: {}", name, failure.getMessage());
+    }
+    backoff = backoff == null ? new Backoff() : backoff;
+    long pause = backoff.nextNanos();
+    if (mode == Mode.TIMED) {
+      pause = Math.min(pause, deadline - now);
+    }
+    if (signal == null) {
+      signal = context.wakeUps().newSignal();
+    }
+    signal.await(pause);
+    afterWait();
+    answered = false;
+    busyStill = false;
+  }
+
+  private void subscribe() {
+    if (signal == null) {
+      signal = context.wakeUps().newSignal();
+    }
+    if (!subscribed) {
+      context.wakeUps().subscribe(keys.channel(), signal);
+      subscribed = true;
+    }
+  }
+
+  /**
+   * After a wait: interruptible modes throw on interrupt; {@code lock()} clears the flag (so the
+   * wait does not spin) and remembers it, to re-set it at the end.
+   */
+  private void afterWait() throws InterruptedException {
+    if (Thread.interrupted()) {
+      if (mode != Mode.UNINTERRUPTIBLE) {
+        throw new InterruptedException();
+      }
+      interrupted = true;
+    }
+  }
+
+  /** One attempt; a timed one that could overrun its deadline runs on the I/O executor. */
+  private Acquisition attempt(String attemptToken) throws InterruptedException {
+    boolean expectBusy = busyStill;
+    long budget = deadline - context.ticker().read();
+    if (mode != Mode.TIMED || budget > context.slowCallNanos()) {
+      return ops.tryAcquire(keys, attemptToken, expectBusy);
+    }
+    CompletableFuture<Acquisition> call;
+    try {
+      call =
+          CompletableFuture.supplyAsync(
+              () -> ops.tryAcquire(keys, attemptToken, expectBusy), context.io());
+    } catch (RejectedExecutionException e) {
+      context.lifecycle().checkOpen();
+      throw e;
+    }
+    try {
+      return call.get(Math.max(budget, TIMED_GRACE_NANOS), TimeUnit.NANOSECONDS);
+    } catch (TimeoutException e) {
+      abandonWhenDone(call, attemptToken);
+      if (answered) {
+        return Acquisition.busy(0, false); // the last answer was "held by another"
+      }
+      throw new RedisLockException(
+          "Redis did not answer before the deadline while acquiring lock '" + name + "'", e);
+    } catch (InterruptedException e) {
+      abandonWhenDone(call, attemptToken);
+      throw e;
+    } catch (ExecutionException e) {
+      Throwable cause = e.getCause();
+      if (cause instanceof RuntimeException runtime) {
+        throw runtime;
+      }
+      throw new RedisLockException("acquiring lock '" + name + "' failed", cause);
+    }
+  }
+
+  private void abandonWhenDone(CompletableFuture<Acquisition> call, String attemptToken) {
+    call.whenComplete(
+        (attempt, failure) -> {
+          if (failure != null || attempt.acquired()) {
+            ops.abandonNow(keys, attemptToken);
+          }
+        });
+  }
+
+  private long waitNanos(Acquisition busy) {
+    boolean active = context.wakeUps().isActive(keys.channel());
+    long recheck =
+        Backoff.jitter(busy.holderPublishes() && active ? LONG_RECHECK_NANOS : SHORT_RECHECK_NANOS);
+    if (busy.holderTtlMillis() >= 0) {
+      long ttl = TimeUnit.MILLISECONDS.toNanos(busy.holderTtlMillis() + 1);
+      return Math.min(recheck, ttl);
+    }
+    return recheck;
+  }
+}

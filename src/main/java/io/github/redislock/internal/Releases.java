@@ -1,0 +1,82 @@
+package io.github.redislock.internal;
+
+import io.github.redislock.RedisLockException;
+import io.github.redislock.internal.backend.Failures;
+import io.github.redislock.internal.backend.LockBackend;
+import io.github.redislock.internal.backend.LockKeys;
+import io.github.redislock.internal.backend.Release;
+import io.github.redislock.internal.util.Ticker;
+import java.util.concurrent.Executor;
+import java.util.concurrent.RejectedExecutionException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Releases in Redis: a hold's release by its owner, retried once when its reply may have been lost,
+ * and the background clean-up of attempts nobody will use (abandoned at a deadline or an interrupt,
+ * failed, or handed off to a thread that gave up).
+ */
+final class Releases {
+  private static final Logger log = LoggerFactory.getLogger(Releases.class);
+
+  private final LockBackend backend;
+  private final Executor io;
+  private final Ticker ticker;
+  private final long leaseNanos;
+
+  Releases(LockBackend backend, Executor io, Ticker ticker, long leaseNanos) {
+    this.backend = backend;
+    this.io = io;
+    this.ticker = ticker;
+    this.leaseNanos = leaseNanos;
+  }
+
+  /**
+   * Releases; a transient failure is retried once (its reply may have been lost). After a failed
+   * attempt, which may have deleted the key, "not the owner" is no proof that the hold was lost.
+   * The lease tells: the key cannot have expired before the lease as last confirmed ends (Redis
+   * starts counting it after this process did), so a key found gone or taken before then was
+   * released by the first attempt. Later, the release is reported unconfirmed rather than lost.
+   */
+  Release releaseWithRetry(Hold hold) {
+    try {
+      return backend.release(hold.keys, hold.token, hold.lastIssuedToken(), hold.grant);
+    } catch (RedisLockException first) {
+      if (!Failures.isTransient(first)) {
+        throw first;
+      }
+      Release release;
+      try {
+        release = backend.release(hold.keys, hold.token, hold.lastIssuedToken(), hold.grant);
+      } catch (RedisLockException second) {
+        second.addSuppressed(first);
+        throw second;
+      }
+      if (release.released()) {
+        return release;
+      }
+      if (ticker.read() - (hold.leaseEndNanos() - leaseNanos / 100) < 0) { // 1% for drift
+        return Release.RELEASED; // the first attempt released, and its reply was lost
+      }
+      throw first;
+    }
+  }
+
+  /** Releases {@code token} in the background, if it holds the key: for abandoned attempts. */
+  void releaseLater(LockKeys keys, String token) {
+    try {
+      io.execute(() -> releaseQuietly(keys, token));
+    } catch (RejectedExecutionException e) {
+      log.debug("factory closed; not cleaning up an abandoned attempt on '{}'", keys.lock());
+    }
+  }
+
+  /** Releases {@code token} now, if it holds the key, logging a failure: for abandoned attempts. */
+  void releaseQuietly(LockKeys keys, String token) {
+    try {
+      backend.release(keys, token, 0, null);
+    } catch (RuntimeException e) {
+      log.debug("could not clean up an abandoned attempt on '{}'", keys.lock(), e);
+    }
+  }
+}

@@ -1,0 +1,89 @@
+package io.github.redislock.internal;
+
+import io.github.redislock.internal.util.Ticker;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executor;
+import redis.clients.jedis.UnifiedJedis;
+
+/**
+ * Where a factory's waiting threads are woken: the wake-up channels of every Redis source (one, or
+ * one per Redlock master), and the signals of every thread waiting for Redis, which {@link
+ * #close()} raises so that none waits on a closed factory.
+ */
+final class WakeUpHub implements AutoCloseable {
+  private final List<WakeUps> sources;
+  private final Ticker ticker;
+  private final Set<Signal> waiters = ConcurrentHashMap.newKeySet();
+  private volatile boolean closed;
+
+  WakeUpHub(List<? extends UnifiedJedis> sources, Executor executor, Ticker ticker) {
+    this.sources = sources.stream().map(source -> new WakeUps(source, executor, ticker)).toList();
+    this.ticker = ticker;
+  }
+
+  /** A signal for the calling thread, raised at once if the factory is closed. */
+  Signal newSignal() {
+    Signal signal = new Signal(ticker);
+    waiters.add(signal);
+    if (closed) {
+      signal.raise();
+    }
+    return signal;
+  }
+
+  /** The thread of {@code signal} waits no more: forgets it, and unsubscribes it if subscribed. */
+  void forget(Signal signal, String channel, boolean subscribed) {
+    waiters.remove(signal);
+    if (subscribed) {
+      for (WakeUps source : sources) {
+        source.unregister(channel, signal);
+      }
+    }
+  }
+
+  /** Raises {@code signal} whenever {@code channel} carries a release, until forgotten. */
+  void subscribe(String channel, Signal signal) {
+    for (WakeUps source : sources) {
+      source.register(channel, signal);
+    }
+  }
+
+  /** Whether a release on {@code channel} would reach its waiters now. */
+  boolean isActive(String channel) {
+    for (WakeUps source : sources) {
+      if (source.isActive(channel)) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /** Whether this factory's own subscription has (or asked for) {@code channel}. */
+  boolean isSubscribed(String channel) {
+    for (WakeUps source : sources) {
+      if (source.isSubscribed(channel)) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /** Number of channels subscribed: for tests that check nothing leaks. */
+  int subscribedCount() {
+    int count = 0;
+    for (WakeUps source : sources) {
+      count += source.subscribedCount();
+    }
+    return count;
+  }
+
+  /** Wakes every waiting thread, and ends the subscriptions. */
+  @Override
+  public void close() {
+    closed = true;
+    waiters.forEach(Signal::raise);
+    sources.forEach(WakeUps::close);
+  }
+}
