@@ -50,6 +50,15 @@ enum Implementation {
     return label + " (" + (name == null ? "no baseline" : name) + (nodes > 1 ? ", 5 nodes)" : ")");
   }
 
+  /**
+   * The implementation's part of the Redis key names it locks: its id, except that a baseline row's
+   * is as long as its current row's ("base" for "ours"): a held lock keeps its keys in the heap,
+   * and before and after must pay for keys of the same length.
+   */
+  String keyTag() {
+    return baseline() ? "base" + current().id.substring("ours".length()) : id;
+  }
+
   /** Whether it runs the library as built from the baseline commit. */
   boolean baseline() {
     return this == OURS_BASE || this == OURS_BASE_REDLOCK;

@@ -251,7 +251,7 @@ public final class LockBenchmark {
 
     private Sample cell(Implementation impl, Scenario scenario, int round)
         throws InterruptedException {
-      String key = "bench:" + scenario.id() + ":" + impl.id() + ":r" + round;
+      String key = "bench:" + scenario.id() + ":" + impl.keyTag() + ":r" + round;
       try {
         if (scenario == Scenario.TWO_JVMS) {
           return pair(impl).run(round, key, settings.duration());

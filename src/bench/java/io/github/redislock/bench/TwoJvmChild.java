@@ -51,7 +51,7 @@ public final class TwoJvmChild {
 
     try (LockUnderTest locks = impl.create(uris, BenchSettings.fromSystemProperties());
         SharedRegion region = SharedRegion.map(sharedFile)) {
-      run(locks, null, jvm, threads, "bench:warm:" + impl.id() + ":" + jvm, warmupMillis);
+      run(locks, null, jvm, threads, "bench:warm:" + impl.keyTag() + ":" + jvm, warmupMillis);
       System.out.println("ready");
       System.out.flush();
       BufferedReader in =
