@@ -31,6 +31,10 @@ import java.util.Locale;
  * @param keepAwake whether to keep the CPUs out of their idle state (see {@link KeepAwake})
  * @param pinSingleThread whether single-thread measurements run on one CPU with their servers (see
  *     {@link CpuPinning})
+ * @param baseline a git rev whose build the {@code ours-base} rows run (see {@link Baseline}),
+ *     empty for none
+ * @param baselineJar a prebuilt jar for the {@code ours-base} rows instead of building {@code
+ *     baseline}, empty for none
  */
 record BenchSettings(
     boolean quick,
@@ -48,7 +52,9 @@ record BenchSettings(
     List<String> scenarios,
     Path output,
     boolean keepAwake,
-    boolean pinSingleThread) {
+    boolean pinSingleThread,
+    String baseline,
+    String baselineJar) {
 
   /** Reads the settings from system properties. */
   static BenchSettings fromSystemProperties() {
@@ -69,7 +75,14 @@ record BenchSettings(
         listProperty("bench.scenarios"),
         Path.of(System.getProperty("bench.out", "results")),
         Boolean.parseBoolean(System.getProperty("bench.keepAwake", "true")),
-        Boolean.parseBoolean(System.getProperty("bench.pinSingleThread", "true")));
+        Boolean.parseBoolean(System.getProperty("bench.pinSingleThread", "true")),
+        System.getProperty("bench.baseline", "").trim(),
+        System.getProperty("bench.baselineJar", "").trim());
+  }
+
+  /** Whether a baseline is given, so that the {@code ours-base} rows can run. */
+  boolean hasBaseline() {
+    return !baseline.isEmpty() || !baselineJar.isEmpty();
   }
 
   /** Whether the implementation with this id is selected. */

@@ -31,13 +31,24 @@ final class ChildJvm implements AutoCloseable {
     reader.start();
   }
 
-  /** Starts {@code mainClass} with the given JVM options and arguments. */
+  /**
+   * Starts {@code mainClass} with the given JVM options and arguments, on this JVM's class path.
+   */
   static ChildJvm start(Class<?> mainClass, List<String> jvmOptions, List<String> args) {
+    return start(mainClass, jvmOptions, args, JvmProcess.classPath());
+  }
+
+  /**
+   * Starts {@code mainClass} with the given JVM options and arguments on the given class path (for
+   * a baseline: see {@link Baseline#childClassPath()}).
+   */
+  static ChildJvm start(
+      Class<?> mainClass, List<String> jvmOptions, List<String> args, String classPath) {
     List<String> command = new ArrayList<>();
     command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
     command.addAll(jvmOptions);
     command.add("-cp");
-    command.add(JvmProcess.classPath());
+    command.add(classPath);
     command.add(mainClass.getName());
     command.addAll(args);
     try {

@@ -109,7 +109,7 @@ final class CommandCounts implements AutoCloseable {
     this.impl = impl;
     this.nested = nested;
     this.servers = servers;
-    this.lock = locks.newLock("bench:commands:" + impl.id() + (nested ? ":nested" : ""));
+    this.lock = locks.newLock("bench:commands:" + impl.keyTag() + (nested ? ":nested" : ""));
     try {
       for (RedisServer server : servers) {
         observers.add(server.jedis());

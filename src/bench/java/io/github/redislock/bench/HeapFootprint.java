@@ -39,7 +39,7 @@ final class HeapFootprint {
       throws InterruptedException {
     String[] names = new String[count];
     for (int i = 0; i < count; i++) {
-      names[i] = "bench:heap:" + impl.id() + ":" + i; // the names are in the baseline
+      names[i] = "bench:heap:" + impl.keyTag() + ":" + i; // the names are in the baseline
     }
     Lock[] held = new Lock[count];
     long base = liveHeap();

@@ -33,6 +33,9 @@ final class LatencyChart {
     new Color(0x2ca02c), new Color(0x98df8a), new Color(0xff7f0e), new Color(0x9467bd)
   };
 
+  /** The baseline rows: their current row's colour, dashed. */
+  private static final float[] DASHES = {9f, 5f};
+
   private LatencyChart() {}
 
   static void write(Results results, Path file) throws IOException {
@@ -81,8 +84,12 @@ final class LatencyChart {
       }
       int index = data.getSeriesCount();
       data.addSeries(series);
-      renderer.setSeriesPaint(index, COLORS[impl.ordinal() % COLORS.length]);
-      renderer.setSeriesStroke(index, new BasicStroke(impl.id().startsWith("ours") ? 3f : 1.6f));
+      renderer.setSeriesPaint(index, color(impl));
+      renderer.setSeriesStroke(
+          index,
+          impl.baseline()
+              ? new BasicStroke(3f, BasicStroke.CAP_BUTT, BasicStroke.JOIN_MITER, 10f, DASHES, 0f)
+              : new BasicStroke(impl.id().startsWith("ours") ? 3f : 1.6f));
     }
     LogAxis latency = new LogAxis(label);
     latency.setNumberFormatOverride(new DecimalFormat("#,##0.##"));
@@ -93,6 +100,21 @@ final class LatencyChart {
     plot.setDomainGridlinePaint(Color.LIGHT_GRAY);
     plot.setRangeGridlinePaint(Color.LIGHT_GRAY);
     return plot;
+  }
+
+  /** A colour per row, in the order of the rows without the baseline ones. */
+  private static Color color(Implementation impl) {
+    Implementation own = impl.baseline() ? impl.current() : impl;
+    int index = 0;
+    for (Implementation i : Implementation.values()) {
+      if (i == own) {
+        break;
+      }
+      if (!i.baseline()) {
+        index++;
+      }
+    }
+    return COLORS[index % COLORS.length];
   }
 
   /** One labelled tick per power of ten. */

@@ -7,7 +7,6 @@ import java.nio.file.Path;
 import java.time.ZonedDateTime;
 import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.Collections;
 import java.util.EnumMap;
 import java.util.List;
@@ -31,7 +30,9 @@ import java.util.Map;
  * the cost of many waiting threads ({@link WaitingThreads}). It writes {@code
  * results/<timestamp>/results.md}, {@code latency.png} and CSV files of the raw numbers. Settings
  * are system properties, listed in {@link BenchSettings}; an implementation that cannot be created
- * (ours over Redlock until it exists) is reported as not available.
+ * (ours over Redlock until it exists) is reported as not available. With {@code
+ * -Dbench.baseline=<git rev>} the {@code ours-base} rows run the library as built from that commit
+ * beside the current build ({@link Baseline}), and the report compares the two.
  */
 public final class LockBenchmark {
   /**
@@ -57,10 +58,26 @@ public final class LockBenchmark {
     System.setProperty(QUIET_LOGGER, "off");
     BenchSettings settings = BenchSettings.fromSystemProperties();
     Results results = new Results(settings, ZonedDateTime.now());
-    Arrays.stream(Implementation.values())
-        .filter(i -> settings.runs(i.id()))
-        .forEach(results.implementations::add);
+    for (Implementation impl : Implementation.values()) {
+      if (!settings.runs(impl.id())) {
+        continue;
+      }
+      if (impl.baseline() && !settings.hasBaseline()) {
+        if (settings.only().contains(impl.id())) {
+          throw new IllegalArgumentException(
+              impl.id() + " needs -Dbench.baseline=<git rev> or -Dbench.baselineJar=<path>");
+        }
+        continue;
+      }
+      results.implementations.add(impl);
+    }
     log("Lock benchmark: " + settings.describe());
+    Baseline baseline = null;
+    if (results.implementations.stream().anyMatch(Implementation::baseline)) {
+      baseline = Baseline.prepare(settings); // before anything else runs: the build takes a CPU
+    } else if (settings.hasBaseline()) {
+      log("A baseline is given, but no ours-base row is selected: not loaded");
+    }
 
     KeepAwake awake = settings.keepAwake() ? KeepAwake.start() : null;
     MachineLoad load = MachineLoad.start();
@@ -74,6 +91,9 @@ public final class LockBenchmark {
         LocalRedis single = LocalRedis.start(1);
         LocalRedis five = LocalRedis.start(5)) {
       Environment.describe(results.environment, single);
+      if (baseline != null) {
+        results.environment.put("Baseline", baseline.describe());
+      }
       results.environment.put(
           "CPUs kept awake",
           awake != null
@@ -231,7 +251,7 @@ public final class LockBenchmark {
 
     private Sample cell(Implementation impl, Scenario scenario, int round)
         throws InterruptedException {
-      String key = "bench:" + scenario.id() + ":" + impl.id() + ":r" + round;
+      String key = "bench:" + scenario.id() + ":" + impl.keyTag() + ":r" + round;
       try {
         if (scenario == Scenario.TWO_JVMS) {
           return pair(impl).run(round, key, settings.duration());

@@ -5,6 +5,8 @@ import static io.github.redislock.bench.Histograms.micros;
 
 import java.time.Duration;
 import java.time.format.DateTimeFormatter;
+import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -12,6 +14,9 @@ import java.util.stream.Collectors;
 
 /** Renders {@link Results} as {@code results.md}. */
 final class MarkdownReport {
+  /** A before/after ratio counts as unchanged within this fraction (issue 8: "within 5%"). */
+  private static final double SAME_WITHIN = 0.05;
+
   private final Results results;
   private final StringBuilder out = new StringBuilder();
 
@@ -26,6 +31,7 @@ final class MarkdownReport {
   private String render() {
     header();
     mainTable();
+    beforeAfter();
     twoJvms();
     commands();
     heap();
@@ -152,6 +158,133 @@ final class MarkdownReport {
       check += (check.isEmpty() ? "" : "; ") + a.notes();
     }
     return check;
+  }
+
+  /**
+   * When baseline rows ran: each timed scenario of the current build against the baseline's, with
+   * the ratios and whether throughput is within {@link #SAME_WITHIN} of the baseline's.
+   */
+  private void beforeAfter() {
+    List<Implementation> bases =
+        results.implementations.stream()
+            .filter(i -> i.baseline() && results.implementations.contains(i.current()))
+            .toList();
+    if (bases.isEmpty()) {
+      return;
+    }
+    Implementation first = bases.get(0);
+    line("## Before and after: " + first.current().label() + " against " + first.label());
+    line("");
+    line(
+        "The current build (*after*, `"
+            + first.current().id()
+            + "`) against the library built from the baseline commit (*before*, `"
+            + first.id()
+            + "`), side by side in this run: the same servers and rounds, the order rotated with"
+            + " the others. *×* is after / before: above 1 is more ops/s now, below 1 a shorter"
+            + " latency now; a ratio outside "
+            + band()
+            + " is in bold. *Rounds* gives the least, the greatest and the median of the rounds' own"
+            + " ops/s ratios (each round runs both within seconds): when they spread wider than the"
+            + " band, this run cannot tell a 5% change from noise. *Within 5%* judges ops/s over"
+            + " all rounds.");
+    line("");
+    line(
+        "| scenario | ops/s after | ops/s before | × | rounds | p50 after | p50 before | ×"
+            + " | p99 after | p99 before | × | within 5% |");
+    line("|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|---|");
+    for (Implementation base : bases) {
+      Implementation now = base.current();
+      for (Scenario s : Scenario.values()) {
+        if (!results.settings.runsScenario(s.id()) || !s.appliesTo(now)) {
+          continue;
+        }
+        String title = s.title() + (now.nodes() > 1 ? ", Redlock" : "");
+        Aggregate after = results.aggregate(now, s);
+        Aggregate before = results.aggregate(base, s);
+        if (after == null
+            || before == null
+            || !after.hasNumbers()
+            || !before.hasNumbers()
+            || before.opsPerSecond() == 0) {
+          line("| " + title + " | no numbers | | | | | | | | | | n/a |");
+          continue;
+        }
+        double ops = after.opsPerSecond() / before.opsPerSecond();
+        line(
+            String.format(
+                Locale.ROOT,
+                "| %s | %,.0f | %,.0f | %s | %s | %s | %s | %s | %s | %s | %s | %s |",
+                title,
+                after.opsPerSecond(),
+                before.opsPerSecond(),
+                banded(ops),
+                roundRatios(now, base, s),
+                formatMicros(micros(after.latency(), 50)),
+                formatMicros(micros(before.latency(), 50)),
+                banded(micros(after.latency(), 50) / micros(before.latency(), 50)),
+                formatMicros(micros(after.latency(), 99)),
+                formatMicros(micros(before.latency(), 99)),
+                banded(micros(after.latency(), 99) / micros(before.latency(), 99)),
+                verdict(ops)));
+      }
+    }
+    line("");
+  }
+
+  private static String band() {
+    return String.format(Locale.ROOT, "%.2f–%.2f", 1 - SAME_WITHIN, 1 + SAME_WITHIN);
+  }
+
+  private static boolean withinBand(double ratio) {
+    return Math.abs(ratio - 1) <= SAME_WITHIN;
+  }
+
+  private static String banded(double ratio) {
+    if (Double.isNaN(ratio) || Double.isInfinite(ratio)) {
+      return "n/a";
+    }
+    String r = String.format(Locale.ROOT, "%.3f", ratio);
+    return withinBand(ratio) ? r : "**" + r + "**";
+  }
+
+  private static String verdict(double ratio) {
+    if (withinBand(ratio)) {
+      return "yes";
+    }
+    int percent = (int) Math.round(Math.abs(ratio - 1) * 100);
+    return ratio < 1 ? "**no: " + percent + "% slower**" : "no: " + percent + "% faster";
+  }
+
+  /**
+   * The least and greatest after/before ops/s ratio of one round, and their median, over the rounds
+   * both ran.
+   */
+  private String roundRatios(Implementation after, Implementation before, Scenario scenario) {
+    List<Double> ratios = new ArrayList<>();
+    for (Sample a : results.samples) {
+      if (a.impl() != after || a.scenario() != scenario || a.failed()) {
+        continue;
+      }
+      for (Sample b : results.samples) {
+        if (b.impl() == before
+            && b.scenario() == scenario
+            && b.round() == a.round()
+            && !b.failed()
+            && b.opsPerSecond() > 0) {
+          ratios.add(a.opsPerSecond() / b.opsPerSecond());
+        }
+      }
+    }
+    if (ratios.isEmpty()) {
+      return "n/a";
+    }
+    Collections.sort(ratios);
+    int n = ratios.size();
+    double median =
+        n % 2 == 1 ? ratios.get(n / 2) : (ratios.get(n / 2 - 1) + ratios.get(n / 2)) / 2;
+    return String.format(
+        Locale.ROOT, "%.2f–%.2f, median %.2f", ratios.get(0), ratios.get(n - 1), median);
   }
 
   private void twoJvms() {
@@ -432,6 +565,20 @@ final class MarkdownReport {
     line("## Method");
     line("");
     notes.forEach(n -> line("- " + n));
+    if (results.implementations.stream().anyMatch(Implementation::baseline)) {
+      line(
+          "- Before and after: the `ours-base` rows are this library as built from the baseline"
+              + " commit (`-Dbench.baseline=<git rev>`): a `git archive` of it built with `mvn -q -B"
+              + " -DskipTests -Dspotless.skip package`, the jar cached under"
+              + " `target/bench-baseline/<sha>.jar` (or a jar given with `-Dbench.baselineJar`)."
+              + " This JVM loads it through a child-first class loader (the `io.github.redislock`"
+              + " classes and scripts from the jar; Jedis, commons-pool2 and slf4j shared with the"
+              + " current build, so both run on the same dependency versions) and calls its factory"
+              + " through reflection; the locks it returns are called directly. Its child JVMs of"
+              + " scenario d have the jar on their class path in place of the current classes. The"
+              + " baseline rows take part in every round, slice and measurement like any other"
+              + " row.");
+    }
   }
 
   private void line(String text) {

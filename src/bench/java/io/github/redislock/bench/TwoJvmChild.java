@@ -21,7 +21,8 @@ import org.HdrHistogram.Histogram;
  * commands from stdin: {@code go key millis} runs its threads on the shared key for that long and
  * prints {@code result ops elapsedNanos waitHistogram handoffHistogram error}; {@code exit} or the
  * end of stdin closes the implementation and exits. A watchdog halts the JVM when a run is still
- * going two minutes after its end, or when no command came for an hour.
+ * going two minutes after its end, or when no command came for an hour. For a baseline row its
+ * class path holds the baseline's jar in place of the current classes ({@link Baseline}).
  */
 public final class TwoJvmChild {
   private static final long IDLE_LIMIT_NANOS = TimeUnit.HOURS.toNanos(1);
@@ -46,10 +47,11 @@ public final class TwoJvmChild {
     Path sharedFile = Path.of(args[4]);
     List<String> uris = List.of(Arrays.copyOfRange(args, 5, args.length));
     startWatchdog();
+    Baseline.installInChild();
 
     try (LockUnderTest locks = impl.create(uris, BenchSettings.fromSystemProperties());
         SharedRegion region = SharedRegion.map(sharedFile)) {
-      run(locks, null, jvm, threads, "bench:warm:" + impl.id() + ":" + jvm, warmupMillis);
+      run(locks, null, jvm, threads, "bench:warm:" + impl.keyTag() + ":" + jvm, warmupMillis);
       System.out.println("ready");
       System.out.flush();
       BufferedReader in =

@@ -1,5 +1,6 @@
 package io.github.redislock.bench;
 
+import io.github.redislock.testing.JvmProcess;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
@@ -50,6 +51,22 @@ final class TwoJvmPair implements AutoCloseable {
       throw new UncheckedIOException(e);
     }
     TwoJvmPair pair = new TwoJvmPair(impl, file);
+    List<String> options =
+        new ArrayList<>(
+            List.of(
+                "-Xmx1g",
+                "-Dbench.rawBackoffMicros=" + settings.rawBackoffMicros(),
+                "-Dorg.slf4j.simpleLogger.defaultLogLevel=warn",
+                "-D" + LockBenchmark.QUIET_LOGGER + "=off"));
+    String classPath;
+    if (impl.baseline()) {
+      // The baseline's jar in place of the current classes: no class loader tricks in the child.
+      Baseline baseline = Baseline.require();
+      options.add("-D" + Baseline.IN_CLASS_PATH + "=" + baseline.jar());
+      classPath = baseline.childClassPath();
+    } else {
+      classPath = JvmProcess.classPath();
+    }
     try {
       for (int jvm = 0; jvm < JVMS; jvm++) {
         List<String> args =
@@ -61,15 +78,7 @@ final class TwoJvmPair implements AutoCloseable {
                     Long.toString(settings.warmup().toMillis()),
                     file.toString()));
         args.addAll(uris);
-        pair.children.add(
-            ChildJvm.start(
-                TwoJvmChild.class,
-                List.of(
-                    "-Xmx1g",
-                    "-Dbench.rawBackoffMicros=" + settings.rawBackoffMicros(),
-                    "-Dorg.slf4j.simpleLogger.defaultLogLevel=warn",
-                    "-D" + LockBenchmark.QUIET_LOGGER + "=off"),
-                args));
+        pair.children.add(ChildJvm.start(TwoJvmChild.class, options, args, classPath));
       }
       for (ChildJvm child : pair.children) {
         child.await("ready", START_TIMEOUT);
