@@ -124,9 +124,17 @@ public class RedisDistributedLock implements Lock {
    * <p>If the current thread is interrupted while waiting it keeps waiting; its interrupt status is
    * set again when the method returns.
    *
-   * <p>In this implementation, when Redis cannot be reached the method keeps retrying with a
-   * capped, jittered backoff (up to one second between attempts), logging a warning, until it
-   * acquires the lock.
+   * <p>In this implementation the first waiting thread of this JVM subscribes to the lock's wake-up
+   * channel, and tries again when the holder's release is announced there, when the holder's lease
+   * runs out, or at a jittered re-check: about 1.5 seconds apart when the holder is an instance of
+   * this library (it announces its release) and the subscription is confirmed, about 100
+   * milliseconds apart otherwise (a holder of another client never announces it). A channel stays
+   * subscribed 200 milliseconds after its last waiter left, for the next one. After a release that
+   * other processes waited for, this JVM's next attempt gives them the next turn: it waits,
+   * subscribed, until one of them releases or for ten round trips of a busy attempt, kept within 5
+   * to 20 milliseconds. When Redis cannot be reached the method keeps retrying with a capped,
+   * jittered exponential backoff (from 10 milliseconds up to one second between attempts), logging
+   * a warning at most every 10 seconds, until it acquires the lock.
    *
    * @throws LockLostException if the current thread holds the lock but its hold was lost
    * @throws RedisLockException if Redis answers with an error that waiting cannot cure, such as a
@@ -241,8 +249,9 @@ public class RedisDistributedLock implements Lock {
    * may pass to one of them without a release in Redis (a local handoff): at most 16 holders in a
    * row and 20 milliseconds after the lock was taken in Redis. When other processes waited at the
    * release that follows, this JVM gives them the next turn, so that processes alternate rather
-   * than one starving. A release whose reply is lost is retried once; a retry that finds the key
-   * gone while the lease has not run out (so the first attempt released it) counts as a success.
+   * than one starving (see {@link #lock()}). A release whose reply is lost is retried once; a retry
+   * that finds the key gone while the lease, less 1% for clock drift, has not run out (so the first
+   * attempt released it) counts as a success.
    *
    * @throws IllegalMonitorStateException if the current thread does not hold this lock
    * @throws LockLostException if the hold was lost before this release

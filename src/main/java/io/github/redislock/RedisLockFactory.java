@@ -203,6 +203,11 @@ public final class RedisLockFactory implements AutoCloseable {
      * and does not promise. An even number of masters is allowed but wasteful: four tolerate no
      * more failures than three.
      *
+     * <p>In this implementation an operation that succeeds on a majority while some masters fail
+     * logs a warning naming them, at most every 10 seconds. Unless {@link #commandTimeout} is set,
+     * the clients' socket timeout is ten times the {@linkplain #redlockNodeTimeout node timeout},
+     * and at least 200 milliseconds.
+     *
      * @param redisUris one {@code redis://} or {@code rediss://} URI per master, at least three
      * @return this builder
      * @throws NullPointerException if the array or a URI is null
