@@ -6,6 +6,7 @@ import static org.awaitility.Awaitility.await;
 import io.github.redislock.FactoryInspector;
 import io.github.redislock.RedisDistributedLock;
 import io.github.redislock.RedisLockFactory;
+import io.github.redislock.testing.IntegrationTest;
 import io.github.redislock.testing.RedisInvariants;
 import io.github.redislock.testing.RedisServerExtension;
 import io.github.redislock.testing.Timing;
@@ -30,6 +31,7 @@ import redis.clients.jedis.Jedis;
  * (a local handoff), and still exactly one holds the lock at a time, and every holder's fencing
  * token is greater than the previous holder's.
  */
+@IntegrationTest
 class LocalQueueTest {
   @RegisterExtension static final RedisServerExtension redis = new RedisServerExtension();
   private RedisLockFactory factory;

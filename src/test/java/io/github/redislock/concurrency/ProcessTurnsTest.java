@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.github.redislock.FactoryInspector;
 import io.github.redislock.RedisDistributedLock;
 import io.github.redislock.RedisLockFactory;
+import io.github.redislock.testing.IntegrationTest;
 import io.github.redislock.testing.RedisInvariants;
 import io.github.redislock.testing.RedisServerExtension;
 import java.util.ArrayList;
@@ -27,6 +28,7 @@ import org.junit.jupiter.params.provider.ValueSource;
  * unlocked. A process that releases while the other waits gives it the next turn (with several
  * threads, after a bounded run of local handoffs), so that neither side starves the other.
  */
+@IntegrationTest
 class ProcessTurnsTest {
   private static final String NAME = "turns";
   @RegisterExtension static final RedisServerExtension redis = new RedisServerExtension();

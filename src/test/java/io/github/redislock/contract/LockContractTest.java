@@ -10,6 +10,7 @@ import io.github.redislock.LockLostException;
 import io.github.redislock.RedisDistributedLock;
 import io.github.redislock.RedisLockException;
 import io.github.redislock.RedisLockFactory;
+import io.github.redislock.testing.IntegrationTest;
 import io.github.redislock.testing.RedisInvariants;
 import io.github.redislock.testing.Timing;
 import java.time.Duration;
@@ -42,6 +43,7 @@ import redis.clients.jedis.params.SetParams;
  * reentrant, held elsewhere, interrupted, timed out, lost, Redis down), one property per test.
  * Subclasses name the deployment; the same suite runs against each.
  */
+@IntegrationTest
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 public abstract class LockContractTest {
   static final Duration SHORT_LEASE = Duration.ofMillis(600);

@@ -6,6 +6,7 @@ import static org.awaitility.Awaitility.await;
 import io.github.redislock.FactoryInspector;
 import io.github.redislock.RedisDistributedLock;
 import io.github.redislock.RedisLockFactory;
+import io.github.redislock.testing.IntegrationTest;
 import io.github.redislock.testing.RedisCluster;
 import io.github.redislock.testing.RedisInvariants;
 import io.github.redislock.testing.Timing;
@@ -30,6 +31,7 @@ import redis.clients.jedis.RedisClusterClient;
  * A caller's own {@link RedisClusterClient}, with Jedis's default retry settings, passed to {@code
  * client(UnifiedJedis)}: several factories share it, and none of them closes it.
  */
+@IntegrationTest
 class ClusterClientTest {
   private static RedisCluster cluster;
   private static RedisClusterClient client;

@@ -9,6 +9,7 @@ import io.github.redislock.LockLostEvent;
 import io.github.redislock.LockLostException;
 import io.github.redislock.RedisDistributedLock;
 import io.github.redislock.RedisLockFactory;
+import io.github.redislock.testing.IntegrationTest;
 import io.github.redislock.testing.RedisCluster;
 import io.github.redislock.testing.RedisInvariants;
 import io.github.redislock.testing.RedisServer;
@@ -46,6 +47,7 @@ import redis.clients.jedis.util.JedisClusterCRC16;
  * waiters subscribed on another, many names spread over every master, and a master killed without a
  * replica loses its holds and serves again, empty, after a restart.
  */
+@IntegrationTest
 class ClusterLockTest {
   private static final Duration SHORT_LEASE = Duration.ofMillis(600);
 

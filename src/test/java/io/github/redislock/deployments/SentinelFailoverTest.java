@@ -8,6 +8,7 @@ import io.github.redislock.LockLostEvent;
 import io.github.redislock.LockLostException;
 import io.github.redislock.RedisDistributedLock;
 import io.github.redislock.RedisLockFactory;
+import io.github.redislock.testing.IntegrationTest;
 import io.github.redislock.testing.RedisInvariants;
 import io.github.redislock.testing.RedisSentinelGroup;
 import io.github.redislock.testing.RedisServer;
@@ -37,6 +38,7 @@ import redis.clients.jedis.params.SetParams;
  * <p>The lease (10 s, scaled) outlasts a failover (about 2 s here), so that a hold whose key
  * survived does not run out while the Sentinels promote the replica.
  */
+@IntegrationTest
 class SentinelFailoverTest {
   private static final Duration LEASE = Timing.scaled(Duration.ofSeconds(10));
   private static final int FILLER_CHUNK_BYTES = 16 << 20;

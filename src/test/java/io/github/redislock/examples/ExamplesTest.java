@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
+import io.github.redislock.testing.IntegrationTest;
 import io.github.redislock.testing.RedisInvariants;
 import io.github.redislock.testing.RedisServer;
 import io.github.redislock.testing.Timing;
@@ -26,6 +27,7 @@ import redis.clients.jedis.exceptions.JedisConnectionException;
  * points at them) cannot rot: each one's result is checked, and afterwards no example key is left
  * (the locks' own {@code :lock-meta} hashes expire by themselves) and no thread keeps running.
  */
+@IntegrationTest
 class ExamplesTest {
   private static RedisServer redis;
 

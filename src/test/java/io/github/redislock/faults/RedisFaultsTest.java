@@ -6,6 +6,7 @@ import static org.awaitility.Awaitility.await;
 import io.github.redislock.RedisDistributedLock;
 import io.github.redislock.RedisLockException;
 import io.github.redislock.RedisLockFactory;
+import io.github.redislock.testing.IntegrationTest;
 import io.github.redislock.testing.RedisInvariants;
 import io.github.redislock.testing.RedisServerExtension;
 import io.github.redislock.testing.TcpProxy;
@@ -33,6 +34,7 @@ import redis.clients.jedis.Jedis;
  * Faults injected into a real {@code redis-server}: paused (SIGSTOP), script cache flushed, a reply
  * lost on the way back.
  */
+@IntegrationTest
 class RedisFaultsTest {
   @RegisterExtension static final RedisServerExtension redis = new RedisServerExtension();
   private final List<RedisLockFactory> factories = new ArrayList<>();

@@ -7,6 +7,7 @@ import static org.awaitility.Awaitility.await;
 import io.github.redislock.RedisDistributedLock;
 import io.github.redislock.RedisLockException;
 import io.github.redislock.RedisLockFactory;
+import io.github.redislock.testing.IntegrationTest;
 import io.github.redislock.testing.RedisInvariants;
 import io.github.redislock.testing.RedisServer;
 import io.github.redislock.testing.Timing;
@@ -28,6 +29,7 @@ import redis.clients.jedis.Jedis;
 import redis.clients.jedis.params.SetParams;
 
 /** Redlock over five real masters, some killed, paused or held by someone else. */
+@IntegrationTest
 class RedlockFaultsTest {
   private static final List<RedisServer> masters = new ArrayList<>();
   private final List<RedisLockFactory> factories = new ArrayList<>();

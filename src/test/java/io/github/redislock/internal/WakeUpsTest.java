@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import io.github.redislock.internal.util.Ticker;
+import io.github.redislock.testing.IntegrationTest;
 import io.github.redislock.testing.RedisInvariants;
 import io.github.redislock.testing.RedisServer;
 import io.github.redislock.testing.Timing;
@@ -17,6 +18,7 @@ import redis.clients.jedis.Jedis;
 import redis.clients.jedis.RedisClient;
 
 /** Wake-ups travel by pub/sub on one shared connection, taken only while someone waits. */
+@IntegrationTest
 class WakeUpsTest {
   private static RedisServer server;
   private static RedisClient client;

@@ -1,5 +1,6 @@
 package io.github.redislock.process;
 
+import io.github.redislock.testing.IntegrationTest;
 import io.github.redislock.testing.JvmProcess;
 import io.github.redislock.testing.RedisInvariants;
 import io.github.redislock.testing.RedisServer;
@@ -21,6 +22,7 @@ import redis.clients.jedis.Jedis;
  * test: every child is killed, the test's own bookkeeping keys are deleted, no key may be left
  * without a TTL, and the server is flushed.
  */
+@IntegrationTest
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 abstract class ProcessTestBase {
   RedisServer redis;

@@ -19,6 +19,7 @@ import redis.clients.jedis.exceptions.JedisConnectionException;
 import redis.clients.jedis.params.SetParams;
 
 /** Proves the test fixtures work: real servers, fault injection, child JVMs and leak checks. */
+@IntegrationTest
 class RedisServerTest {
 
   /** Socket timeout for connections expected to hang. */

@@ -6,8 +6,8 @@ import java.time.Duration;
  * Scales test time bounds for slow machines.
  *
  * <p>The factor comes from the system property {@value #TIME_SCALE_PROPERTY} (default {@code 1},
- * decimals allowed, e.g. {@code 2.5}); the Maven build passes it through to Surefire, so {@code mvn
- * test -Dredislock.test.timeScale=3} triples every bound.
+ * decimals allowed, e.g. {@code 2.5}); the Maven build passes it through to Surefire and Failsafe,
+ * so {@code mvn verify -Dredislock.test.timeScale=3} triples every bound.
  */
 public final class Timing {
 

@@ -6,6 +6,7 @@ import static org.awaitility.Awaitility.await;
 
 import io.github.redislock.RedisLockException;
 import io.github.redislock.internal.util.Tokens;
+import io.github.redislock.testing.IntegrationTest;
 import io.github.redislock.testing.RedisInvariants;
 import io.github.redislock.testing.RedisServer;
 import io.github.redislock.testing.TcpProxy;
@@ -25,6 +26,7 @@ import redis.clients.jedis.params.SetParams;
  * Redlock's decisions on real masters, some behind a delaying proxy: the typed outcomes and the
  * validity check.
  */
+@IntegrationTest
 class RedlockBackendTest {
   private final List<RedisServer> masters = new ArrayList<>();
   private final List<TcpProxy> proxies = new ArrayList<>();

@@ -3,6 +3,7 @@ package io.github.redislock.internal.backend;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.github.redislock.internal.util.Tokens;
+import io.github.redislock.testing.IntegrationTest;
 import io.github.redislock.testing.RedisInvariants;
 import io.github.redislock.testing.RedisServer;
 import java.util.HashMap;
@@ -18,6 +19,7 @@ import redis.clients.jedis.RedisClient;
 import redis.clients.jedis.params.SetParams;
 
 /** The single-node operations' replies, including the retries that follow a lost reply. */
+@IntegrationTest
 class SingleNodeBackendTest {
   private static RedisServer server;
   private static RedisClient client;
