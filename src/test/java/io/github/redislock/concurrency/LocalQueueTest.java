@@ -54,7 +54,7 @@ class LocalQueueTest {
     try (Jedis jedis = redis.server().jedis()) {
       String stats = jedis.info("commandstats");
       long calls = 0;
-      for (String line : stats.split("\r?\n")) {
+      for (String line : stats.lines().toList()) {
         if (line.startsWith("cmdstat_set:")) { // one SET NX PX per acquisition, in the script
           String rest = line.substring(line.indexOf("calls=") + 6);
           calls += Long.parseLong(rest.substring(0, rest.indexOf(',')));

@@ -185,7 +185,7 @@ public abstract class LockContractTest {
     Map<String, Long> stats = new java.util.TreeMap<>();
     for (Jedis jedis : deployment.rawAll()) {
       try (jedis) {
-        for (String line : jedis.info("commandstats").split("\r?\n")) {
+        for (String line : jedis.info("commandstats").lines().toList()) {
           if (line.startsWith("cmdstat_")) {
             String calls = line.substring(line.indexOf("calls=") + 6);
             stats.merge(
@@ -203,7 +203,7 @@ public abstract class LockContractTest {
     long total = 0;
     for (Jedis jedis : deployment.rawAll()) {
       try (jedis) {
-        for (String line : jedis.info("commandstats").split("\r?\n")) {
+        for (String line : jedis.info("commandstats").lines().toList()) {
           // Left out: INFO and CLIENT, which the counting connection sends itself (Jedis sends
           // CLIENT SETINFO on connect; Redis 6.2 counts it as a failed call, 7.0 rejects it).
           String command = line.startsWith("cmdstat_") ? line.substring(8, line.indexOf(':')) : "";

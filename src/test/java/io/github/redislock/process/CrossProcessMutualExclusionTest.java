@@ -114,7 +114,7 @@ class CrossProcessMutualExclusionTest extends ProcessTestBase {
   }
 
   private static void awaitAll(List<JvmProcess> workers) {
-    Duration bound = Timing.scaled(Duration.ofSeconds(120));
+    Duration bound = Timing.scaled(Duration.ofMinutes(2));
     for (JvmProcess worker : workers) {
       assertThat(worker.waitFor(bound))
           .as("%s finished within %s; output so far:%n%s", worker, bound, worker.output())

@@ -196,7 +196,7 @@ public final class LockWorker {
                             } else {
                               jedis.set(fence, Long.toString(token));
                             }
-                            String previous = jedis.getSet(lastHolder, me);
+                            String previous = jedis.setGet(lastHolder, me);
                             if (!me.equals(previous)) {
                               handoffs.incrementAndGet();
                             }

@@ -121,7 +121,7 @@ class RedlockCrossProcessTest extends ProcessTestBase {
   }
 
   private void awaitAndCheck(List<JvmProcess> workers) {
-    Duration bound = Timing.scaled(Duration.ofSeconds(180));
+    Duration bound = Timing.scaled(Duration.ofMinutes(3));
     for (JvmProcess worker : workers) {
       assertThat(worker.waitFor(bound))
           .as("%s finished within %s; output so far:%n%s", worker, bound, worker.output())

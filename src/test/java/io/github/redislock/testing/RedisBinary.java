@@ -154,7 +154,7 @@ public final class RedisBinary {
     if (pathVar == null) {
       return null;
     }
-    for (String dir : pathVar.split(File.pathSeparator)) {
+    for (String dir : pathVar.split(File.pathSeparator, -1)) {
       if (dir.isEmpty()) {
         continue;
       }

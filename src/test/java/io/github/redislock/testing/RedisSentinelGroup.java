@@ -37,8 +37,8 @@ public final class RedisSentinelGroup implements AutoCloseable {
 
   private static final int SENTINELS = 3;
   private static final int QUORUM = 2;
-  private static final Duration DOWN_AFTER = Duration.ofMillis(1000);
-  private static final Duration FAILOVER_TIMEOUT = Duration.ofMillis(2000);
+  private static final Duration DOWN_AFTER = Duration.ofSeconds(1);
+  private static final Duration FAILOVER_TIMEOUT = Duration.ofSeconds(2);
   private static final Duration POLL = Duration.ofMillis(50);
 
   private final List<RedisServer> dataNodes;

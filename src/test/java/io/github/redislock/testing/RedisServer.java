@@ -54,7 +54,6 @@ public final class RedisServer implements AutoCloseable {
     Runtime.getRuntime().addShutdownHook(reaper);
   }
 
-  private final Path binary;
   private final int port;
   private final Path dir;
   private final Path logFile;
@@ -65,7 +64,6 @@ public final class RedisServer implements AutoCloseable {
   private boolean closed;
 
   private RedisServer(Path binary, int port, Path dir, Path configFile, List<String> extraArgs) {
-    this.binary = binary;
     this.port = port;
     this.dir = dir;
     this.logFile = dir.resolve("redis.log");

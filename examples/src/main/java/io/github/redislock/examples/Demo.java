@@ -101,7 +101,7 @@ public final class Demo {
         long minToken = Long.MAX_VALUE;
         long maxToken = Long.MIN_VALUE;
         for (int w = 0; w < workers; w++) {
-          String[] done = expectLine(w, outputs.get(w), "done").split(" ");
+          String[] done = expectLine(w, outputs.get(w), "done").split(" ", -1);
           long min = Long.parseLong(done[2]);
           long max = Long.parseLong(done[3]);
           minToken = Math.min(minToken, min);

@@ -180,7 +180,7 @@ class SingleNodeBackendTest {
   private static Map<String, Long> commandCalls() {
     Map<String, Long> calls = new HashMap<>();
     try (Jedis jedis = server.jedis()) {
-      for (String line : jedis.info("commandstats").split("\r?\n")) {
+      for (String line : jedis.info("commandstats").lines().toList()) {
         if (line.startsWith("cmdstat_")) {
           String command = line.substring("cmdstat_".length(), line.indexOf(':'));
           String count = line.substring(line.indexOf("calls=") + 6, line.indexOf(','));
