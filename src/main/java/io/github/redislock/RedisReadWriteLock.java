@@ -11,6 +11,7 @@ public final class RedisReadWriteLock implements ReadWriteLock {
   private final Lock readLock;
   private final Lock writeLock;
 
+  @SuppressWarnings("UnusedMethod") // the factory builds it once read-write locks exist (issue 10)
   private RedisReadWriteLock(Lock readLock, Lock writeLock) {
     this.readLock = readLock;
     this.writeLock = writeLock;
