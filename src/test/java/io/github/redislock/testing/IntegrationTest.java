@@ -12,9 +12,10 @@ import org.junit.jupiter.api.Tag;
  * Marks a test class that starts {@code redis-server} processes, child JVMs, proxies or containers
  * (through {@link RedisServer}, {@link RedisCluster}, {@link RedisSentinelGroup}, {@link
  * JvmProcess}, {@link TcpProxy}, {@link RedisServerExtension}, a contract {@code Deployment}, ...).
- * Such a class is tagged {@value #TAG}: {@code mvn test} (Surefire) leaves it out and {@code mvn
- * verify} (Failsafe) runs it. Subclasses inherit the tag, and so do {@code @Nested} classes. {@link
- * IntegrationTagTest} fails for a test class that uses one of those fixtures without it.
+ * Such a class is tagged {@value #TAG}: {@code mvn test} (Surefire) leaves it out unless it is
+ * named with {@code -Dtest=ClassName}, and {@code mvn verify} (Failsafe) runs it. Subclasses
+ * inherit the tag, and so do {@code @Nested} classes. {@link IntegrationTagTest} fails for a test
+ * class that uses one of those fixtures without it.
  */
 @Documented
 @Inherited
