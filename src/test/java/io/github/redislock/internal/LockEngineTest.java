@@ -8,6 +8,7 @@ import io.github.redislock.LockLostException;
 import io.github.redislock.internal.FakeBackend.Call;
 import io.github.redislock.internal.FakeBackend.Op;
 import io.github.redislock.internal.LockEngine.LockName;
+import io.github.redislock.testing.RedisInvariants;
 import io.github.redislock.testing.Timing;
 import java.time.Duration;
 import java.util.List;
@@ -47,6 +48,7 @@ class LockEngineTest {
     }
     engine.close();
     assertThat(backend.isClosed()).isTrue();
+    RedisInvariants.assertNoThreads("redis-lock-"); // renewer and I/O threads end at close
   }
 
   private Thread start(Runnable task) {
