@@ -1,0 +1,357 @@
+package io.github.redislock.internal;
+
+import io.github.redislock.RedisLockException;
+import io.github.redislock.internal.backend.Acquisition;
+import io.github.redislock.internal.backend.Failures;
+import io.github.redislock.internal.backend.LockBackend;
+import io.github.redislock.internal.backend.LockKeys;
+import io.github.redislock.internal.backend.Release;
+import io.github.redislock.internal.util.Ticker;
+import io.github.redislock.internal.util.Tokens;
+import java.time.Duration;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Deque;
+import java.util.EnumMap;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CountDownLatch;
+import java.util.function.Supplier;
+
+/**
+ * An in-memory model of one Redis node's lock semantics, for unit tests of the engine's pieces
+ * only: the integration tests run against real {@code redis-server} processes.
+ *
+ * <p>Each lock key holds a token until its lease ends on the given {@link Ticker}; its fencing
+ * counter only grows; a busy answer tells the holder's remaining lease (-1 when it never expires)
+ * and whether the holder is one of ours (a token with {@link Tokens#PREFIX}). A release deletes the
+ * key only for its token and raises the counter to the hold's token; it answers the number of
+ * listeners set by {@link #listenersOnRelease}.
+ *
+ * <p>Faults are programmed per operation, for the next calls: {@link #failNext} throws before the
+ * operation takes effect (a transient {@link RedisLockException} unless told otherwise), {@link
+ * #loseReplyNext} throws after it took effect (a lost reply), {@link #answerNotOursNext} answers as
+ * if the hold were gone, {@link #stallNext} blocks the call until the test opens its gate. Every
+ * call is counted and logged, faulty or not. Thread-safe.
+ */
+final class FakeBackend implements LockBackend {
+
+  /** The operations of {@link LockBackend} that talk to Redis. */
+  enum Op {
+    TRY_ACQUIRE,
+    EXTEND,
+    RELEASE,
+    CONFIRM_FENCE,
+    REISSUE_FENCE,
+    IS_LOCKED
+  }
+
+  /**
+   * One call, in the order received.
+   *
+   * @param fencingToken the fencing token passed (release, confirmation), else 0
+   */
+  record Call(Op op, String key, String token, long fencingToken) {}
+
+  private enum Kind {
+    FAIL,
+    LOSE_REPLY,
+    NOT_OURS,
+    STALL
+  }
+
+  private static final class Fault {
+    final Kind kind;
+    final Supplier<? extends RedisLockException> failure;
+    final CountDownLatch gate;
+    int remaining;
+
+    Fault(
+        Kind kind, int times, Supplier<? extends RedisLockException> failure, CountDownLatch gate) {
+      this.kind = kind;
+      this.remaining = times;
+      this.failure = failure;
+      this.gate = gate;
+    }
+  }
+
+  /** The holder of one key: its token, and when its lease ends ({@code null}: never). */
+  private record Entry(String token, Long leaseEnd) {}
+
+  private final Ticker ticker;
+  private final long leaseNanos;
+
+  // All guarded by this.
+  private final Map<String, Entry> keys = new HashMap<>();
+  private final Map<String, Long> counters = new HashMap<>();
+  private final List<Call> calls = new ArrayList<>();
+  private final Map<Op, Deque<Fault>> faults = new EnumMap<>(Op.class);
+  private long listeners;
+  private long safetyMarginNanos;
+  private boolean closed;
+
+  /** A node on which every acquisition and renewal sets a lease of {@code lease}. */
+  FakeBackend(Ticker ticker, Duration lease) {
+    this.ticker = ticker;
+    this.leaseNanos = lease.toNanos();
+  }
+
+  // ---- programming ----
+
+  /** The next {@code times} calls of {@code op} throw a transient failure, before taking effect. */
+  FakeBackend failNext(Op op, int times) {
+    return failNext(op, times, () -> transientFailure(op));
+  }
+
+  /** The next {@code times} calls of {@code op} throw {@code failure}, before taking effect. */
+  synchronized FakeBackend failNext(
+      Op op, int times, Supplier<? extends RedisLockException> failure) {
+    return add(op, new Fault(Kind.FAIL, times, failure, null));
+  }
+
+  /** The next {@code times} calls of {@code op} take effect, then throw a transient failure. */
+  synchronized FakeBackend loseReplyNext(Op op, int times) {
+    return add(op, new Fault(Kind.LOSE_REPLY, times, () -> transientFailure(op), null));
+  }
+
+  /**
+   * The next {@code times} calls of {@code op} answer as if the hold were not ours any more,
+   * without looking at the key: busy for an acquisition, {@code false} or {@code -1} otherwise.
+   */
+  synchronized FakeBackend answerNotOursNext(Op op, int times) {
+    return add(op, new Fault(Kind.NOT_OURS, times, null, null));
+  }
+
+  /**
+   * The next call of {@code op} blocks, before taking effect, until the returned gate is opened
+   * ({@link CountDownLatch#countDown()}).
+   */
+  synchronized CountDownLatch stallNext(Op op) {
+    CountDownLatch gate = new CountDownLatch(1);
+    add(op, new Fault(Kind.STALL, 1, null, gate));
+    return gate;
+  }
+
+  /** Forgets every programmed fault: Redis is back. */
+  synchronized void recover() {
+    faults.clear();
+  }
+
+  /** How many listeners a release answers it woke (other processes' waiters). */
+  synchronized void listenersOnRelease(long count) {
+    listeners = count;
+  }
+
+  synchronized void safetyMarginNanos(long nanos) {
+    safetyMarginNanos = nanos;
+  }
+
+  /** Another client takes {@code lockKey} with {@code token}, whatever held it, for its lease. */
+  synchronized void steal(String lockKey, String token) {
+    keys.put(lockKey, new Entry(token, ticker.read() + leaseNanos));
+  }
+
+  /** Another client, not one of ours, sets {@code lockKey} without an expiry. */
+  synchronized void setForever(String lockKey, String token) {
+    keys.put(lockKey, new Entry(token, null));
+  }
+
+  /** The key is deleted behind its holder's back. */
+  synchronized void delete(String lockKey) {
+    keys.remove(lockKey);
+  }
+
+  private FakeBackend add(Op op, Fault fault) {
+    if (fault.remaining > 0) {
+      faults.computeIfAbsent(op, o -> new ArrayDeque<>()).add(fault);
+    }
+    return this;
+  }
+
+  static RedisLockException transientFailure(Op op) {
+    return new RedisLockException(
+        "injected failure of " + op, new Failures.TransientFailure("injected"));
+  }
+
+  // ---- inspection ----
+
+  /** The token holding {@code lockKey} now, or {@code null}. */
+  synchronized String holder(String lockKey) {
+    Entry entry = live(lockKey);
+    return entry == null ? null : entry.token();
+  }
+
+  /** The highest fencing token issued or released on {@code lockKey}. */
+  synchronized long fencingCounter(String lockKey) {
+    return counters.getOrDefault(lockKey, 0L);
+  }
+
+  synchronized int calls(Op op) {
+    return (int) calls.stream().filter(call -> call.op() == op).count();
+  }
+
+  /** Every call so far, in order. */
+  synchronized List<Call> log() {
+    return List.copyOf(calls);
+  }
+
+  synchronized boolean isClosed() {
+    return closed;
+  }
+
+  // ---- LockBackend ----
+
+  @Override
+  public Acquisition tryAcquire(LockKeys keys, String token, boolean fenced, boolean expectBusy) {
+    Kind fault = enter(Op.TRY_ACQUIRE, keys, token, 0);
+    synchronized (this) {
+      if (fault == Kind.NOT_OURS) {
+        return Acquisition.busy(leaseNanos / 1_000_000, true);
+      }
+      Acquisition answer;
+      Entry holder = live(keys.lock());
+      if (holder == null) {
+        this.keys.put(keys.lock(), new Entry(token, ticker.read() + leaseNanos));
+        long fence = fenced ? counters.merge(keys.lock(), 1L, Long::sum) : 0;
+        answer = new Acquisition(true, fence, 0, false, null);
+      } else {
+        long ttlMillis =
+            holder.leaseEnd() == null
+                ? -1
+                : (holder.leaseEnd() - ticker.read() + 999_999) / 1_000_000; // rounded up
+        answer = Acquisition.busy(ttlMillis, holder.token().startsWith(Tokens.PREFIX));
+      }
+      return reply(fault, Op.TRY_ACQUIRE, answer);
+    }
+  }
+
+  @Override
+  public boolean extend(LockKeys keys, String token) {
+    Kind fault = enter(Op.EXTEND, keys, token, 0);
+    synchronized (this) {
+      if (fault == Kind.NOT_OURS) {
+        return false;
+      }
+      boolean ours = holds(keys.lock(), token);
+      if (ours) {
+        this.keys.put(keys.lock(), new Entry(token, ticker.read() + leaseNanos));
+      }
+      return reply(fault, Op.EXTEND, ours);
+    }
+  }
+
+  @Override
+  public Release release(LockKeys keys, String token, long fencingToken, Object grant) {
+    Kind fault = enter(Op.RELEASE, keys, token, fencingToken);
+    synchronized (this) {
+      if (fault == Kind.NOT_OURS) {
+        return Release.NOT_OURS;
+      }
+      Release answer = Release.NOT_OURS;
+      if (holds(keys.lock(), token)) {
+        this.keys.remove(keys.lock());
+        counters.merge(keys.lock(), fencingToken, Math::max);
+        answer = new Release(true, listeners);
+      }
+      return reply(fault, Op.RELEASE, answer);
+    }
+  }
+
+  @Override
+  public boolean confirmFence(LockKeys keys, String token, long fencingToken) {
+    Kind fault = enter(Op.CONFIRM_FENCE, keys, token, fencingToken);
+    synchronized (this) {
+      if (fault == Kind.NOT_OURS) {
+        return false;
+      }
+      return reply(fault, Op.CONFIRM_FENCE, holds(keys.lock(), token));
+    }
+  }
+
+  @Override
+  public long reissueFence(LockKeys keys, String token, Object grant) {
+    Kind fault = enter(Op.REISSUE_FENCE, keys, token, 0);
+    synchronized (this) {
+      if (fault == Kind.NOT_OURS) {
+        return -1;
+      }
+      long fence = holds(keys.lock(), token) ? counters.merge(keys.lock(), 1L, Long::sum) : -1;
+      return reply(fault, Op.REISSUE_FENCE, fence);
+    }
+  }
+
+  @Override
+  public synchronized long safetyMarginNanos() {
+    return safetyMarginNanos;
+  }
+
+  @Override
+  public boolean isLocked(LockKeys keys) {
+    Kind fault = enter(Op.IS_LOCKED, keys, null, 0);
+    synchronized (this) {
+      return reply(fault, Op.IS_LOCKED, live(keys.lock()) != null);
+    }
+  }
+
+  @Override
+  public synchronized void close() {
+    closed = true;
+  }
+
+  // ---- the model ----
+
+  /**
+   * Logs a call and applies the fault programmed for it: throws for {@link Kind#FAIL}, waits for
+   * {@link Kind#STALL} (outside the monitor, so other calls go on); else returns the fault for the
+   * caller to apply after the operation, or {@code null}.
+   */
+  private Kind enter(Op op, LockKeys keys, String token, long fencingToken) {
+    Fault fault;
+    synchronized (this) {
+      calls.add(new Call(op, keys.lock(), token, fencingToken));
+      Deque<Fault> queue = faults.get(op);
+      fault = queue == null ? null : queue.peek();
+      if (fault != null && --fault.remaining == 0) {
+        queue.poll();
+      }
+    }
+    if (fault == null) {
+      return null;
+    }
+    return switch (fault.kind) {
+      case FAIL -> throw fault.failure.get();
+      case STALL -> {
+        try {
+          fault.gate.await();
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+          throw new RedisLockException("interrupted while stalled", e);
+        }
+        yield null;
+      }
+      default -> fault.kind;
+    };
+  }
+
+  private <T> T reply(Kind fault, Op op, T answer) {
+    if (fault == Kind.LOSE_REPLY) {
+      throw transientFailure(op);
+    }
+    return answer;
+  }
+
+  private Entry live(String lockKey) {
+    Entry entry = keys.get(lockKey);
+    if (entry != null && entry.leaseEnd() != null && ticker.read() - entry.leaseEnd() >= 0) {
+      keys.remove(lockKey);
+      return null;
+    }
+    return entry;
+  }
+
+  private boolean holds(String lockKey, String token) {
+    Entry entry = live(lockKey);
+    return entry != null && entry.token().equals(token);
+  }
+}

@@ -1,0 +1,143 @@
+package io.github.redislock.internal;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatNoException;
+import static org.assertj.core.api.Assertions.catchThrowableOfType;
+
+import io.github.redislock.RedisLockException;
+import io.github.redislock.internal.FakeBackend.Op;
+import io.github.redislock.internal.backend.Acquisition;
+import io.github.redislock.internal.backend.LockKeys;
+import io.github.redislock.internal.backend.Release;
+import io.github.redislock.internal.util.Tokens;
+import java.time.Duration;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import org.junit.jupiter.api.Test;
+
+/** Releases: one retry when a reply may have been lost, judged by the lease; the clean-ups. */
+class ReleasesTest {
+  private static final Duration LEASE = Duration.ofSeconds(30);
+  private static final LockKeys KEYS = LockKeys.of("releases-test");
+
+  private final ManualTicker ticker = new ManualTicker();
+  private final FakeBackend backend = new FakeBackend(ticker, LEASE);
+  private final Releases releases = new Releases(backend, Runnable::run, ticker, LEASE.toNanos());
+
+  private Hold acquire() {
+    String token = Tokens.next();
+    Acquisition granted = backend.tryAcquire(KEYS, token, true, false);
+    assertThat(granted.acquired()).isTrue();
+    long now = ticker.read();
+    Hold hold =
+        new Hold(
+            "releases-test",
+            KEYS,
+            token,
+            granted.fencingToken(),
+            null,
+            now,
+            now + LEASE.toNanos(),
+            ticker);
+    assertThat(hold.beginRelease()).isTrue();
+    return hold;
+  }
+
+  @Test
+  void aReleaseIsOneCallWhenItSucceeds() {
+    Hold hold = acquire();
+    assertThat(releases.releaseWithRetry(hold).released()).isTrue();
+    assertThat(backend.calls(Op.RELEASE)).isEqualTo(1);
+    assertThat(backend.holder(KEYS.lock())).isNull();
+  }
+
+  @Test
+  void aReleaseAfterAHandoffPassesTheLastTokenIssued() {
+    Hold hold = acquire();
+    long issued = hold.lastIssuedToken();
+    hold.handedOff(); // the new holder never asked for a token of its own
+    releases.releaseWithRetry(hold);
+    assertThat(backend.log()).last().extracting(FakeBackend.Call::fencingToken).isEqualTo(issued);
+  }
+
+  @Test
+  void aRetryThatFindsTheKeyGoneCountsAsReleasedWhileTheLeaseLasts() {
+    Hold hold = acquire();
+    backend.loseReplyNext(Op.RELEASE, 1); // the first call deletes the key; its reply is lost
+    ticker.advance(LEASE.toNanos() - LEASE.toNanos() / 100 - 1);
+    Release release = releases.releaseWithRetry(hold);
+    assertThat(release.released()).isTrue();
+    assertThat(backend.calls(Op.RELEASE)).isEqualTo(2);
+  }
+
+  @Test
+  void aRetryThatFindsTheKeyGoneRethrowsTheFirstFailureAfterTheLease() {
+    Hold hold = acquire();
+    RedisLockException first = FakeBackend.transientFailure(Op.RELEASE);
+    backend.failNext(Op.RELEASE, 1, () -> first);
+    ticker.advance(LEASE.toNanos() - LEASE.toNanos() / 100); // 1% is left for clock drift
+    backend.delete(KEYS.lock());
+    RedisLockException thrown =
+        catchThrowableOfType(RedisLockException.class, () -> releases.releaseWithRetry(hold));
+    assertThat(thrown).isSameAs(first);
+    assertThat(backend.calls(Op.RELEASE)).isEqualTo(2);
+  }
+
+  @Test
+  void aSecondFailureIsThrownWithTheFirstSuppressed() {
+    Hold hold = acquire();
+    RedisLockException first = FakeBackend.transientFailure(Op.RELEASE);
+    RedisLockException second = FakeBackend.transientFailure(Op.RELEASE);
+    backend.failNext(Op.RELEASE, 1, () -> first).failNext(Op.RELEASE, 1, () -> second);
+    RedisLockException thrown =
+        catchThrowableOfType(RedisLockException.class, () -> releases.releaseWithRetry(hold));
+    assertThat(thrown).isSameAs(second);
+    assertThat(thrown.getSuppressed()).containsExactly(first);
+  }
+
+  @Test
+  void aNonTransientFailureIsNotRetried() {
+    Hold hold = acquire();
+    RedisLockException permanent =
+        new RedisLockException("ERR script error", new IllegalStateException("permanent"));
+    backend.failNext(Op.RELEASE, 1, () -> permanent);
+    RedisLockException thrown =
+        catchThrowableOfType(RedisLockException.class, () -> releases.releaseWithRetry(hold));
+    assertThat(thrown).isSameAs(permanent);
+    assertThat(backend.calls(Op.RELEASE)).isEqualTo(1);
+    assertThat(backend.holder(KEYS.lock())).isEqualTo(hold.token);
+  }
+
+  @Test
+  void aKeyTakenByAnotherOwnerIsNotReleased() {
+    Hold hold = acquire();
+    backend.steal(KEYS.lock(), "someone-else");
+    assertThat(releases.releaseWithRetry(hold).released()).isFalse();
+    assertThat(backend.holder(KEYS.lock())).isEqualTo("someone-else");
+  }
+
+  @Test
+  void releaseLaterReleasesTheTokenOnTheExecutor() {
+    Hold hold = acquire();
+    releases.releaseLater(KEYS, hold.token);
+    assertThat(backend.holder(KEYS.lock())).isNull();
+  }
+
+  @Test
+  void releaseLaterOnAClosedExecutorDoesNotThrow() {
+    Hold hold = acquire();
+    ExecutorService closed = Executors.newSingleThreadExecutor();
+    closed.shutdown();
+    Releases late = new Releases(backend, closed, ticker, LEASE.toNanos());
+    assertThatNoException().isThrownBy(() -> late.releaseLater(KEYS, hold.token));
+    assertThat(backend.calls(Op.RELEASE)).isZero();
+  }
+
+  @Test
+  void releaseQuietlySwallowsAFailure() {
+    Hold hold = acquire();
+    backend.failNext(Op.RELEASE, 1);
+    assertThatNoException().isThrownBy(() -> releases.releaseQuietly(KEYS, hold.token));
+    assertThat(backend.calls(Op.RELEASE)).isEqualTo(1);
+  }
+}
