@@ -1,6 +1,5 @@
 package io.github.redislock.internal;
 
-import io.github.redislock.internal.backend.LockBackend;
 import io.github.redislock.internal.backend.LockKeys;
 import io.github.redislock.internal.util.Ticker;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -22,6 +21,7 @@ final class Hold {
   private static final int RELEASING = 1;
   private static final int LOST = 2;
 
+  final LockKind kind;
   final String name;
   final LockKeys keys;
   final String token;
@@ -48,6 +48,7 @@ final class Hold {
   private volatile boolean fenceConfirmed;
 
   Hold(
+      LockKind kind,
       String name,
       LockKeys keys,
       String token,
@@ -56,6 +57,7 @@ final class Hold {
       long acquiredAtNanos,
       long leaseEndNanos,
       Ticker ticker) {
+    this.kind = kind;
     this.name = name;
     this.keys = keys;
     this.token = token;
@@ -137,9 +139,9 @@ final class Hold {
    *
    * @return the token, or {@code -1} when Redis says the hold is not ours any more
    */
-  long fencingToken(LockBackend backend) {
+  long fencingToken() {
     if (fenceStale) {
-      long fence = backend.reissueFence(keys, token, grant);
+      long fence = kind.reissueFence(this);
       if (fence < 0) {
         return -1;
       }
@@ -147,7 +149,7 @@ final class Hold {
       fenceConfirmed = true;
       fenceStale = false;
     } else if (!fenceConfirmed) {
-      if (!backend.confirmFence(keys, token, fencingToken)) {
+      if (!kind.confirmFence(this, fencingToken)) {
         return -1;
       }
       fenceConfirmed = true;

@@ -1,7 +1,6 @@
 package io.github.redislock.internal;
 
 import io.github.redislock.RedisLockException;
-import io.github.redislock.internal.backend.LockBackend;
 import io.github.redislock.internal.util.Threads;
 import io.github.redislock.internal.util.Ticker;
 import java.util.concurrent.Executor;
@@ -34,7 +33,6 @@ final class LeaseRenewer implements AutoCloseable {
     void forEach(Consumer<Hold> action);
   }
 
-  private final LockBackend backend;
   private final long validNanos;
   private final long renewAfterNanos;
   private final long tickNanos;
@@ -46,15 +44,21 @@ final class LeaseRenewer implements AutoCloseable {
   private volatile boolean closed;
   private volatile Thread thread;
 
+  /**
+   * A renewer of the holds {@code holds} finds.
+   *
+   * @param leaseNanos the lease every renewal sets
+   * @param validNanos how long a hold counts as held after a renewal starts: the lease less the
+   *     backend's safety margin
+   */
   LeaseRenewer(
-      LockBackend backend,
       long leaseNanos,
+      long validNanos,
       LossReporter losses,
       Executor executor,
       Holds holds,
       Ticker ticker) {
-    this.backend = backend;
-    this.validNanos = leaseNanos - backend.safetyMarginNanos();
+    this.validNanos = validNanos;
     this.renewAfterNanos = leaseNanos / 3;
     this.tickNanos = Math.max(TimeUnit.MILLISECONDS.toNanos(1), leaseNanos / 6);
     this.losses = losses;
@@ -150,7 +154,7 @@ final class LeaseRenewer implements AutoCloseable {
     }
     long start = ticker.read();
     try {
-      if (backend.extend(hold.keys, hold.token)) {
+      if (hold.kind.extend(hold)) {
         hold.extendedUntil(start, start + validNanos);
       } else {
         losses.lose(hold, LossReporter.NOT_OURS);

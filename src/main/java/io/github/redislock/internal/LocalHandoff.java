@@ -62,7 +62,7 @@ final class LocalHandoff {
       return handed;
     }
     if (handed.beginRelease()) { // its lease ran out unconfirmed: release it, and start over
-      releases.releaseLater(handed.keys, handed.token);
+      releases.releaseLater(handed);
     }
     return null;
   }
@@ -85,7 +85,7 @@ final class LocalHandoff {
       if (orphan != null && !state.local.hasQueuedThreads()) {
         state.handoff = null;
         if (orphan.beginRelease()) {
-          releases.releaseLater(orphan.keys, orphan.token);
+          releases.releaseLater(orphan);
         }
       }
     } finally {

@@ -10,12 +10,10 @@ import io.github.redislock.internal.util.Threads;
 import io.github.redislock.internal.util.Ticker;
 import java.util.List;
 import java.util.Objects;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.SynchronousQueue;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
-import java.util.function.Consumer;
 import redis.clients.jedis.UnifiedJedis;
 
 /**
@@ -45,15 +43,8 @@ public final class LockEngine implements AutoCloseable {
   private final WakeUpHub wakeUps;
   private final LeaseRenewer renewer;
   private final RedisWait.Context waiting;
-  private final AcquireOps exclusive = new ExclusiveOps();
-  private final ConcurrentHashMap<String, NameState> states = new ConcurrentHashMap<>();
-
-  /**
-   * Whether anyone asked this factory for a fencing token: from then on every acquisition issues
-   * its token at once, in the same script, rather than at the first request, which would cost a
-   * round trip more. Until then acquisitions are a plain {@code SET NX PX}.
-   */
-  private volatile boolean fencingWanted;
+  private final ExclusiveKind exclusive;
+  private final NameRegistry states = new NameRegistry();
 
   /**
    * An engine on {@code backend}.
@@ -75,15 +66,17 @@ public final class LockEngine implements AutoCloseable {
             TimeUnit.SECONDS,
             new SynchronousQueue<>(),
             Threads.daemon("redis-lock-io"));
+    this.exclusive = new ExclusiveKind(backend);
     this.losses = new LossReporter(settings.onLockLost);
-    this.releases = new Releases(backend, io, ticker, settings.leaseNanos);
+    this.releases = new Releases(io, ticker, settings.leaseNanos);
     this.handoff = new LocalHandoff(ticker, releases);
     this.turns = new Turns(ticker);
     this.wakeUps = new WakeUpHub(wakeUpSources, io, ticker);
     this.renewer =
-        new LeaseRenewer(backend, settings.leaseNanos, losses, io, this::forEachHold, ticker);
+        new LeaseRenewer(settings.leaseNanos, validNanos, losses, io, states::forEachHold, ticker);
     this.waiting =
-        new RedisWait.Context(wakeUps, turns, io, lifecycle, ticker, settings.slowCallNanos());
+        new RedisWait.Context(
+            wakeUps, turns, releases, io, lifecycle, ticker, settings.slowCallNanos());
   }
 
   /**
@@ -151,7 +144,7 @@ public final class LockEngine implements AutoCloseable {
     }
     Hold hold = state.hold;
     if (hold.isLost()) {
-      drop(state);
+      states.drop(state);
       throw new LockLostException(name, hold.lostReason());
     }
     if (state.local.getHoldCount() > 1) {
@@ -160,18 +153,18 @@ public final class LockEngine implements AutoCloseable {
     }
     if (!lifecycle.isClosed() && handoff.mayHandOff(state, hold)) {
       handoff.handOff(state, hold);
-      exit(state);
+      states.exit(state);
       return;
     }
     if (!hold.beginRelease()) {
-      drop(state);
+      states.drop(state);
       throw new LockLostException(name, hold.lostReason());
     }
     Release release;
     try {
       release = releases.releaseWithRetry(hold);
     } catch (RedisLockException e) {
-      drop(state);
+      states.drop(state);
       throw new RedisLockException(
           "lock '"
               + name
@@ -185,7 +178,7 @@ public final class LockEngine implements AutoCloseable {
     if (Turns.othersWaited(release, wakeUps.isSubscribed(state.keys.channel()))) {
       turns.giveWay(state.name);
     }
-    drop(state);
+    states.drop(state);
     if (!release.released()) {
       throw new LockLostException(name, LossReporter.NOT_OURS + " before unlock");
     }
@@ -222,10 +215,8 @@ public final class LockEngine implements AutoCloseable {
     if (!hold.isValid()) {
       throw new LockLostException(name, hold.lostReason());
     }
-    if (!fencingWanted) {
-      fencingWanted = true;
-    }
-    long token = hold.fencingToken(backend);
+    exclusive.fencingWanted();
+    long token = hold.fencingToken();
     if (token < 0) {
       losses.lose(hold, LossReporter.NOT_OURS);
       throw new LockLostException(name, hold.lostReason());
@@ -282,7 +273,7 @@ public final class LockEngine implements AutoCloseable {
     if (current != null && current.local.isHeldByCurrentThread()) {
       return reenter(current);
     }
-    NameState state = enter(name);
+    NameState state = states.enter(name);
     boolean acquired = false;
     try {
       if (!queueLocally(state, mode, timeoutNanos)) {
@@ -299,7 +290,7 @@ public final class LockEngine implements AutoCloseable {
     } finally {
       if (!acquired) {
         handoff.releaseOrphan(state);
-        exit(state);
+        states.exit(state);
       }
     }
   }
@@ -315,18 +306,18 @@ public final class LockEngine implements AutoCloseable {
 
   private static boolean queueLocally(NameState state, Mode mode, long timeoutNanos)
       throws InterruptedException {
-    switch (mode) {
-      case ONCE:
-        return state.local.tryLock();
-      case TIMED:
-        return state.local.tryLock(timeoutNanos, TimeUnit.NANOSECONDS);
-      case INTERRUPTIBLE:
+    return switch (mode) {
+      case ONCE -> state.local.tryLock();
+      case TIMED -> state.local.tryLock(timeoutNanos, TimeUnit.NANOSECONDS);
+      case INTERRUPTIBLE -> {
         state.local.lockInterruptibly();
-        return true;
-      default:
+        yield true;
+      }
+      case UNINTERRUPTIBLE -> {
         state.local.lock();
-        return true;
-    }
+        yield true;
+      }
+    };
   }
 
   private boolean takeHandOff(NameState state) {
@@ -351,6 +342,7 @@ public final class LockEngine implements AutoCloseable {
   private void install(NameState state, String token, Acquisition granted, long startNanos) {
     Hold hold =
         new Hold(
+            exclusive,
             state.name,
             state.keys,
             token,
@@ -363,73 +355,9 @@ public final class LockEngine implements AutoCloseable {
     state.hold = hold;
     if (!renewer.start(hold)) {
       state.hold = null;
-      releases.releaseLater(state.keys, token);
+      releases.releaseLater(hold);
       checkOpen();
     }
-  }
-
-  /** The exclusive lock's acquisition in Redis. */
-  private final class ExclusiveOps implements AcquireOps {
-    @Override
-    public Acquisition tryAcquire(LockKeys keys, String token, boolean expectBusy) {
-      return backend.tryAcquire(keys, token, fencingWanted, expectBusy);
-    }
-
-    @Override
-    public void abandon(LockKeys keys, String token) {
-      releases.releaseLater(keys, token);
-    }
-
-    @Override
-    public void abandonNow(LockKeys keys, String token) {
-      releases.releaseQuietly(keys, token);
-    }
-  }
-
-  // ---- per-name state ----
-
-  /** Clears the current thread's hold of {@code state}, whatever its count. */
-  private void drop(NameState state) {
-    state.hold = null;
-    for (int count = state.local.getHoldCount(); count > 0; count--) {
-      state.local.unlock();
-    }
-    exit(state);
-  }
-
-  /** Every hold of this factory: held, handed off to a queued thread, or lost but not returned. */
-  private void forEachHold(Consumer<Hold> action) {
-    for (NameState state : states.values()) {
-      Hold hold = state.hold;
-      Hold handed = state.handoff;
-      if (hold != null) {
-        action.accept(hold);
-      }
-      if (handed != null && handed != hold) {
-        action.accept(handed);
-      }
-    }
-  }
-
-  private NameState enter(LockName name) {
-    return states.compute(
-        name.name,
-        (n, state) -> {
-          NameState entered = state != null ? state : new NameState(n, name.keys);
-          entered.users++;
-          return entered;
-        });
-  }
-
-  private void exit(NameState state) {
-    states.computeIfPresent(
-        state.name,
-        (n, current) -> {
-          if (current == state && --current.users == 0) {
-            return null;
-          }
-          return current;
-        });
   }
 
   private static IllegalMonitorStateException notHeld(String name) {

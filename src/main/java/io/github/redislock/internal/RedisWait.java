@@ -51,6 +51,7 @@ final class RedisWait {
   record Context(
       WakeUpHub wakeUps,
       Turns turns,
+      Releases releases,
       Executor io,
       Lifecycle lifecycle,
       Ticker ticker,
@@ -59,7 +60,7 @@ final class RedisWait {
   private final Context context;
   private final String name;
   private final LockKeys keys;
-  private final AcquireOps ops;
+  private final LockKind kind;
   private final Mode mode;
   private final long deadline;
 
@@ -72,16 +73,19 @@ final class RedisWait {
   private boolean busyStill;
   private long lastWarn;
 
+  /** Whether the last attempt was given up at the deadline, its clean-up arranged already. */
+  private boolean abandonedAtDeadline;
+
   // The outcome.
   private String token;
   private Acquisition granted;
   private long grantedAttemptStart;
 
-  RedisWait(Context context, String name, LockKeys keys, AcquireOps ops, Mode mode, long deadline) {
+  RedisWait(Context context, String name, LockKeys keys, LockKind kind, Mode mode, long deadline) {
     this.context = context;
     this.name = name;
     this.keys = keys;
-    this.ops = ops;
+    this.kind = kind;
     this.mode = mode;
     this.deadline = deadline;
   }
@@ -108,7 +112,9 @@ final class RedisWait {
         try {
           attempt = attempt(attemptToken);
         } catch (RedisLockException e) {
-          ops.abandon(keys, attemptToken);
+          if (!abandonedAtDeadline) {
+            context.releases().releaseLater(kind, keys, attemptToken);
+          }
           backOff(e);
           continue;
         }
@@ -230,16 +236,17 @@ final class RedisWait {
 
   /** One attempt; a timed one that could overrun its deadline runs on the I/O executor. */
   private Acquisition attempt(String attemptToken) throws InterruptedException {
+    abandonedAtDeadline = false;
     boolean expectBusy = busyStill;
     long budget = deadline - context.ticker().read();
     if (mode != Mode.TIMED || budget > context.slowCallNanos()) {
-      return ops.tryAcquire(keys, attemptToken, expectBusy);
+      return kind.tryAcquire(keys, attemptToken, expectBusy);
     }
     CompletableFuture<Acquisition> call;
     try {
       call =
           CompletableFuture.supplyAsync(
-              () -> ops.tryAcquire(keys, attemptToken, expectBusy), context.io());
+              () -> kind.tryAcquire(keys, attemptToken, expectBusy), context.io());
     } catch (RejectedExecutionException e) {
       context.lifecycle().checkOpen();
       throw e;
@@ -248,6 +255,7 @@ final class RedisWait {
       return call.get(Math.max(budget, TIMED_GRACE_NANOS), TimeUnit.NANOSECONDS);
     } catch (TimeoutException e) {
       abandonWhenDone(call, attemptToken);
+      abandonedAtDeadline = true;
       if (answered) {
         return Acquisition.busy(0, false); // the last answer was "held by another"
       }
@@ -265,11 +273,13 @@ final class RedisWait {
     }
   }
 
+  /** Releases the attempt {@code call} once it is done, if it acquired or failed. */
+  @SuppressWarnings("FutureReturnValueIgnored") // the clean-up reports its own failure
   private void abandonWhenDone(CompletableFuture<Acquisition> call, String attemptToken) {
     call.whenComplete(
         (attempt, failure) -> {
           if (failure != null || attempt.acquired()) {
-            ops.abandonNow(keys, attemptToken);
+            context.releases().releaseQuietly(kind, keys, attemptToken);
           }
         });
   }

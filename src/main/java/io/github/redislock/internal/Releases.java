@@ -2,7 +2,6 @@ package io.github.redislock.internal;
 
 import io.github.redislock.RedisLockException;
 import io.github.redislock.internal.backend.Failures;
-import io.github.redislock.internal.backend.LockBackend;
 import io.github.redislock.internal.backend.LockKeys;
 import io.github.redislock.internal.backend.Release;
 import io.github.redislock.internal.util.Ticker;
@@ -19,13 +18,11 @@ import org.slf4j.LoggerFactory;
 final class Releases {
   private static final Logger log = LoggerFactory.getLogger(Releases.class);
 
-  private final LockBackend backend;
   private final Executor io;
   private final Ticker ticker;
   private final long leaseNanos;
 
-  Releases(LockBackend backend, Executor io, Ticker ticker, long leaseNanos) {
-    this.backend = backend;
+  Releases(Executor io, Ticker ticker, long leaseNanos) {
     this.io = io;
     this.ticker = ticker;
     this.leaseNanos = leaseNanos;
@@ -40,14 +37,14 @@ final class Releases {
    */
   Release releaseWithRetry(Hold hold) {
     try {
-      return backend.release(hold.keys, hold.token, hold.lastIssuedToken(), hold.grant);
+      return hold.kind.release(hold);
     } catch (RedisLockException first) {
       if (!Failures.isTransient(first)) {
         throw first;
       }
       Release release;
       try {
-        release = backend.release(hold.keys, hold.token, hold.lastIssuedToken(), hold.grant);
+        release = hold.kind.release(hold);
       } catch (RedisLockException second) {
         second.addSuppressed(first);
         throw second;
@@ -62,19 +59,24 @@ final class Releases {
     }
   }
 
+  /** Releases a hold nobody will use, in the background. */
+  void releaseLater(Hold hold) {
+    releaseLater(hold.kind, hold.keys, hold.token);
+  }
+
   /** Releases {@code token} in the background, if it holds the key: for abandoned attempts. */
-  void releaseLater(LockKeys keys, String token) {
+  void releaseLater(LockKind kind, LockKeys keys, String token) {
     try {
-      io.execute(() -> releaseQuietly(keys, token));
+      io.execute(() -> releaseQuietly(kind, keys, token));
     } catch (RejectedExecutionException e) {
       log.debug("factory closed; not cleaning up an abandoned attempt on '{}'", keys.lock());
     }
   }
 
   /** Releases {@code token} now, if it holds the key, logging a failure: for abandoned attempts. */
-  void releaseQuietly(LockKeys keys, String token) {
+  void releaseQuietly(LockKind kind, LockKeys keys, String token) {
     try {
-      backend.release(keys, token, 0, null);
+      kind.releaseToken(keys, token);
     } catch (RuntimeException e) {
       log.debug("could not clean up an abandoned attempt on '{}'", keys.lock(), e);
     }

@@ -28,6 +28,7 @@ class HoldTest {
     assertThat(granted.acquired()).isTrue();
     long now = clock.read();
     return new Hold(
+        new ExclusiveKind(node),
         "hold-test",
         KEYS,
         token,
@@ -89,7 +90,7 @@ class HoldTest {
   @Test
   void aHoldAcquiredWithoutATokenGetsOneByReissueAtTheFirstCall() {
     Hold hold = acquire(false);
-    long token = hold.fencingToken(backend);
+    long token = hold.fencingToken();
     assertThat(token).isPositive().isEqualTo(backend.fencingCounter(KEYS.lock()));
     assertThat(backend.calls(Op.REISSUE_FENCE)).isEqualTo(1);
     assertThat(backend.calls(Op.CONFIRM_FENCE)).isZero();
@@ -98,9 +99,9 @@ class HoldTest {
   @Test
   void aReissuedTokenIsAnsweredAgainWithoutACall() {
     Hold hold = acquire(false);
-    long token = hold.fencingToken(backend);
+    long token = hold.fencingToken();
     int calls = backend.log().size();
-    assertThat(hold.fencingToken(backend)).isEqualTo(token);
+    assertThat(hold.fencingToken()).isEqualTo(token);
     assertThat(backend.log()).hasSize(calls);
   }
 
@@ -109,8 +110,8 @@ class HoldTest {
     Hold hold = acquire(true);
     long issued = hold.lastIssuedToken();
     assertThat(issued).isPositive();
-    assertThat(hold.fencingToken(backend)).isEqualTo(issued);
-    assertThat(hold.fencingToken(backend)).isEqualTo(issued);
+    assertThat(hold.fencingToken()).isEqualTo(issued);
+    assertThat(hold.fencingToken()).isEqualTo(issued);
     assertThat(backend.calls(Op.CONFIRM_FENCE)).isEqualTo(1);
     assertThat(backend.calls(Op.REISSUE_FENCE)).isZero();
   }
@@ -118,9 +119,9 @@ class HoldTest {
   @Test
   void afterAHandoffTheNextCallReissuesAGreaterToken() {
     Hold hold = acquire(true);
-    long first = hold.fencingToken(backend);
+    long first = hold.fencingToken();
     hold.handedOff();
-    long second = hold.fencingToken(backend);
+    long second = hold.fencingToken();
     assertThat(second).isGreaterThan(first);
     assertThat(backend.calls(Op.REISSUE_FENCE)).isEqualTo(1);
   }
@@ -129,32 +130,32 @@ class HoldTest {
   void aReissueAnswersMinusOneWhenTheBackendSaysNotOurs() {
     Hold hold = acquire(false);
     backend.delete(KEYS.lock());
-    assertThat(hold.fencingToken(backend)).isEqualTo(-1);
+    assertThat(hold.fencingToken()).isEqualTo(-1);
   }
 
   @Test
   void aConfirmationAnswersMinusOneWhenTheBackendSaysNotOurs() {
     Hold hold = acquire(true);
     backend.answerNotOursNext(Op.CONFIRM_FENCE, 1);
-    assertThat(hold.fencingToken(backend)).isEqualTo(-1);
+    assertThat(hold.fencingToken()).isEqualTo(-1);
   }
 
   @Test
   void theReportedTokenIsZeroWhileTheHolderHasNoneOfItsOwn() {
     Hold hold = acquire(false);
     assertThat(hold.reportedToken()).isZero();
-    long first = hold.fencingToken(backend);
+    long first = hold.fencingToken();
     assertThat(hold.reportedToken()).isEqualTo(first);
     hold.handedOff();
     assertThat(hold.reportedToken()).isZero();
-    long second = hold.fencingToken(backend);
+    long second = hold.fencingToken();
     assertThat(hold.reportedToken()).isEqualTo(second);
   }
 
   @Test
   void theLastIssuedTokenOutlivesAHandoffForTheRelease() {
     Hold hold = acquire(true);
-    long issued = hold.fencingToken(backend);
+    long issued = hold.fencingToken();
     hold.handedOff();
     assertThat(hold.lastIssuedToken()).isEqualTo(issued);
   }

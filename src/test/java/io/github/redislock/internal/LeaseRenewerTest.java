@@ -30,7 +30,12 @@ class LeaseRenewerTest {
 
   private LeaseRenewer renewer(Executor executor) {
     return new LeaseRenewer(
-        backend, LEASE.toNanos(), new LossReporter(lost::add), executor, holds::forEach, ticker);
+        LEASE.toNanos(),
+        LEASE.toNanos() - backend.safetyMarginNanos(),
+        new LossReporter(lost::add),
+        executor,
+        holds::forEach,
+        ticker);
   }
 
   private final LeaseRenewer renewer = renewer(Runnable::run);
@@ -44,7 +49,15 @@ class LeaseRenewerTest {
     long now = ticker.read();
     Hold hold =
         new Hold(
-            name, keys, token, granted.fencingToken(), null, now, now + LEASE.toNanos(), ticker);
+            new ExclusiveKind(backend),
+            name,
+            keys,
+            token,
+            granted.fencingToken(),
+            null,
+            now,
+            now + LEASE.toNanos(),
+            ticker);
     holds.add(hold);
     return hold;
   }

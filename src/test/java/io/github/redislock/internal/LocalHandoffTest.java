@@ -27,7 +27,7 @@ class LocalHandoffTest {
 
   private final ManualTicker ticker = new ManualTicker();
   private final FakeBackend backend = new FakeBackend(ticker, LEASE);
-  private final Releases releases = new Releases(backend, Runnable::run, ticker, LEASE.toNanos());
+  private final Releases releases = new Releases(Runnable::run, ticker, LEASE.toNanos());
   private final LocalHandoff handoff = new LocalHandoff(ticker, releases);
   private final NameState state = new NameState("handoff-test", KEYS);
   private final List<Thread> threads = new ArrayList<>();
@@ -49,7 +49,16 @@ class LocalHandoffTest {
     Acquisition granted = backend.tryAcquire(KEYS, token, false, false);
     assertThat(granted.acquired()).isTrue();
     long now = ticker.read();
-    return new Hold(state.name, KEYS, token, 0, null, now, now + valid.toNanos(), ticker);
+    return new Hold(
+        new ExclusiveKind(backend),
+        state.name,
+        KEYS,
+        token,
+        0,
+        null,
+        now,
+        now + valid.toNanos(),
+        ticker);
   }
 
   /**

@@ -22,7 +22,7 @@ class ReleasesTest {
 
   private final ManualTicker ticker = new ManualTicker();
   private final FakeBackend backend = new FakeBackend(ticker, LEASE);
-  private final Releases releases = new Releases(backend, Runnable::run, ticker, LEASE.toNanos());
+  private final Releases releases = new Releases(Runnable::run, ticker, LEASE.toNanos());
 
   private Hold acquire() {
     String token = Tokens.next();
@@ -31,6 +31,7 @@ class ReleasesTest {
     long now = ticker.read();
     Hold hold =
         new Hold(
+            new ExclusiveKind(backend),
             "releases-test",
             KEYS,
             token,
@@ -119,7 +120,7 @@ class ReleasesTest {
   @Test
   void releaseLaterReleasesTheTokenOnTheExecutor() {
     Hold hold = acquire();
-    releases.releaseLater(KEYS, hold.token);
+    releases.releaseLater(hold.kind, KEYS, hold.token);
     assertThat(backend.holder(KEYS.lock())).isNull();
   }
 
@@ -128,8 +129,8 @@ class ReleasesTest {
     Hold hold = acquire();
     ExecutorService closed = Executors.newSingleThreadExecutor();
     closed.shutdown();
-    Releases late = new Releases(backend, closed, ticker, LEASE.toNanos());
-    assertThatNoException().isThrownBy(() -> late.releaseLater(KEYS, hold.token));
+    Releases late = new Releases(closed, ticker, LEASE.toNanos());
+    assertThatNoException().isThrownBy(() -> late.releaseLater(hold.kind, KEYS, hold.token));
     assertThat(backend.calls(Op.RELEASE)).isZero();
   }
 
@@ -137,7 +138,7 @@ class ReleasesTest {
   void releaseQuietlySwallowsAFailure() {
     Hold hold = acquire();
     backend.failNext(Op.RELEASE, 1);
-    assertThatNoException().isThrownBy(() -> releases.releaseQuietly(KEYS, hold.token));
+    assertThatNoException().isThrownBy(() -> releases.releaseQuietly(hold.kind, KEYS, hold.token));
     assertThat(backend.calls(Op.RELEASE)).isEqualTo(1);
   }
 }

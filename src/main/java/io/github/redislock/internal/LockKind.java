@@ -1,0 +1,40 @@
+package io.github.redislock.internal;
+
+import io.github.redislock.internal.backend.Acquisition;
+import io.github.redislock.internal.backend.LockKeys;
+import io.github.redislock.internal.backend.Release;
+
+/**
+ * What one kind of lock (exclusive, and later read, write, fair) does in Redis. The engine's
+ * machinery works through it and is the same for every kind: {@link RedisWait} acquires, {@link
+ * LeaseRenewer} renews, {@link Releases} releases and cleans up, {@link Hold} asks for fencing
+ * tokens. Every method throws {@code RedisLockException} when Redis fails.
+ */
+interface LockKind {
+
+  /**
+   * One attempt to acquire with a fresh {@code token}.
+   *
+   * @param expectBusy whether the last attempt found the lock busy and no release was announced
+   *     since
+   */
+  Acquisition tryAcquire(LockKeys keys, String token, boolean expectBusy);
+
+  /** Renews the hold's lease; {@code false} when it is not ours any more. */
+  boolean extend(Hold hold);
+
+  /** The owner's release of {@code hold}; {@code released()} is false when it was not ours. */
+  Release release(Hold hold);
+
+  /**
+   * Releases {@code token} if it holds the lock: an attempt nobody will use (failed, or given up
+   * before its reply), or a hold nobody took.
+   */
+  void releaseToken(LockKeys keys, String token);
+
+  /** A new, binding fencing token for the hold's current holder; {@code -1} when not ours. */
+  long reissueFence(Hold hold);
+
+  /** Makes the hold's token binding; {@code false} when the hold is not ours any more. */
+  boolean confirmFence(Hold hold, long fencingToken);
+}
