@@ -4,11 +4,10 @@ import io.github.redislock.RedisLockException;
 import io.github.redislock.internal.transport.FanOut;
 import io.github.redislock.internal.transport.Node;
 import io.github.redislock.internal.transport.Pipelined;
+import io.github.redislock.internal.transport.Request;
 import io.github.redislock.internal.util.Threads;
 import java.util.ArrayList;
-import java.util.IdentityHashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.SynchronousQueue;
@@ -19,13 +18,11 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Function;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-import redis.clients.jedis.CommandArguments;
-import redis.clients.jedis.Protocol;
 import redis.clients.jedis.UnifiedJedis;
 
 /**
  * The Redlock algorithm over N independent masters (no replication between them), each spoken to
- * with the single-node scripts and the same token.
+ * with the single-node commands ({@link LockCommands}) and the same token.
  *
  * <p>Every operation goes to all nodes at once, each bounded by the per-node timeout, and is
  * decided by a majority (N/2+1): an acquisition holds when a majority said yes and the time it took
@@ -45,9 +42,8 @@ public final class RedlockBackend implements LockBackend {
   private static final long WARN_EVERY_NANOS = TimeUnit.SECONDS.toNanos(10);
 
   private final List<Node> nodes;
-
-  /** The single-node operations on each master. */
-  private final Map<Node, SingleNodeBackend> ops = new IdentityHashMap<>();
+  private final boolean ownsClients;
+  private final LockCommands commands;
 
   private final int quorum;
   private final long leaseMillis;
@@ -77,12 +73,11 @@ public final class RedlockBackend implements LockBackend {
       long commandTimeoutNanos) {
     List<Node> list = new ArrayList<>(clients.size());
     for (int i = 0; i < clients.size(); i++) {
-      UnifiedJedis client = clients.get(i);
-      Node node = new Node(labels.get(i), client);
-      list.add(node);
-      ops.put(node, new SingleNodeBackend(client, ownsClients, leaseMillis));
+      list.add(new Node(labels.get(i), clients.get(i)));
     }
     this.nodes = List.copyOf(list);
+    this.ownsClients = ownsClients;
+    this.commands = new LockCommands(leaseMillis);
     this.quorum = nodes.size() / 2 + 1;
     this.leaseMillis = leaseMillis;
     this.safetyMarginNanos = TimeUnit.MILLISECONDS.toNanos(leaseMillis / 100 + 2);
@@ -117,14 +112,15 @@ public final class RedlockBackend implements LockBackend {
     long start = System.nanoTime();
     FanOut<Node, Acquisition> round;
     if (ask == Ask.PLAIN && pipelined) {
+      Request<Acquisition> plain = commands.plainAcquire(keys, token);
       round =
           Pipelined.ask(
               nodes,
               "acquire",
               keys.lock(),
-              node -> plainSet(keys, token),
-              reply -> reply != null ? Acquisition.ACQUIRED_UNFENCED : BUSY_FOR_ALL_WE_KNOW,
-              node -> ops(node).tryAcquire(keys, token, Ask.PLAIN), // SET has no NOSCRIPT
+              node -> plain.command(),
+              plain::parse,
+              node -> plain.call(node.client()),
               start + nodeTimeoutNanos);
       if (round.count(Acquisition::acquired) < quorum && round.count(a -> !a.acquired()) > 0) {
         round = scriptedRound(keys, token, Ask.PROBE, System.nanoTime() + nodeTimeoutNanos);
@@ -135,35 +131,19 @@ public final class RedlockBackend implements LockBackend {
     return judge(round, keys, token, start);
   }
 
-  /** A plain SET's refusal: busy, for how long unknown (never returned: see tryAcquire). */
-  private static final Acquisition BUSY_FOR_ALL_WE_KNOW = Acquisition.busy(0, false);
-
-  private CommandArguments plainSet(LockKeys keys, String token) {
-    return new CommandArguments(Protocol.Command.SET)
-        .key(keys.lock())
-        .add(token)
-        .add(Protocol.Keyword.NX)
-        .add(Protocol.Keyword.PX)
-        .add(leaseMillis);
-  }
-
   private FanOut<Node, Acquisition> scriptedRound(
       LockKeys keys, String token, Ask ask, long deadline) {
-    boolean fenced = ask == Ask.FENCED;
-    Ask nodeAsk = fenced ? Ask.FENCED : Ask.PROBE;
+    Request<Acquisition> acquire = commands.acquire(keys, token, ask == Ask.FENCED);
     return pipelined
         ? Pipelined.ask(
             nodes,
             "acquire",
             keys.lock(),
-            node ->
-                Script.ACQUIRE.evalsha(
-                    SingleNodeBackend.acquireKeys(keys, fenced),
-                    ops(node).acquireArgs(token, fenced)),
-            SingleNodeBackend::parseAcquisition,
-            node -> ops(node).tryAcquire(keys, token, nodeAsk),
+            node -> acquire.command(),
+            acquire::parse,
+            node -> acquire.call(node.client()),
             deadline)
-        : FanOut.send(nodes, node -> ops(node).tryAcquire(keys, token, nodeAsk), fanout)
+        : FanOut.send(nodes, node -> acquire.call(node.client()), fanout)
             .awaitUntil(
                 deadline,
                 r ->
@@ -209,7 +189,7 @@ public final class RedlockBackend implements LockBackend {
 
   @Override
   public boolean extend(LockKeys keys, String token) {
-    return decide(node -> ops(node).extend(keys, token), "renew", keys, nodeTimeoutNanos);
+    return decide(call(commands.extend(keys, token)), "renew", keys, nodeTimeoutNanos);
   }
 
   /**
@@ -231,21 +211,18 @@ public final class RedlockBackend implements LockBackend {
       nodes.forEach(node -> granting.add(true)); // an attempt that was not granted: ask all
     }
     int granted = (int) granting.stream().filter(Boolean::booleanValue).count();
+    Request<Release> release = commands.release(keys, token, fencingToken);
     FanOut<Node, Release> round =
         pipelined
             ? Pipelined.ask(
                 nodes,
                 "release",
                 keys.lock(),
-                node ->
-                    Script.RELEASE.evalsha(
-                        SingleNodeBackend.releaseKeys(keys, fencingToken),
-                        ops(node).releaseArgs(keys, token, fencingToken)),
-                SingleNodeBackend::parseRelease,
-                node -> ops(node).releaseRaising(keys, token, fencingToken),
+                node -> release.command(),
+                release::parse,
+                node -> release.call(node.client()),
                 start + releaseTimeoutNanos)
-            : FanOut.send(
-                    nodes, node -> ops(node).releaseRaising(keys, token, fencingToken), fanout)
+            : FanOut.send(nodes, node -> release.call(node.client()), fanout)
                 .awaitUntil(
                     start + releaseTimeoutNanos,
                     r ->
@@ -307,7 +284,7 @@ public final class RedlockBackend implements LockBackend {
   public long reissueFence(LockKeys keys, String token, Object grant) {
     long start = System.nanoTime();
     FanOut<Node, Long> round =
-        FanOut.send(nodes, node -> ops(node).reissueFence(keys, token, null), fanout)
+        FanOut.send(nodes, call(commands.reissueFence(keys, token)), fanout)
             .awaitUntil(
                 start + nodeTimeoutNanos,
                 r ->
@@ -333,17 +310,17 @@ public final class RedlockBackend implements LockBackend {
 
   @Override
   public boolean confirmFence(LockKeys keys, String token, long fencingToken) {
-    return decide(
-        node -> ops(node).raiseFence(keys, fencingToken), "fence", keys, nodeTimeoutNanos);
+    return decide(call(commands.raiseFence(keys, fencingToken)), "fence", keys, nodeTimeoutNanos);
   }
 
   @Override
   public boolean isLocked(LockKeys keys) {
-    return decide(node -> ops(node).isLocked(keys), "inspect", keys, nodeTimeoutNanos);
+    return decide(call(commands.isLocked(keys)), "inspect", keys, nodeTimeoutNanos);
   }
 
-  private SingleNodeBackend ops(Node node) {
-    return ops.get(node);
+  /** {@code request} as a call on one node, for the thread fan-out. */
+  private static <T> Function<Node, T> call(Request<T> request) {
+    return node -> request.call(node.client());
   }
 
   @Override
@@ -354,7 +331,9 @@ public final class RedlockBackend implements LockBackend {
   @Override
   public void close() {
     fanout.shutdownNow();
-    nodes.forEach(node -> ops(node).close());
+    if (ownsClients) {
+      nodes.forEach(node -> node.client().close());
+    }
   }
 
   /**
@@ -411,7 +390,7 @@ public final class RedlockBackend implements LockBackend {
       fanout.execute(
           () -> {
             try {
-              ops(node).releaseRaising(keys, token, 0);
+              commands.release(keys, token, 0).call(node.client());
             } catch (RuntimeException e) {
               log.debug("could not release lock key '{}' on {}", keys.lock(), node.label(), e);
             }
