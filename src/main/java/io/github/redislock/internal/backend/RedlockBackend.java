@@ -5,17 +5,18 @@ import io.github.redislock.internal.transport.FanOut;
 import io.github.redislock.internal.transport.Node;
 import io.github.redislock.internal.transport.Pipelined;
 import io.github.redislock.internal.transport.Request;
+import io.github.redislock.internal.transport.Round;
+import io.github.redislock.internal.transport.Transport;
 import io.github.redislock.internal.util.Threads;
+import io.github.redislock.internal.util.Ticker;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ExecutorService;
-import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.SynchronousQueue;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.function.Function;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import redis.clients.jedis.UnifiedJedis;
@@ -51,15 +52,36 @@ public final class RedlockBackend implements LockBackend {
   private final long nodeTimeoutNanos;
   private final long nodeTimeoutMillis;
   private final long releaseTimeoutNanos;
-  private final ExecutorService fanout;
-  private final boolean pipelined;
+  private final ExecutorService executor;
+
+  /**
+   * Acquisitions and releases, the calls a caller waits for: pipelined when every master allows it,
+   * else {@link #threads}.
+   */
+  private final Transport transport;
+
+  /**
+   * Renewal, fencing and inspection, and the clean-up nobody waits for. On threads, which return as
+   * soon as a majority decides, whatever a stalled minority does: the pipelined transport reads
+   * every master, and until it keeps per-node health and sets connections up without blocking
+   * (issue 9), a frozen master could hold every renewal in its connection set-up, beyond the node
+   * timeout.
+   */
+  private final FanOut threads;
+
+  /**
+   * Whether a {@link Ask#PLAIN} acquisition first tries a plain {@code SET} round: with pipelining
+   * a second, scripted round costs little when the first finds the lock busy; on threads it would
+   * cost a second hand-off per master, so the script runs at once.
+   */
+  private final boolean plainFirst;
 
   /**
    * What a release must know of a hold: which nodes granted it (the acquisition's replies, which
    * keep arriving from nodes that answer after the majority did), and whether it was released (a
    * node that grants it after that is released at once).
    */
-  private record Grant(FanOut<Node, Acquisition> round, AtomicBoolean released) {}
+  private record Grant(Round<Acquisition> round, AtomicBoolean released) {}
 
   private final AtomicLong lastMinorityWarning =
       new AtomicLong(System.nanoTime() - WARN_EVERY_NANOS);
@@ -87,8 +109,7 @@ public final class RedlockBackend implements LockBackend {
     // than giving up after the node timeout and retrying, since by then another holder may have
     // come and gone, and the retry could no longer tell that the first attempt released.
     this.releaseTimeoutNanos = Math.max(nodeTimeoutNanos, commandTimeoutNanos);
-    this.pipelined = Pipelined.supports(clients);
-    this.fanout =
+    this.executor =
         new ThreadPoolExecutor(
             0,
             Integer.MAX_VALUE,
@@ -96,6 +117,9 @@ public final class RedlockBackend implements LockBackend {
             TimeUnit.SECONDS,
             new SynchronousQueue<>(),
             Threads.daemon("redis-lock-redlock"));
+    this.threads = new FanOut(nodes, executor, Ticker.SYSTEM);
+    this.plainFirst = Pipelined.supports(nodes);
+    this.transport = plainFirst ? new Pipelined(nodes, Ticker.SYSTEM) : threads;
   }
 
   /**
@@ -110,18 +134,9 @@ public final class RedlockBackend implements LockBackend {
   public Acquisition tryAcquire(LockKeys keys, String token, boolean fenced, boolean expectBusy) {
     Ask ask = Ask.of(fenced, expectBusy);
     long start = System.nanoTime();
-    FanOut<Node, Acquisition> round;
-    if (ask == Ask.PLAIN && pipelined) {
-      Request<Acquisition> plain = commands.plainAcquire(keys, token);
-      round =
-          Pipelined.ask(
-              nodes,
-              "acquire",
-              keys.lock(),
-              node -> plain.command(),
-              plain::parse,
-              node -> plain.call(node.client()),
-              start + nodeTimeoutNanos);
+    Round<Acquisition> round;
+    if (ask == Ask.PLAIN && plainFirst) {
+      round = transport.send(commands.plainAcquire(keys, token), start + nodeTimeoutNanos);
       if (round.count(Acquisition::acquired) < quorum && round.count(a -> !a.acquired()) > 0) {
         round = scriptedRound(keys, token, Ask.PROBE, System.nanoTime() + nodeTimeoutNanos);
       }
@@ -131,29 +146,17 @@ public final class RedlockBackend implements LockBackend {
     return judge(round, keys, token, start);
   }
 
-  private FanOut<Node, Acquisition> scriptedRound(
-      LockKeys keys, String token, Ask ask, long deadline) {
-    Request<Acquisition> acquire = commands.acquire(keys, token, ask == Ask.FENCED);
-    return pipelined
-        ? Pipelined.ask(
-            nodes,
-            "acquire",
-            keys.lock(),
-            node -> acquire.command(),
-            acquire::parse,
-            node -> acquire.call(node.client()),
-            deadline)
-        : FanOut.send(nodes, node -> acquire.call(node.client()), fanout)
-            .awaitUntil(
-                deadline,
-                r ->
-                    r.count(Acquisition::acquired) >= quorum
-                        || r.count(a -> !a.acquired()) + r.failed() > nodes.size() - quorum);
+  private Round<Acquisition> scriptedRound(LockKeys keys, String token, Ask ask, long deadline) {
+    return transport
+        .send(commands.acquire(keys, token, ask == Ask.FENCED), deadline)
+        .await(
+            r ->
+                r.count(Acquisition::acquired) >= quorum
+                    || r.count(a -> !a.acquired()) + r.failed() > nodes.size() - quorum);
   }
 
   /** The outcome of an acquisition round that started at {@code start}. */
-  private Acquisition judge(
-      FanOut<Node, Acquisition> round, LockKeys keys, String token, long start) {
+  private Acquisition judge(Round<Acquisition> round, LockKeys keys, String token, long start) {
     int acquired = round.count(Acquisition::acquired);
     if (acquired >= quorum) {
       long elapsed = System.nanoTime() - start;
@@ -189,7 +192,7 @@ public final class RedlockBackend implements LockBackend {
 
   @Override
   public boolean extend(LockKeys keys, String token) {
-    return decide(call(commands.extend(keys, token)), "renew", keys, nodeTimeoutNanos);
+    return decide(commands.extend(keys, token), "renew", keys, nodeTimeoutNanos);
   }
 
   /**
@@ -211,22 +214,11 @@ public final class RedlockBackend implements LockBackend {
       nodes.forEach(node -> granting.add(true)); // an attempt that was not granted: ask all
     }
     int granted = (int) granting.stream().filter(Boolean::booleanValue).count();
-    Request<Release> release = commands.release(keys, token, fencingToken);
-    FanOut<Node, Release> round =
-        pipelined
-            ? Pipelined.ask(
-                nodes,
-                "release",
-                keys.lock(),
-                node -> release.command(),
-                release::parse,
-                node -> release.call(node.client()),
-                start + releaseTimeoutNanos)
-            : FanOut.send(nodes, node -> release.call(node.client()), fanout)
-                .awaitUntil(
-                    start + releaseTimeoutNanos,
-                    r ->
-                        confirmed(r, granting) >= quorum || granted - denied(r, granting) < quorum);
+    Round<Release> round =
+        transport.send(commands.release(keys, token, fencingToken), start + releaseTimeoutNanos);
+    if (round.unanswered() > 0) {
+      round.await(r -> confirmed(r, granting) >= quorum || granted - denied(r, granting) < quorum);
+    }
     int confirmed = confirmed(round, granting);
     int denied = denied(round, granting);
     long listeners = 0;
@@ -248,23 +240,22 @@ public final class RedlockBackend implements LockBackend {
           keys.lock(),
           confirmed,
           nodes.size(),
-          round.describeFailures(Node::label, TimeUnit.NANOSECONDS.toMillis(releaseTimeoutNanos)));
+          round.describeFailures(TimeUnit.NANOSECONDS.toMillis(releaseTimeoutNanos)));
     }
     return Release.released(listeners);
   }
 
   /** Granting nodes that confirmed the release. */
-  private static int confirmed(FanOut<Node, Release> round, List<Boolean> granting) {
+  private static int confirmed(Round<Release> round, List<Boolean> granting) {
     return countGranting(round, granting, true);
   }
 
   /** Granting nodes that answered that the hold was not theirs any more. */
-  private static int denied(FanOut<Node, Release> round, List<Boolean> granting) {
+  private static int denied(Round<Release> round, List<Boolean> granting) {
     return countGranting(round, granting, false);
   }
 
-  private static int countGranting(
-      FanOut<Node, Release> round, List<Boolean> granting, boolean released) {
+  private static int countGranting(Round<Release> round, List<Boolean> granting, boolean released) {
     List<Release> replies = round.replies();
     int count = 0;
     for (int i = 0; i < replies.size(); i++) {
@@ -282,11 +273,10 @@ public final class RedlockBackend implements LockBackend {
    */
   @Override
   public long reissueFence(LockKeys keys, String token, Object grant) {
-    long start = System.nanoTime();
-    FanOut<Node, Long> round =
-        FanOut.send(nodes, call(commands.reissueFence(keys, token)), fanout)
-            .awaitUntil(
-                start + nodeTimeoutNanos,
+    Round<Long> round =
+        threads
+            .send(commands.reissueFence(keys, token), System.nanoTime() + nodeTimeoutNanos)
+            .await(
                 r ->
                     r.count(fence -> fence >= 0) >= quorum
                         || r.count(fence -> fence < 0) > nodes.size() - quorum);
@@ -310,17 +300,12 @@ public final class RedlockBackend implements LockBackend {
 
   @Override
   public boolean confirmFence(LockKeys keys, String token, long fencingToken) {
-    return decide(call(commands.raiseFence(keys, fencingToken)), "fence", keys, nodeTimeoutNanos);
+    return decide(commands.raiseFence(keys, fencingToken), "fence", keys, nodeTimeoutNanos);
   }
 
   @Override
   public boolean isLocked(LockKeys keys) {
-    return decide(call(commands.isLocked(keys)), "inspect", keys, nodeTimeoutNanos);
-  }
-
-  /** {@code request} as a call on one node, for the thread fan-out. */
-  private static <T> Function<Node, T> call(Request<T> request) {
-    return node -> request.call(node.client());
+    return decide(commands.isLocked(keys), "inspect", keys, nodeTimeoutNanos);
   }
 
   @Override
@@ -330,7 +315,7 @@ public final class RedlockBackend implements LockBackend {
 
   @Override
   public void close() {
-    fanout.shutdownNow();
+    executor.shutdownNow();
     if (ownsClients) {
       nodes.forEach(node -> node.client().close());
     }
@@ -342,12 +327,11 @@ public final class RedlockBackend implements LockBackend {
    * node's failure.
    */
   private boolean decide(
-      Function<Node, Boolean> request, String operation, LockKeys keys, long timeoutNanos) {
-    long start = System.nanoTime();
-    FanOut<Node, Boolean> round =
-        FanOut.send(nodes, request, fanout)
-            .awaitUntil(
-                start + timeoutNanos,
+      Request<Boolean> request, String operation, LockKeys keys, long timeoutNanos) {
+    Round<Boolean> round =
+        threads
+            .send(request, System.nanoTime() + timeoutNanos)
+            .await(
                 r ->
                     r.count(Boolean::booleanValue) >= quorum
                         || r.count(yes -> !yes) > nodes.size() - quorum);
@@ -372,35 +356,20 @@ public final class RedlockBackend implements LockBackend {
    * A majority granted the hold, which is returned while other nodes' grants may be in flight.
    * Should one of those land after the hold's release was sent, it is released then.
    */
-  private Grant grant(FanOut<Node, Acquisition> round, LockKeys keys, String token) {
+  private Grant grant(Round<Acquisition> round, LockKeys keys, String token) {
     Grant grant = new Grant(round, new AtomicBoolean());
     if (round.unanswered() > 0) {
       round.whenEachDone(
           (node, reply) -> {
             if (grant.released().get() && reply != null && reply.acquired()) {
-              releaseQuietly(node, keys, token);
+              threads.sendAndForget(node, commands.release(keys, token, 0));
             }
           });
     }
     return grant;
   }
 
-  private void releaseQuietly(Node node, LockKeys keys, String token) {
-    try {
-      fanout.execute(
-          () -> {
-            try {
-              commands.release(keys, token, 0).call(node.client());
-            } catch (RuntimeException e) {
-              log.debug("could not release lock key '{}' on {}", keys.lock(), node.label(), e);
-            }
-          });
-    } catch (RejectedExecutionException e) {
-      log.debug("closed; not releasing lock key '{}' on {}", keys.lock(), node.label());
-    }
-  }
-
-  private String describeAnswers(FanOut<Node, Boolean> round) {
+  private String describeAnswers(Round<Boolean> round) {
     List<Boolean> replies = round.replies();
     StringBuilder text = new StringBuilder();
     for (int i = 0; i < nodes.size(); i++) {
@@ -414,15 +383,16 @@ public final class RedlockBackend implements LockBackend {
   }
 
   /** Releases {@code token} on every node as soon as that node has answered the acquisition. */
-  private void releaseEverywhere(FanOut<Node, Acquisition> round, LockKeys keys, String token) {
-    round.whenEachDone((node, reply) -> releaseQuietly(node, keys, token));
+  private void releaseEverywhere(Round<Acquisition> round, LockKeys keys, String token) {
+    Request<Release> release = commands.release(keys, token, 0);
+    round.whenEachDone((node, reply) -> threads.sendAndForget(node, release));
   }
 
   /**
    * When a holder's keys expire a majority may become free: that is when the {@code need}-th
    * shortest remaining lease among the busy nodes runs out.
    */
-  private Acquisition busyEstimate(FanOut<Node, Acquisition> round, int busy) {
+  private Acquisition busyEstimate(Round<Acquisition> round, int busy) {
     List<Long> ttls = new ArrayList<>();
     boolean publishes = true;
     for (Acquisition reply : round.replies()) {
@@ -438,7 +408,7 @@ public final class RedlockBackend implements LockBackend {
   }
 
   private <T> RedisLockException failure(
-      FanOut<Node, T> round, String operation, LockKeys keys, long timeoutNanos) {
+      Round<T> round, String operation, LockKeys keys, long timeoutNanos) {
     RedisLockException failure =
         new RedisLockException(
             "Redlock could not "
@@ -450,7 +420,7 @@ public final class RedlockBackend implements LockBackend {
                 + " of "
                 + nodes.size()
                 + "): "
-                + round.describeFailures(Node::label, TimeUnit.NANOSECONDS.toMillis(timeoutNanos)),
+                + round.describeFailures(TimeUnit.NANOSECONDS.toMillis(timeoutNanos)),
             transientUnlessPermanent(round));
     round.failures().stream().filter(f -> f != failure.getCause()).forEach(failure::addSuppressed);
     return failure;
@@ -460,7 +430,7 @@ public final class RedlockBackend implements LockBackend {
    * The cause to report: a permanent node failure if there is one (waiting will not cure it), else
    * the first node failure, else (every node was merely slow) a transient marker.
    */
-  private static <T> Throwable transientUnlessPermanent(FanOut<Node, T> round) {
+  private static <T> Throwable transientUnlessPermanent(Round<T> round) {
     List<RuntimeException> failures = round.failures();
     for (RuntimeException failure : failures) {
       if (!Failures.isTransient(failure)) {
@@ -472,7 +442,7 @@ public final class RedlockBackend implements LockBackend {
         : failures.get(0);
   }
 
-  private <T> void warnAboutMinority(FanOut<Node, T> round, LockKeys keys, String operation) {
+  private <T> void warnAboutMinority(Round<T> round, LockKeys keys, String operation) {
     if (round.failedOrMissing() == 0) {
       return;
     }
@@ -483,7 +453,7 @@ public final class RedlockBackend implements LockBackend {
           "Redlock {} of lock key '{}' succeeded on a majority; failed nodes: {}",
           operation,
           keys.lock(),
-          round.describeFailures(Node::label, nodeTimeoutMillis));
+          round.describeFailures(nodeTimeoutMillis));
     }
   }
 }

@@ -5,7 +5,7 @@ import redis.clients.jedis.UnifiedJedis;
 import redis.clients.jedis.exceptions.JedisException;
 
 /**
- * One operation to run on every node of a multi-node lock, made by the layer that knows the
+ * One operation to run on every node of a {@link Transport}, made by the layer that knows the
  * commands and their replies; a transport only moves it. It comes in the two forms a transport may
  * need: the raw command with the parser of its raw reply, for a transport that writes on
  * connections itself, and a call through a node's client, for a transport that hands each node to a
