@@ -93,6 +93,7 @@ public final class RedlockBackend implements LockBackend {
    * @param nodeTimeoutNanos how long an operation waits for each master
    * @param commandTimeoutNanos the clients' socket timeout: a release waits for the longer of the
    *     two
+   * @param ticker the clock of every deadline and validity
    */
   public RedlockBackend(
       List<? extends UnifiedJedis> clients,
@@ -100,8 +101,8 @@ public final class RedlockBackend implements LockBackend {
       boolean ownsClients,
       long leaseMillis,
       long nodeTimeoutNanos,
-      long commandTimeoutNanos) {
-    Ticker ticker = Ticker.SYSTEM;
+      long commandTimeoutNanos,
+      Ticker ticker) {
     List<Node> list = new ArrayList<>(clients.size());
     for (int i = 0; i < clients.size(); i++) {
       list.add(new Node(labels.get(i), clients.get(i)));
