@@ -38,8 +38,6 @@ import redis.clients.jedis.UnifiedJedis;
  * every later hold's token is greater.
  */
 public final class RedlockBackend implements LockBackend {
-  private static final Predicate<Acquisition> NOT_ACQUIRED = reply -> !reply.acquired();
-
   private final List<Node> nodes;
   private final boolean ownsClients;
   private final LockCommands commands;
@@ -132,7 +130,8 @@ public final class RedlockBackend implements LockBackend {
     this.acquisitionDecided =
         round ->
             quorum.decided(
-                round.count(Acquisition::acquired), round.count(NOT_ACQUIRED) + round.failed());
+                round.count(Acquisition::acquired),
+                round.count(RedlockBackend::busy) + round.failed());
     this.yesOrNoDecided =
         round -> quorum.decided(round.count(Boolean::booleanValue), round.count(yes -> !yes));
     this.fenceDecided =
@@ -154,7 +153,8 @@ public final class RedlockBackend implements LockBackend {
     Round<Acquisition> round;
     if (ask == Ask.PLAIN && plainFirst) {
       round = transport.send(commands.plainAcquire(keys, token), start + nodeTimeoutNanos);
-      if (!quorum.reached(round.count(Acquisition::acquired)) && round.count(NOT_ACQUIRED) > 0) {
+      if (!quorum.reached(round.count(Acquisition::acquired))
+          && round.count(RedlockBackend::busy) > 0) {
         round =
             transport
                 .send(commands.acquire(keys, token, false), ticker.read() + nodeTimeoutNanos)
@@ -186,7 +186,7 @@ public final class RedlockBackend implements LockBackend {
       throw reports.slowerThanTheLease(keys, ticker.read() - start, commands.leaseMillis());
     }
     releaseEverywhere(round, keys, token);
-    if (quorum.busyRatherThanFailed(round.count(NOT_ACQUIRED), round.failedOrMissing())) {
+    if (quorum.busyRatherThanFailed(round.count(RedlockBackend::busy), round.failedOrMissing())) {
       return busyEstimate(round);
     }
     throw reports.noMajority(round, "acquire", keys, nodeTimeoutNanos);
@@ -366,6 +366,11 @@ public final class RedlockBackend implements LockBackend {
           });
     }
     return grant;
+  }
+
+  /** Whether a node's reply to an acquisition is a refusal. */
+  private static boolean busy(Acquisition reply) {
+    return !reply.acquired();
   }
 
   /** Releases {@code token} on every node as soon as that node has answered the acquisition. */
