@@ -102,7 +102,8 @@ public final class Assembly {
             owned,
             settings.leaseMillis,
             nodeTimeout.toNanos(),
-            settings.commandTimeoutNanos);
+            settings.commandTimeoutNanos,
+            settings.ticker);
     return new LockEngine(backend, List.copyOf(masters), settings);
   }
 }

@@ -22,14 +22,17 @@ public record Acquisition(
   /** Acquired without a fencing token (one is issued when first asked for). */
   public static final Acquisition ACQUIRED_UNFENCED = new Acquisition(true, 0, 0, false, null);
 
+  /** Acquired, with {@code fencingToken} (0: none issued yet). */
   public static Acquisition acquired(long fencingToken) {
     return acquired(fencingToken, null);
   }
 
+  /** Acquired, with what the backend must know of the hold at its release. */
   static Acquisition acquired(long fencingToken, Object grant) {
     return new Acquisition(true, fencingToken, 0, false, grant);
   }
 
+  /** Held by another owner, for {@code holderTtlMillis} more (-1: its key never expires). */
   public static Acquisition busy(long holderTtlMillis, boolean holderPublishes) {
     return new Acquisition(false, 0, holderTtlMillis, holderPublishes, null);
   }

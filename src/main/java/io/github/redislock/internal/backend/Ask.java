@@ -13,6 +13,7 @@ enum Ask {
   /** The acquire script, which also issues the hold's fencing token with the acquisition. */
   FENCED;
 
+  /** The command for what the engine knows: a wanted token comes first, then a busy lock. */
   static Ask of(boolean fenced, boolean expectBusy) {
     return fenced ? FENCED : expectBusy ? PROBE : PLAIN;
   }

@@ -5,12 +5,12 @@ import redis.clients.jedis.util.JedisClusterCRC16;
 
 /**
  * The Redis names used by one lock: the lock key itself (wire-compatible with every client that
- * speaks {@code SET key token NX PX ttl}), its companion hash (fencing counter and release marker)
- * and its wake-up channel. The companion key and the channel hash to the lock key's cluster slot,
- * so the lock's scripts never cross slots, whatever the name looks like.
+ * speaks {@code SET key token NX PX ttl}), its companion hash (the fencing counter) and its wake-up
+ * channel. The companion key and the channel hash to the lock key's cluster slot, so the lock's
+ * scripts never cross slots, whatever the name looks like.
  *
  * @param lock the lock key, {@code prefix + name}
- * @param companion the hash holding the fencing counter and the last released token
+ * @param companion the hash whose field {@code c} is the lock's fencing counter
  * @param channel the pub/sub channel a release publishes on
  */
 public record LockKeys(String lock, String companion, String channel) {

@@ -1,38 +1,35 @@
 package io.github.redislock.internal.backend;
 
-import io.github.redislock.RedisLockException;
+import io.github.redislock.internal.backend.Quorum.ReleaseVerdict;
 import io.github.redislock.internal.transport.FanOut;
 import io.github.redislock.internal.transport.Node;
 import io.github.redislock.internal.transport.Pipelined;
+import io.github.redislock.internal.transport.Request;
+import io.github.redislock.internal.transport.Round;
+import io.github.redislock.internal.transport.Transport;
 import io.github.redislock.internal.util.Threads;
+import io.github.redislock.internal.util.Ticker;
 import java.util.ArrayList;
-import java.util.IdentityHashMap;
+import java.util.Arrays;
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.ExecutorService;
-import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.SynchronousQueue;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicLong;
-import java.util.function.Function;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
-import redis.clients.jedis.CommandArguments;
-import redis.clients.jedis.Protocol;
+import java.util.function.Predicate;
 import redis.clients.jedis.UnifiedJedis;
 
 /**
  * The Redlock algorithm over N independent masters (no replication between them), each spoken to
- * with the single-node scripts and the same token.
+ * with the single-node commands ({@link LockCommands}) and the same token.
  *
  * <p>Every operation goes to all nodes at once, each bounded by the per-node timeout, and is
- * decided by a majority (N/2+1): an acquisition holds when a majority said yes and the time it took
- * leaves a positive validity (lease - elapsed - drift, drift = 1% of the lease + 2 ms); otherwise
- * it is released on every node, also those that failed or did not answer (their reply may have been
- * lost), as soon as each has answered. Renewal keeps the hold while a majority confirms; release
- * goes to every node.
+ * decided by a majority ({@link Quorum}): an acquisition holds when a majority said yes and the
+ * time it took leaves a positive validity (lease - elapsed - drift, drift = 1% of the lease + 2
+ * ms); otherwise it is released on every node, also those that failed or did not answer (their
+ * reply may have been lost), as soon as each has answered. Renewal keeps the hold while a majority
+ * confirms; release goes to every node.
  *
  * <p>Fencing: each node issues its own token, with the acquisition when asked to ({@link
  * Ask#FENCED}), else at the holder's first request ({@link #reissueFence}); the hold's token is the
@@ -41,59 +38,85 @@ import redis.clients.jedis.UnifiedJedis;
  * every later hold's token is greater.
  */
 public final class RedlockBackend implements LockBackend {
-  private static final Logger log = LoggerFactory.getLogger(RedlockBackend.class);
-  private static final long WARN_EVERY_NANOS = TimeUnit.SECONDS.toNanos(10);
-
   private final List<Node> nodes;
-
-  /** The single-node operations on each master. */
-  private final Map<Node, SingleNodeBackend> ops = new IdentityHashMap<>();
-
-  private final int quorum;
-  private final long leaseMillis;
-  private final long safetyMarginNanos;
+  private final boolean ownsClients;
+  private final LockCommands commands;
+  private final Quorum quorum;
+  private final RedlockReports reports;
+  private final Ticker ticker;
   private final long nodeTimeoutNanos;
-  private final long nodeTimeoutMillis;
   private final long releaseTimeoutNanos;
-  private final ExecutorService fanout;
-  private final boolean pipelined;
+  private final ExecutorService executor;
+
+  /**
+   * Acquisitions and releases, the calls a caller waits for: pipelined when every master allows it,
+   * else {@link #threads}.
+   */
+  private final Transport transport;
+
+  /**
+   * Renewal, fencing and inspection, and the clean-up nobody waits for. On threads, which return as
+   * soon as a majority decides, whatever a stalled minority does: the pipelined transport reads
+   * every master, and until it keeps per-node health and sets connections up without blocking
+   * (issue 9), a frozen master could hold every renewal in its connection set-up, beyond the node
+   * timeout.
+   */
+  private final FanOut threads;
+
+  /**
+   * Whether a {@link Ask#PLAIN} acquisition first tries a plain {@code SET} round: with pipelining
+   * a second, scripted round costs little when the first finds the lock busy; on threads it would
+   * cost a second hand-off per master, so the script runs at once.
+   */
+  private final boolean plainFirst;
+
+  private final Predicate<Round<Acquisition>> acquisitionDecided;
+  private final Predicate<Round<Boolean>> yesOrNoDecided;
+  private final Predicate<Round<Long>> fenceDecided;
 
   /**
    * What a release must know of a hold: which nodes granted it (the acquisition's replies, which
    * keep arriving from nodes that answer after the majority did), and whether it was released (a
    * node that grants it after that is released at once).
    */
-  private record Grant(FanOut<Node, Acquisition> round, AtomicBoolean released) {}
+  private record Grant(Round<Acquisition> round, AtomicBoolean released) {}
 
-  private final AtomicLong lastMinorityWarning =
-      new AtomicLong(System.nanoTime() - WARN_EVERY_NANOS);
-
+  /**
+   * Redlock over {@code clients}.
+   *
+   * @param clients one client per master, at least one
+   * @param labels each master's name in messages, in the same order
+   * @param ownsClients whether {@link #close()} closes the clients
+   * @param leaseMillis the lease every acquisition and renewal sets
+   * @param nodeTimeoutNanos how long an operation waits for each master
+   * @param commandTimeoutNanos the clients' socket timeout: a release waits for the longer of the
+   *     two
+   * @param ticker the clock of every deadline and validity
+   */
   public RedlockBackend(
       List<? extends UnifiedJedis> clients,
       List<String> labels,
       boolean ownsClients,
       long leaseMillis,
       long nodeTimeoutNanos,
-      long commandTimeoutNanos) {
+      long commandTimeoutNanos,
+      Ticker ticker) {
     List<Node> list = new ArrayList<>(clients.size());
     for (int i = 0; i < clients.size(); i++) {
-      UnifiedJedis client = clients.get(i);
-      Node node = new Node(labels.get(i), client);
-      list.add(node);
-      ops.put(node, new SingleNodeBackend(client, ownsClients, leaseMillis));
+      list.add(new Node(labels.get(i), clients.get(i)));
     }
     this.nodes = List.copyOf(list);
-    this.quorum = nodes.size() / 2 + 1;
-    this.leaseMillis = leaseMillis;
-    this.safetyMarginNanos = TimeUnit.MILLISECONDS.toNanos(leaseMillis / 100 + 2);
+    this.ownsClients = ownsClients;
+    this.commands = new LockCommands(leaseMillis);
+    this.quorum = new Quorum(nodes.size(), leaseMillis, ticker);
+    this.reports = new RedlockReports(quorum, ticker, nodeTimeoutNanos);
+    this.ticker = ticker;
     this.nodeTimeoutNanos = nodeTimeoutNanos;
-    this.nodeTimeoutMillis = TimeUnit.NANOSECONDS.toMillis(nodeTimeoutNanos);
     // A release is not raced against a lease: it waits for slow masters' actual replies rather
     // than giving up after the node timeout and retrying, since by then another holder may have
     // come and gone, and the retry could no longer tell that the first attempt released.
     this.releaseTimeoutNanos = Math.max(nodeTimeoutNanos, commandTimeoutNanos);
-    this.pipelined = Pipelined.supports(clients);
-    this.fanout =
+    this.executor =
         new ThreadPoolExecutor(
             0,
             Integer.MAX_VALUE,
@@ -101,6 +124,18 @@ public final class RedlockBackend implements LockBackend {
             TimeUnit.SECONDS,
             new SynchronousQueue<>(),
             Threads.daemon("redis-lock-redlock"));
+    this.threads = new FanOut(nodes, executor, ticker);
+    this.plainFirst = Pipelined.supports(nodes);
+    this.transport = plainFirst ? new Pipelined(nodes, ticker) : threads;
+    this.acquisitionDecided =
+        round ->
+            quorum.decided(
+                round.count(Acquisition::acquired),
+                round.count(RedlockBackend::busy) + round.failed());
+    this.yesOrNoDecided =
+        round -> quorum.decided(round.count(Boolean::booleanValue), round.count(yes -> !yes));
+    this.fenceDecided =
+        round -> quorum.decided(round.count(fence -> fence >= 0), round.count(fence -> fence < 0));
   }
 
   /**
@@ -114,72 +149,31 @@ public final class RedlockBackend implements LockBackend {
   @Override
   public Acquisition tryAcquire(LockKeys keys, String token, boolean fenced, boolean expectBusy) {
     Ask ask = Ask.of(fenced, expectBusy);
-    long start = System.nanoTime();
-    FanOut<Node, Acquisition> round;
-    if (ask == Ask.PLAIN && pipelined) {
-      round =
-          Pipelined.ask(
-              nodes,
-              "acquire",
-              keys.lock(),
-              node -> plainSet(keys, token),
-              reply -> reply != null ? Acquisition.ACQUIRED_UNFENCED : BUSY_FOR_ALL_WE_KNOW,
-              node -> ops(node).tryAcquire(keys, token, Ask.PLAIN), // SET has no NOSCRIPT
-              start + nodeTimeoutNanos);
-      if (round.count(Acquisition::acquired) < quorum && round.count(a -> !a.acquired()) > 0) {
-        round = scriptedRound(keys, token, Ask.PROBE, System.nanoTime() + nodeTimeoutNanos);
+    long start = ticker.read();
+    Round<Acquisition> round;
+    if (ask == Ask.PLAIN && plainFirst) {
+      round = transport.send(commands.plainAcquire(keys, token), start + nodeTimeoutNanos);
+      if (!quorum.reached(round.count(Acquisition::acquired))
+          && round.count(RedlockBackend::busy) > 0) {
+        round =
+            transport
+                .send(commands.acquire(keys, token, false), ticker.read() + nodeTimeoutNanos)
+                .await(acquisitionDecided);
       }
     } else {
-      round = scriptedRound(keys, token, ask, start + nodeTimeoutNanos);
+      round =
+          transport
+              .send(commands.acquire(keys, token, ask == Ask.FENCED), start + nodeTimeoutNanos)
+              .await(acquisitionDecided);
     }
     return judge(round, keys, token, start);
   }
 
-  /** A plain SET's refusal: busy, for how long unknown (never returned: see tryAcquire). */
-  private static final Acquisition BUSY_FOR_ALL_WE_KNOW = Acquisition.busy(0, false);
-
-  private CommandArguments plainSet(LockKeys keys, String token) {
-    return new CommandArguments(Protocol.Command.SET)
-        .key(keys.lock())
-        .add(token)
-        .add(Protocol.Keyword.NX)
-        .add(Protocol.Keyword.PX)
-        .add(leaseMillis);
-  }
-
-  private FanOut<Node, Acquisition> scriptedRound(
-      LockKeys keys, String token, Ask ask, long deadline) {
-    boolean fenced = ask == Ask.FENCED;
-    Ask nodeAsk = fenced ? Ask.FENCED : Ask.PROBE;
-    return pipelined
-        ? Pipelined.ask(
-            nodes,
-            "acquire",
-            keys.lock(),
-            node ->
-                Script.ACQUIRE.evalsha(
-                    SingleNodeBackend.acquireKeys(keys, fenced),
-                    ops(node).acquireArgs(token, fenced)),
-            SingleNodeBackend::parseAcquisition,
-            node -> ops(node).tryAcquire(keys, token, nodeAsk),
-            deadline)
-        : FanOut.send(nodes, node -> ops(node).tryAcquire(keys, token, nodeAsk), fanout)
-            .awaitUntil(
-                deadline,
-                r ->
-                    r.count(Acquisition::acquired) >= quorum
-                        || r.count(a -> !a.acquired()) + r.failed() > nodes.size() - quorum);
-  }
-
   /** The outcome of an acquisition round that started at {@code start}. */
-  private Acquisition judge(
-      FanOut<Node, Acquisition> round, LockKeys keys, String token, long start) {
-    int acquired = round.count(Acquisition::acquired);
-    if (acquired >= quorum) {
-      long elapsed = System.nanoTime() - start;
-      long validity = TimeUnit.MILLISECONDS.toNanos(leaseMillis) - elapsed - safetyMarginNanos;
-      if (validity > 0) {
-        warnAboutMinority(round, keys, "acquire");
+  private Acquisition judge(Round<Acquisition> round, LockKeys keys, String token, long start) {
+    if (quorum.reached(round.count(Acquisition::acquired))) {
+      if (quorum.validityNanos(start) > 0) {
+        reports.warnAboutMinority(round, keys, "acquire");
         long fence = 0;
         for (Acquisition reply : round.replies()) {
           if (reply != null && reply.acquired()) {
@@ -189,322 +183,199 @@ public final class RedlockBackend implements LockBackend {
         return Acquisition.acquired(fence, grant(round, keys, token));
       }
       releaseEverywhere(round, keys, token);
-      throw new RedisLockException(
-          "acquiring lock key '"
-              + keys.lock()
-              + "' on a majority took "
-              + TimeUnit.NANOSECONDS.toMillis(elapsed)
-              + " ms, leaving no validity of its "
-              + leaseMillis
-              + " ms lease; released it on every node",
-          new Failures.TransientFailure("Redlock acquisition slower than the lease"));
+      throw reports.slowerThanTheLease(keys, ticker.read() - start, commands.leaseMillis());
     }
     releaseEverywhere(round, keys, token);
-    int busy = round.count(a -> !a.acquired());
-    if (busy > nodes.size() - quorum || round.failedOrMissing() <= nodes.size() - quorum) {
-      return busyEstimate(round, busy);
+    if (quorum.busyRatherThanFailed(round.count(RedlockBackend::busy), round.failedOrMissing())) {
+      return busyEstimate(round);
     }
-    throw failure(round, "acquire", keys, nodeTimeoutNanos);
+    throw reports.noMajority(round, "acquire", keys, nodeTimeoutNanos);
+  }
+
+  /**
+   * How long the lock stays busy ({@link Quorum#freeInMillis}), and whether every busy node's
+   * holder publishes its release.
+   */
+  private Acquisition busyEstimate(Round<Acquisition> round) {
+    List<Acquisition> replies = round.replies();
+    long[] ttls = new long[replies.size()];
+    int busy = 0;
+    boolean publishes = true;
+    for (Acquisition reply : replies) {
+      if (reply != null && !reply.acquired()) {
+        ttls[busy++] = reply.holderTtlMillis();
+        publishes &= reply.holderPublishes();
+      }
+    }
+    long[] busyTtls = Arrays.copyOf(ttls, busy);
+    return Acquisition.busy(quorum.freeInMillis(busyTtls), publishes && busy > 0);
   }
 
   @Override
   public boolean extend(LockKeys keys, String token) {
-    return decide(node -> ops(node).extend(keys, token), "renew", keys, nodeTimeoutNanos);
+    return decide(commands.extend(keys, token), "renew", keys);
   }
 
   /**
-   * Releases on every node, and judges the release by the nodes that granted the hold: it was lost
-   * when so many of them answer "not ours" that no majority can have kept it; it was released when
-   * a majority of nodes confirm, or when the granting nodes that did not confirm are unreachable
-   * (their keys expire with the lease: a node failure is not a lost hold).
+   * Releases on every node, and judges the release by the nodes that granted the hold ({@link
+   * Quorum#release}): a lost hold is {@link Release#NOT_OURS}; a release that fewer than a majority
+   * confirmed, because the other granting nodes are unreachable, is released still (their keys
+   * expire with the lease: a node failure is not a lost hold).
    */
   @Override
   public Release release(LockKeys keys, String token, long fencingToken, Object grant) {
-    long start = System.nanoTime();
-    List<Boolean> granting = new ArrayList<>(nodes.size());
-    if (grant instanceof Grant granted) {
+    long start = ticker.read();
+    boolean[] granting = new boolean[nodes.size()];
+    if (grant instanceof Grant held) {
       // Nodes still granting are given until the release timeout, so that they count as holders.
-      granted.round().awaitUntil(start + releaseTimeoutNanos, r -> r.unanswered() == 0);
-      granted.released().set(true);
-      granted.round().replies().forEach(reply -> granting.add(reply != null && reply.acquired()));
+      held.round().awaitUntil(start + releaseTimeoutNanos, round -> round.unanswered() == 0);
+      held.released().set(true);
+      List<Acquisition> replies = held.round().replies();
+      for (int i = 0; i < granting.length; i++) {
+        granting[i] = replies.get(i) != null && replies.get(i).acquired();
+      }
     } else {
-      nodes.forEach(node -> granting.add(true)); // an attempt that was not granted: ask all
+      Arrays.fill(granting, true); // an attempt that was not granted: ask all
     }
-    int granted = (int) granting.stream().filter(Boolean::booleanValue).count();
-    FanOut<Node, Release> round =
-        pipelined
-            ? Pipelined.ask(
-                nodes,
-                "release",
-                keys.lock(),
-                node ->
-                    Script.RELEASE.evalsha(
-                        SingleNodeBackend.releaseKeys(keys, fencingToken),
-                        ops(node).releaseArgs(keys, token, fencingToken)),
-                SingleNodeBackend::parseRelease,
-                node -> ops(node).releaseRaising(keys, token, fencingToken),
-                start + releaseTimeoutNanos)
-            : FanOut.send(
-                    nodes, node -> ops(node).releaseRaising(keys, token, fencingToken), fanout)
-                .awaitUntil(
-                    start + releaseTimeoutNanos,
-                    r ->
-                        confirmed(r, granting) >= quorum || granted - denied(r, granting) < quorum);
-    int confirmed = confirmed(round, granting);
-    int denied = denied(round, granting);
+    int granted = countTrue(granting);
+    Round<Release> round =
+        transport.send(commands.release(keys, token, fencingToken), start + releaseTimeoutNanos);
+    if (round.unanswered() > 0) {
+      round.await(
+          r ->
+              quorum.releaseDecided(
+                  granted, countGranting(r, granting, true), countGranting(r, granting, false)));
+    }
+    int confirmed = countGranting(round, granting, true);
+    int denied = countGranting(round, granting, false);
+    ReleaseVerdict verdict = quorum.release(granted, confirmed, denied);
+    if (verdict == ReleaseVerdict.LOST) {
+      reports.releaseOfALostHold(keys, denied, granted);
+      return Release.NOT_OURS;
+    }
+    if (verdict == ReleaseVerdict.UNCONFIRMED) {
+      reports.releaseUnconfirmed(round, keys, confirmed, releaseTimeoutNanos);
+    }
     long listeners = 0;
     for (Release reply : round.replies()) {
       listeners = reply == null ? listeners : Math.max(listeners, reply.listeners());
     }
-    if (granted - denied < quorum) {
-      log.debug(
-          "Redlock release of lock key '{}': {} of its {} granting nodes no longer held it",
-          keys.lock(),
-          denied,
-          granted);
-      return Release.NOT_OURS;
-    }
-    if (confirmed < quorum) {
-      log.warn(
-          "Redlock release of lock key '{}' confirmed by {} of {} nodes; the others could not"
-              + " be reached and expire it with its lease: {}",
-          keys.lock(),
-          confirmed,
-          nodes.size(),
-          round.describeFailures(Node::label, TimeUnit.NANOSECONDS.toMillis(releaseTimeoutNanos)));
-    }
     return Release.released(listeners);
   }
 
-  /** Granting nodes that confirmed the release. */
-  private static int confirmed(FanOut<Node, Release> round, List<Boolean> granting) {
-    return countGranting(round, granting, true);
-  }
-
-  /** Granting nodes that answered that the hold was not theirs any more. */
-  private static int denied(FanOut<Node, Release> round, List<Boolean> granting) {
-    return countGranting(round, granting, false);
-  }
-
-  private static int countGranting(
-      FanOut<Node, Release> round, List<Boolean> granting, boolean released) {
+  /** Granting nodes whose release reply says {@code released}. */
+  private static int countGranting(Round<Release> round, boolean[] granting, boolean released) {
     List<Release> replies = round.replies();
     int count = 0;
-    for (int i = 0; i < replies.size(); i++) {
+    for (int i = 0; i < granting.length; i++) {
       Release reply = replies.get(i);
-      if (granting.get(i) && reply != null && reply.released() == released) {
+      if (granting[i] && reply != null && reply.released() == released) {
         count++;
       }
     }
     return count;
   }
 
+  private static int countTrue(boolean[] values) {
+    int count = 0;
+    for (boolean value : values) {
+      count += value ? 1 : 0;
+    }
+    return count;
+  }
+
   /**
-   * A new token for a hold passed on inside its JVM: every node still holding it issues one, the
-   * maximum is taken and raised on a majority, as at acquisition.
+   * {@inheritDoc}
+   *
+   * <p>Every node still holding the lock issues a token; the maximum is taken and raised on a
+   * majority, as at acquisition.
    */
   @Override
   public long reissueFence(LockKeys keys, String token, Object grant) {
-    long start = System.nanoTime();
-    FanOut<Node, Long> round =
-        FanOut.send(nodes, node -> ops(node).reissueFence(keys, token, null), fanout)
-            .awaitUntil(
-                start + nodeTimeoutNanos,
-                r ->
-                    r.count(fence -> fence >= 0) >= quorum
-                        || r.count(fence -> fence < 0) > nodes.size() - quorum);
-    if (round.count(fence -> fence < 0) > nodes.size() - quorum) {
+    Round<Long> round =
+        threads
+            .send(commands.reissueFence(keys, token), ticker.read() + nodeTimeoutNanos)
+            .await(fenceDecided);
+    if (quorum.impossible(round.count(fence -> fence < 0))) {
       return -1;
     }
-    if (round.count(fence -> fence >= 0) < quorum) {
-      throw failure(round, "fence", keys, nodeTimeoutNanos);
+    if (!quorum.reached(round.count(fence -> fence >= 0))) {
+      throw reports.noMajority(round, "fence", keys, nodeTimeoutNanos);
     }
-    long fence =
-        round.replies().stream()
-            .filter(f -> f != null)
-            .mapToLong(Long::longValue)
-            .max()
-            .orElseThrow();
-    if (!confirmFence(keys, token, fence)) {
-      return -1;
+    long fence = 0;
+    for (Long issued : round.replies()) {
+      fence = issued == null ? fence : Math.max(fence, issued);
     }
-    return fence;
+    return confirmFence(keys, token, fence) ? fence : -1;
   }
 
   @Override
   public boolean confirmFence(LockKeys keys, String token, long fencingToken) {
-    return decide(
-        node -> ops(node).raiseFence(keys, fencingToken), "fence", keys, nodeTimeoutNanos);
+    return decide(commands.raiseFence(keys, fencingToken), "fence", keys);
   }
 
   @Override
   public boolean isLocked(LockKeys keys) {
-    return decide(node -> ops(node).isLocked(keys), "inspect", keys, nodeTimeoutNanos);
-  }
-
-  private SingleNodeBackend ops(Node node) {
-    return ops.get(node);
+    return decide(commands.isLocked(keys), "inspect", keys);
   }
 
   @Override
   public long safetyMarginNanos() {
-    return safetyMarginNanos;
+    return quorum.driftNanos();
   }
 
   @Override
   public void close() {
-    fanout.shutdownNow();
-    nodes.forEach(node -> ops(node).close());
+    executor.shutdownNow();
+    if (ownsClients) {
+      nodes.forEach(node -> node.client().close());
+    }
   }
 
   /**
    * Asks every node; {@code true} when a majority answers yes, {@code false} when enough nodes
-   * answer no that a majority of yes is impossible, else a {@link RedisLockException} naming each
-   * node's failure.
+   * answer no that a majority of yes is impossible, else a {@link
+   * io.github.redislock.RedisLockException} naming each node's failure.
    */
-  private boolean decide(
-      Function<Node, Boolean> request, String operation, LockKeys keys, long timeoutNanos) {
-    long start = System.nanoTime();
-    FanOut<Node, Boolean> round =
-        FanOut.send(nodes, request, fanout)
-            .awaitUntil(
-                start + timeoutNanos,
-                r ->
-                    r.count(Boolean::booleanValue) >= quorum
-                        || r.count(yes -> !yes) > nodes.size() - quorum);
-    if (round.count(Boolean::booleanValue) >= quorum) {
-      warnAboutMinority(round, keys, operation);
+  private boolean decide(Request<Boolean> request, String operation, LockKeys keys) {
+    Round<Boolean> round =
+        threads.send(request, ticker.read() + nodeTimeoutNanos).await(yesOrNoDecided);
+    if (quorum.reached(round.count(Boolean::booleanValue))) {
+      reports.warnAboutMinority(round, keys, operation);
       return true;
     }
-    if (round.count(yes -> !yes) > nodes.size() - quorum) {
-      if (log.isDebugEnabled()) {
-        log.debug(
-            "Redlock {} of lock key '{}': a majority does not hold it; answers: {}",
-            operation,
-            keys.lock(),
-            describeAnswers(round));
-      }
+    if (quorum.impossible(round.count(yes -> !yes))) {
+      reports.notHeld(round, keys, operation);
       return false;
     }
-    throw failure(round, operation, keys, timeoutNanos);
+    throw reports.noMajority(round, operation, keys, nodeTimeoutNanos);
   }
 
   /**
    * A majority granted the hold, which is returned while other nodes' grants may be in flight.
    * Should one of those land after the hold's release was sent, it is released then.
    */
-  private Grant grant(FanOut<Node, Acquisition> round, LockKeys keys, String token) {
+  private Grant grant(Round<Acquisition> round, LockKeys keys, String token) {
     Grant grant = new Grant(round, new AtomicBoolean());
     if (round.unanswered() > 0) {
       round.whenEachDone(
           (node, reply) -> {
             if (grant.released().get() && reply != null && reply.acquired()) {
-              releaseQuietly(node, keys, token);
+              threads.sendAndForget(node, commands.release(keys, token, 0));
             }
           });
     }
     return grant;
   }
 
-  private void releaseQuietly(Node node, LockKeys keys, String token) {
-    try {
-      fanout.execute(
-          () -> {
-            try {
-              ops(node).releaseRaising(keys, token, 0);
-            } catch (RuntimeException e) {
-              log.debug("could not release lock key '{}' on {}", keys.lock(), node.label(), e);
-            }
-          });
-    } catch (RejectedExecutionException e) {
-      log.debug("closed; not releasing lock key '{}' on {}", keys.lock(), node.label());
-    }
-  }
-
-  private String describeAnswers(FanOut<Node, Boolean> round) {
-    List<Boolean> replies = round.replies();
-    StringBuilder text = new StringBuilder();
-    for (int i = 0; i < nodes.size(); i++) {
-      text.append(i == 0 ? "" : ", ")
-          .append(nodes.get(i).label())
-          .append('=')
-          .append(
-              replies.get(i) == null ? "failed or no reply" : replies.get(i) ? "ours" : "not ours");
-    }
-    return text.toString();
+  /** Whether a node's reply to an acquisition is a refusal. */
+  private static boolean busy(Acquisition reply) {
+    return !reply.acquired();
   }
 
   /** Releases {@code token} on every node as soon as that node has answered the acquisition. */
-  private void releaseEverywhere(FanOut<Node, Acquisition> round, LockKeys keys, String token) {
-    round.whenEachDone((node, reply) -> releaseQuietly(node, keys, token));
-  }
-
-  /**
-   * When a holder's keys expire a majority may become free: that is when the {@code need}-th
-   * shortest remaining lease among the busy nodes runs out.
-   */
-  private Acquisition busyEstimate(FanOut<Node, Acquisition> round, int busy) {
-    List<Long> ttls = new ArrayList<>();
-    boolean publishes = true;
-    for (Acquisition reply : round.replies()) {
-      if (reply != null && !reply.acquired()) {
-        ttls.add(reply.holderTtlMillis() < 0 ? Long.MAX_VALUE : reply.holderTtlMillis());
-        publishes &= reply.holderPublishes();
-      }
-    }
-    ttls.sort(null);
-    int need = quorum - (nodes.size() - busy);
-    long ttl = need <= 0 || ttls.isEmpty() ? 0 : ttls.get(Math.min(need, ttls.size()) - 1);
-    return Acquisition.busy(ttl == Long.MAX_VALUE ? -1 : ttl, publishes && busy > 0);
-  }
-
-  private <T> RedisLockException failure(
-      FanOut<Node, T> round, String operation, LockKeys keys, long timeoutNanos) {
-    RedisLockException failure =
-        new RedisLockException(
-            "Redlock could not "
-                + operation
-                + " lock key '"
-                + keys.lock()
-                + "' on a majority ("
-                + quorum
-                + " of "
-                + nodes.size()
-                + "): "
-                + round.describeFailures(Node::label, TimeUnit.NANOSECONDS.toMillis(timeoutNanos)),
-            transientUnlessPermanent(round));
-    round.failures().stream().filter(f -> f != failure.getCause()).forEach(failure::addSuppressed);
-    return failure;
-  }
-
-  /**
-   * The cause to report: a permanent node failure if there is one (waiting will not cure it), else
-   * the first node failure, else (every node was merely slow) a transient marker.
-   */
-  private static <T> Throwable transientUnlessPermanent(FanOut<Node, T> round) {
-    List<RuntimeException> failures = round.failures();
-    for (RuntimeException failure : failures) {
-      if (!Failures.isTransient(failure)) {
-        return failure;
-      }
-    }
-    return failures.isEmpty()
-        ? new Failures.TransientFailure("a majority of Redlock nodes did not answer in time")
-        : failures.get(0);
-  }
-
-  private <T> void warnAboutMinority(FanOut<Node, T> round, LockKeys keys, String operation) {
-    if (round.failedOrMissing() == 0) {
-      return;
-    }
-    long now = System.nanoTime();
-    long last = lastMinorityWarning.get();
-    if (now - last >= WARN_EVERY_NANOS && lastMinorityWarning.compareAndSet(last, now)) {
-      log.warn(
-          "Redlock {} of lock key '{}' succeeded on a majority; failed nodes: {}",
-          operation,
-          keys.lock(),
-          round.describeFailures(Node::label, nodeTimeoutMillis));
-    }
+  private void releaseEverywhere(Round<Acquisition> round, LockKeys keys, String token) {
+    Request<Release> release = commands.release(keys, token, 0);
+    round.whenEachDone((node, reply) -> threads.sendAndForget(node, release));
   }
 }

@@ -16,6 +16,7 @@ public record Release(boolean released, long listeners) {
     RELEASED, new Release(true, 1), new Release(true, 2), new Release(true, 3)
   };
 
+  /** Released, with {@code listeners} waiting on the channel; shared instances for few. */
   static Release released(long listeners) {
     return listeners < FEW_LISTENERS.length
         ? FEW_LISTENERS[(int) listeners]

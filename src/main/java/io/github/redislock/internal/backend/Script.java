@@ -35,6 +35,7 @@ final class Script {
     this.sha1 = sha1(source);
   }
 
+  /** Runs this script on {@code client}, loading it again where the server has forgotten it. */
   Object run(UnifiedJedis client, List<String> keys, List<String> args) {
     try {
       return client.evalsha(sha1, keys, args);
@@ -43,6 +44,7 @@ final class Script {
     }
   }
 
+  /** The resource's file name, e.g. {@code acquire.lua}. */
   String name() {
     return name;
   }

@@ -1,66 +1,80 @@
 package io.github.redislock.internal.transport;
 
-import io.github.redislock.RedisLockException;
+import io.github.redislock.internal.util.Ticker;
 import java.lang.invoke.MethodHandle;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.MethodType;
 import java.util.List;
-import java.util.function.Function;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import redis.clients.jedis.CommandArguments;
 import redis.clients.jedis.Connection;
 import redis.clients.jedis.RedisClient;
-import redis.clients.jedis.UnifiedJedis;
 import redis.clients.jedis.exceptions.JedisException;
 import redis.clients.jedis.exceptions.JedisNoScriptException;
 
 /**
- * One command to every Redlock master from the calling thread, without a thread per master: the
- * command is written and flushed on one pooled connection per master, then the replies are read in
- * turn, each bounded by what is left of the deadline. The masters work in parallel, so the call
- * costs about the slowest master's round trip (at most the deadline), and no thread is woken. A
- * master that does not answer in time has its connection discarded, so that its late reply cannot
- * be read by anyone.
+ * The pipelined transport: one command to every node from the calling thread, without a thread per
+ * node. The command is written and flushed on one pooled connection per node, then the replies are
+ * read in turn, each bounded by what is left of the deadline. The nodes work in parallel, so a call
+ * costs about the slowest node's round trip (at most the deadline), and no thread is woken. A node
+ * that does not answer in time has its connection discarded, so that its late reply cannot be read
+ * by anyone.
  *
- * <p>It needs each master's connection pool ({@link RedisClient#getPool()}) and Jedis's {@code
- * Connection.flush()}, which Jedis keeps protected; where either is missing, Redlock fans out on
- * threads instead.
+ * <p>It needs each node's connection pool ({@link RedisClient#getPool()}) and Jedis's {@code
+ * Connection.flush()}, which Jedis keeps protected; where either is missing, use {@link FanOut}.
  */
-public final class Pipelined {
+public final class Pipelined implements Transport {
   private static final Logger log = LoggerFactory.getLogger(Pipelined.class);
   private static final MethodHandle FLUSH = flushHandle();
 
-  private Pipelined() {}
+  private final List<Node> nodes;
+  private final Ticker ticker;
 
-  /** Whether every client can be driven this way. */
-  public static boolean supports(List<? extends UnifiedJedis> clients) {
-    return FLUSH != null && clients.stream().allMatch(RedisClient.class::isInstance);
+  /**
+   * A transport to {@code nodes}, which must be {@linkplain #supports supported}.
+   *
+   * @param nodes the nodes
+   * @param ticker the clock of every deadline
+   */
+  public Pipelined(List<Node> nodes, Ticker ticker) {
+    if (!supports(nodes)) {
+      throw new IllegalArgumentException("pipelining needs a RedisClient per node");
+    }
+    this.nodes = List.copyOf(nodes);
+    this.ticker = ticker;
   }
 
   /**
-   * Sends {@code command(node)} to every node, and reads each reply with {@code parse} until the
-   * deadline. A node whose script cache was flushed answers through {@code fallback}.
+   * Whether every node's client can be driven this way.
+   *
+   * @param nodes the nodes
+   * @return whether Jedis's flush is accessible and every client is a {@link RedisClient}
    */
-  public static <T> FanOut<Node, T> ask(
-      List<Node> nodes,
-      String operation,
-      String lockKey,
-      Function<Node, CommandArguments> command,
-      Function<Object, T> parse,
-      Function<Node, T> fallback,
-      long deadlineNanos) {
+  public static boolean supports(List<Node> nodes) {
+    return FLUSH != null && nodes.stream().allMatch(node -> node.client() instanceof RedisClient);
+  }
+
+  /**
+   * {@inheritDoc}
+   *
+   * <p>Here the call returns when every node has answered, failed, or run out of time: the round is
+   * complete. A node whose script cache was flushed answers through {@link Request#call}.
+   */
+  @Override
+  public <T> Round<T> send(Request<T> request, long deadlineNanos) {
     int n = nodes.size();
+    CommandArguments command = request.command();
     Connection[] connections = new Connection[n];
     Object[] replies = new Object[n];
     RuntimeException[] failures = new RuntimeException[n];
     for (int i = 0; i < n; i++) {
       try {
         connections[i] = ((RedisClient) nodes.get(i).client()).getPool().getResource();
-        connections[i].sendCommand(command.apply(nodes.get(i)));
+        connections[i].sendCommand(command);
         FLUSH.invoke(connections[i]);
       } catch (JedisException e) {
-        failures[i] = failure(operation, lockKey, e);
+        failures[i] = request.failure(e);
         closeQuietly(connections[i], true);
         connections[i] = null;
       } catch (Throwable e) {
@@ -74,23 +88,23 @@ public final class Pipelined {
       if (connection == null) {
         continue;
       }
-      // Past the deadline (a slow master was read first), replies that have arrived already are
+      // Past the deadline (a slow node was read first), replies that have arrived already are
       // still taken: the others' work went on in parallel.
-      long left = deadlineNanos - System.nanoTime();
+      long left = deadlineNanos - ticker.read();
       int configured = connection.getSoTimeout();
       boolean broken = false;
       try {
         connection.setSoTimeout((int) Math.max(1, left / 1_000_000));
-        replies[i] = parse.apply(connection.getOne());
+        replies[i] = request.parse(connection.getOne());
       } catch (JedisNoScriptException e) {
         try {
-          replies[i] = fallback.apply(nodes.get(i));
+          replies[i] = request.call(nodes.get(i).client());
         } catch (RuntimeException again) {
           failures[i] = again;
         }
       } catch (JedisException e) {
         broken = connection.isBroken();
-        failures[i] = failure(operation, lockKey, e);
+        failures[i] = request.failure(e);
       } catch (RuntimeException e) {
         broken = true;
         failures[i] = e;
@@ -101,12 +115,7 @@ public final class Pipelined {
         closeQuietly(connection, broken);
       }
     }
-    return FanOut.completed(nodes, replies, failures);
-  }
-
-  private static RedisLockException failure(String operation, String lockKey, JedisException e) {
-    return new RedisLockException(
-        "Redis failed to " + operation + " lock key '" + lockKey + "': " + e.getMessage(), e);
+    return new Round<>(nodes, ticker, deadlineNanos, replies, failures);
   }
 
   private static void closeQuietly(Connection connection, boolean broken) {
@@ -129,7 +138,7 @@ public final class Pipelined {
           MethodHandles.privateLookupIn(Connection.class, MethodHandles.lookup());
       return lookup.findVirtual(Connection.class, "flush", MethodType.methodType(void.class));
     } catch (ReflectiveOperationException | RuntimeException e) {
-      log.debug("Jedis's Connection.flush() is not accessible; Redlock fans out on threads", e);
+      log.debug("Jedis's Connection.flush() is not accessible; Redlock uses threads", e);
       return null;
     }
   }

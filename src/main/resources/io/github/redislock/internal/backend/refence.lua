@@ -1,6 +1,7 @@
--- refence.lua: issue a new fencing token to a hold that passed to another thread of its JVM
--- without a release in Redis (a local handoff): every holder's token must be greater than the
--- previous holder's.
+-- refence.lua: issue a fencing token to a hold that has none yet (it was taken by a plain
+-- SET NX PX, or by the acquire script without KEYS[2]), or a new one to a hold that passed to
+-- another thread of its JVM without a release in Redis (a local handoff): every holder's token
+-- must be greater than the previous holder's.
 --
 -- KEYS[1]  the lock key
 -- KEYS[2]  the lock's companion hash (same cluster slot); field "c" is the fencing counter

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import io.github.redislock.RedisLockException;
+import io.github.redislock.internal.util.Ticker;
 import io.github.redislock.internal.util.Tokens;
 import io.github.redislock.testing.IntegrationTest;
 import io.github.redislock.testing.RedisInvariants;
@@ -53,7 +54,13 @@ class RedlockBackendTest {
     List<String> labels = masters.stream().map(RedisServer::uri).toList();
     backend =
         new RedlockBackend(
-            clients, labels, false, leaseMillis, nodeTimeout.toNanos(), nodeTimeout.toNanos());
+            clients,
+            labels,
+            false,
+            leaseMillis,
+            nodeTimeout.toNanos(),
+            nodeTimeout.toNanos(),
+            Ticker.SYSTEM);
     return backend;
   }
 

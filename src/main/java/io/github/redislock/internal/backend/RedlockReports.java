@@ -1,0 +1,189 @@
+package io.github.redislock.internal.backend;
+
+import io.github.redislock.RedisLockException;
+import io.github.redislock.internal.transport.Round;
+import io.github.redislock.internal.util.Ticker;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * What Redlock tells its caller and its log about the nodes of a round: the exception when no
+ * majority could be reached, naming each node's failure, and a warning, at most every ten seconds,
+ * when a majority succeeded without some nodes.
+ */
+final class RedlockReports {
+  private static final Logger log = LoggerFactory.getLogger(RedlockBackend.class);
+  private static final long WARN_EVERY_NANOS = TimeUnit.SECONDS.toNanos(10);
+
+  private final Quorum quorum;
+  private final Ticker ticker;
+  private final long nodeTimeoutMillis;
+  private final AtomicLong lastMinorityWarning;
+
+  /**
+   * Reports for Redlock over {@code quorum}'s nodes.
+   *
+   * @param quorum the nodes' arithmetic
+   * @param ticker the clock that spaces warnings
+   * @param nodeTimeoutNanos how long a node is waited for, as messages say
+   */
+  RedlockReports(Quorum quorum, Ticker ticker, long nodeTimeoutNanos) {
+    this.quorum = quorum;
+    this.ticker = ticker;
+    this.nodeTimeoutMillis = TimeUnit.NANOSECONDS.toMillis(nodeTimeoutNanos);
+    this.lastMinorityWarning = new AtomicLong(ticker.read() - WARN_EVERY_NANOS);
+  }
+
+  /**
+   * The exception for an operation that reached no majority because nodes failed or were slow.
+   * Every node failure is attached: the one chosen as cause, the others as suppressed.
+   *
+   * @param round the operation's replies
+   * @param operation what was asked, for the message ("acquire", "renew", ...)
+   * @param keys the lock
+   * @param timeoutNanos how long the nodes were waited for
+   * @return the exception to throw
+   */
+  RedisLockException noMajority(
+      Round<?> round, String operation, LockKeys keys, long timeoutNanos) {
+    RedisLockException failure =
+        new RedisLockException(
+            "Redlock could not "
+                + operation
+                + " lock key '"
+                + keys.lock()
+                + "' on a majority ("
+                + quorum.majority()
+                + " of "
+                + quorum.nodes()
+                + "): "
+                + round.describeFailures(TimeUnit.NANOSECONDS.toMillis(timeoutNanos)),
+            transientUnlessPermanent(round));
+    round.failures().stream().filter(f -> f != failure.getCause()).forEach(failure::addSuppressed);
+    return failure;
+  }
+
+  /**
+   * The exception for an acquisition that a majority granted too slowly: no validity was left of
+   * the lease. Transient, since the next attempt may be faster.
+   *
+   * @param keys the lock
+   * @param elapsedNanos how long the acquisition took
+   * @param leaseMillis the lease
+   * @return the exception to throw
+   */
+  RedisLockException slowerThanTheLease(LockKeys keys, long elapsedNanos, long leaseMillis) {
+    return new RedisLockException(
+        "acquiring lock key '"
+            + keys.lock()
+            + "' on a majority took "
+            + TimeUnit.NANOSECONDS.toMillis(elapsedNanos)
+            + " ms, leaving no validity of its "
+            + leaseMillis
+            + " ms lease; released it on every node",
+        new Failures.TransientFailure("Redlock acquisition slower than the lease"));
+  }
+
+  /**
+   * Logs, at most once every ten seconds for all locks, that an operation succeeded on a majority
+   * while some nodes failed or did not answer: the lock works, but with less margin.
+   *
+   * @param round the operation's replies
+   * @param keys the lock
+   * @param operation what was asked
+   */
+  void warnAboutMinority(Round<?> round, LockKeys keys, String operation) {
+    if (round.failedOrMissing() == 0) {
+      return;
+    }
+    long now = ticker.read();
+    long last = lastMinorityWarning.get();
+    if (now - last >= WARN_EVERY_NANOS && lastMinorityWarning.compareAndSet(last, now)) {
+      log.warn(
+          "Redlock {} of lock key '{}' succeeded on a majority; failed nodes: {}",
+          operation,
+          keys.lock(),
+          round.describeFailures(nodeTimeoutMillis));
+    }
+  }
+
+  /**
+   * Logs at debug level that a majority answered "not ours", with each node's answer.
+   *
+   * @param round the yes-or-no replies
+   * @param keys the lock
+   * @param operation what was asked
+   */
+  void notHeld(Round<Boolean> round, LockKeys keys, String operation) {
+    if (!log.isDebugEnabled()) {
+      return;
+    }
+    List<Boolean> replies = round.replies();
+    StringBuilder text = new StringBuilder();
+    for (int i = 0; i < replies.size(); i++) {
+      text.append(i == 0 ? "" : ", ")
+          .append(round.nodes().get(i).label())
+          .append('=')
+          .append(
+              replies.get(i) == null ? "failed or no reply" : replies.get(i) ? "ours" : "not ours");
+    }
+    log.debug(
+        "Redlock {} of lock key '{}': a majority does not hold it; answers: {}",
+        operation,
+        keys.lock(),
+        text);
+  }
+
+  /**
+   * Logs that a release was denied by so many granting nodes that the hold was lost before it.
+   *
+   * @param keys the lock
+   * @param denied the granting nodes that no longer held it
+   * @param granted the nodes that granted it
+   */
+  void releaseOfALostHold(LockKeys keys, int denied, int granted) {
+    log.debug(
+        "Redlock release of lock key '{}': {} of its {} granting nodes no longer held it",
+        keys.lock(),
+        denied,
+        granted);
+  }
+
+  /**
+   * Warns that fewer than a majority confirmed a release: the others were unreachable, and expire
+   * the key with its lease.
+   *
+   * @param round the release's replies
+   * @param keys the lock
+   * @param confirmed how many granting nodes confirmed
+   * @param timeoutNanos how long the nodes were waited for
+   */
+  void releaseUnconfirmed(Round<?> round, LockKeys keys, int confirmed, long timeoutNanos) {
+    log.warn(
+        "Redlock release of lock key '{}' confirmed by {} of {} nodes; the others could not"
+            + " be reached and expire it with its lease: {}",
+        keys.lock(),
+        confirmed,
+        quorum.nodes(),
+        round.describeFailures(TimeUnit.NANOSECONDS.toMillis(timeoutNanos)));
+  }
+
+  /**
+   * The cause to report: a permanent node failure if there is one (waiting will not cure it), else
+   * the first node failure, else (every node was merely slow) a transient marker.
+   */
+  private static Throwable transientUnlessPermanent(Round<?> round) {
+    List<RuntimeException> failures = round.failures();
+    for (RuntimeException failure : failures) {
+      if (!Failures.isTransient(failure)) {
+        return failure;
+      }
+    }
+    return failures.isEmpty()
+        ? new Failures.TransientFailure("a majority of Redlock nodes did not answer in time")
+        : failures.get(0);
+  }
+}

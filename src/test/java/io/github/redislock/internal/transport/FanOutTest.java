@@ -1,0 +1,123 @@
+package io.github.redislock.internal.transport;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.github.redislock.internal.util.Threads;
+import io.github.redislock.internal.util.Ticker;
+import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import redis.clients.jedis.CommandArguments;
+import redis.clients.jedis.UnifiedJedis;
+import redis.clients.jedis.exceptions.JedisException;
+
+/**
+ * The thread transport's bookkeeping, with requests that answer from memory: this checks threads
+ * and rounds, not Redis (the Redlock tests do that on real servers).
+ */
+class FanOutTest {
+  private final List<Node> nodes =
+      List.of(new Node("a", null), new Node("b", null), new Node("c", null));
+  private final ExecutorService executor =
+      Executors.newCachedThreadPool(Threads.daemon("redis-lock-fanout-test"));
+
+  @AfterEach
+  void stop() throws InterruptedException {
+    executor.shutdownNow();
+    assertThat(executor.awaitTermination(10, TimeUnit.SECONDS)).isTrue();
+  }
+
+  @Test
+  void everyNodeIsAskedOnceAndItsReplyOrFailureRecorded() {
+    AtomicInteger calls = new AtomicInteger();
+    Request<String> request =
+        new Answering(
+            client -> {
+              if (calls.incrementAndGet() == 2) {
+                throw new IllegalStateException("down");
+              }
+              return "ok";
+            });
+    Round<String> round =
+        new FanOut(nodes, executor, Ticker.SYSTEM).send(request, Long.MAX_VALUE).await(r -> false);
+    assertThat(calls).hasValue(3);
+    assertThat(round.count("ok"::equals)).isEqualTo(2);
+    assertThat(round.failed()).isEqualTo(1);
+  }
+
+  @Test
+  void theCallerStopsWaitingOnceDecidedWhileASlowNodeStillWorks() throws InterruptedException {
+    CountDownLatch slow = new CountDownLatch(1);
+    AtomicInteger calls = new AtomicInteger();
+    Request<String> request =
+        new Answering(
+            client -> {
+              if (calls.incrementAndGet() == 1) {
+                await(slow);
+                return "late";
+              }
+              return "ok";
+            });
+    Round<String> round =
+        new FanOut(nodes, executor, Ticker.SYSTEM)
+            .send(request, Long.MAX_VALUE)
+            .await(r -> r.count("ok"::equals) >= 2);
+    assertThat(round.unanswered()).isEqualTo(1);
+    CountDownLatch seen = new CountDownLatch(1);
+    round.whenEachDone(
+        (node, reply) -> {
+          if ("late".equals(reply)) {
+            seen.countDown();
+          }
+        });
+    slow.countDown();
+    assertThat(seen.await(10, TimeUnit.SECONDS)).as("the late reply is seen").isTrue();
+  }
+
+  @Test
+  void aClosedExecutorIsAFailurePerNodeNotAnException() {
+    executor.shutdown();
+    Round<String> round =
+        new FanOut(nodes, executor, Ticker.SYSTEM)
+            .send(new Answering(client -> "ok"), Long.MAX_VALUE);
+    assertThat(round.unanswered()).isZero();
+    assertThat(round.failed()).isEqualTo(3);
+  }
+
+  private static void await(CountDownLatch latch) {
+    try {
+      latch.await(10, TimeUnit.SECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+  }
+
+  /** A request answered by a function instead of a server. */
+  private record Answering(java.util.function.Function<UnifiedJedis, String> answer)
+      implements Request<String> {
+    @Override
+    public CommandArguments command() {
+      throw new UnsupportedOperationException("not written anywhere");
+    }
+
+    @Override
+    public String parse(Object reply) {
+      return (String) reply;
+    }
+
+    @Override
+    public String call(UnifiedJedis client) {
+      return answer.apply(client);
+    }
+
+    @Override
+    public RuntimeException failure(JedisException e) {
+      return e;
+    }
+  }
+}
