@@ -1,0 +1,186 @@
+package io.github.redislock;
+
+import static com.tngtech.archunit.base.DescribedPredicate.describe;
+import static com.tngtech.archunit.core.domain.JavaClass.Predicates.resideInAPackage;
+import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
+import static com.tngtech.archunit.library.dependencies.SlicesRuleDefinition.slices;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.tngtech.archunit.core.domain.JavaClasses;
+import com.tngtech.archunit.core.importer.ClassFileImporter;
+import com.tngtech.archunit.core.importer.ImportOption;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Set;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The layers of the library (see docs/architecture.md), checked on its compiled classes: the public
+ * package reaches the internals only through the factory and the engine; the engine ({@code
+ * internal}) uses the backends; backends use transports; nothing points back up; no package cycles.
+ * And no source file in {@code src/main} is longer than the reader can take in one sitting.
+ */
+class ArchitectureTest {
+  private static final String API = "io.github.redislock";
+  private static final String ENGINE = "io.github.redislock.internal";
+  private static final String BACKEND = "io.github.redislock.internal.backend";
+  private static final String TRANSPORT = "io.github.redislock.internal.transport";
+  private static final String CLIENT = "io.github.redislock.internal.client";
+  private static final String UTIL = "io.github.redislock.internal.util";
+  private static final int MAX_LINES_OF_CODE = 350;
+
+  /**
+   * The API types that internal code throws or publishes: the contract's own exceptions and event,
+   * the one dependency from the internals to the public package.
+   */
+  private static final Set<String> API_CONTRACT_TYPES =
+      Set.of(
+          LockLostException.class.getName(),
+          RedisLockException.class.getName(),
+          LockLostEvent.class.getName());
+
+  private static JavaClasses classes;
+
+  @BeforeAll
+  static void importClasses() {
+    classes =
+        new ClassFileImporter()
+            .withImportOption(ImportOption.Predefined.DO_NOT_INCLUDE_TESTS)
+            .importPackages(API);
+  }
+
+  @Test
+  void packagesFormNoCycle() {
+    slices()
+        .matching("io.github.redislock.(**)")
+        .should()
+        .beFreeOfCycles()
+        .ignoreDependency(
+            describe("anything", c -> true),
+            describe(
+                "the API's exceptions and event", c -> API_CONTRACT_TYPES.contains(c.getName())))
+        .check(classes);
+  }
+
+  @Test
+  void theApiReachesTheInternalsOnlyThroughTheFactoryAndTheEngine() {
+    noClasses()
+        .that()
+        .resideInAPackage(API)
+        .and()
+        .doNotHaveFullyQualifiedName(RedisLockFactory.class.getName())
+        .and()
+        .doNotHaveFullyQualifiedName(RedisLockFactory.Builder.class.getName())
+        .should()
+        .dependOnClassesThat(
+            describe(
+                "are internal, other than the engine's entry points",
+                c ->
+                    c.getPackageName().startsWith(ENGINE)
+                        && !c.getName().startsWith(ENGINE + ".LockEngine")))
+        .check(classes);
+  }
+
+  @Test
+  void backendsNeverUseTheEngine() {
+    noClasses()
+        .that()
+        .resideInAnyPackage(BACKEND, TRANSPORT, CLIENT, UTIL)
+        .should()
+        .dependOnClassesThat(resideInAPackage(ENGINE))
+        .check(classes);
+  }
+
+  @Test
+  void transportsNeverUseBackends() {
+    noClasses()
+        .that()
+        .resideInAPackage(TRANSPORT)
+        .should()
+        .dependOnClassesThat(resideInAPackage(BACKEND))
+        .check(classes);
+  }
+
+  @Test
+  void clientsAndUtilitiesStandAlone() {
+    noClasses()
+        .that()
+        .resideInAnyPackage(CLIENT, UTIL)
+        .should()
+        .dependOnClassesThat()
+        .resideInAnyPackage(BACKEND, TRANSPORT)
+        .check(classes);
+    noClasses()
+        .that()
+        .resideInAPackage(UTIL)
+        .should()
+        .dependOnClassesThat()
+        .resideInAPackage(CLIENT)
+        .check(classes);
+  }
+
+  @Test
+  void noSourceFileIsLongerThan350LinesOfCode() throws IOException {
+    try (Stream<Path> files = Files.walk(Path.of("src/main/java"))) {
+      List<String> tooLong =
+          files
+              .filter(p -> p.toString().endsWith(".java"))
+              .filter(p -> linesOfCode(p) > MAX_LINES_OF_CODE)
+              .map(p -> p + ": " + linesOfCode(p) + " lines of code")
+              .toList();
+      assertThat(tooLong).as("files over %d lines of code", MAX_LINES_OF_CODE).isEmpty();
+    }
+  }
+
+  /** Lines that are neither blank nor comment (Javadoc included). */
+  static int linesOfCode(Path file) {
+    List<String> lines;
+    try {
+      lines = Files.readAllLines(file);
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+    int count = 0;
+    boolean inComment = false;
+    for (String raw : lines) {
+      String line = raw.strip();
+      if (inComment) {
+        int end = line.indexOf("*/");
+        if (end < 0) {
+          continue;
+        }
+        inComment = false;
+        line = line.substring(end + 2).strip();
+      }
+      if (line.startsWith("/*")) {
+        int end = line.indexOf("*/", 2);
+        if (end < 0) {
+          inComment = true;
+          continue;
+        }
+        line = line.substring(end + 2).strip();
+      }
+      if (!line.isEmpty() && !line.startsWith("//")) {
+        count++;
+      }
+    }
+    return count;
+  }
+
+  @Test
+  void linesOfCodeLeaveCommentsOut() throws IOException {
+    Path file = Files.createTempFile("loc", ".java");
+    try {
+      Files.writeString(
+          file, "/**\n * doc\n */\nclass A {\n  // note\n\n  int x; /* inline */\n}\n");
+      assertThat(linesOfCode(file)).isEqualTo(3);
+    } finally {
+      Files.delete(file);
+    }
+  }
+}
