@@ -1,17 +1,18 @@
 package io.github.redislock;
 
 /**
- * Thrown by {@link RedisDistributedLock#unlock()} (and by a reentrant acquisition) when the calling
- * thread's hold was lost in Redis before it was released: the lease expired without renewal, the
- * key was deleted or taken over by another owner, or the factory was closed.
+ * Thrown by {@link RedisDistributedLock#unlock()} (and by an acquisition of the lock) when the
+ * calling thread's hold was lost in Redis before it was released: the lease expired without
+ * renewal, the key was deleted or taken over by another owner, or the factory was closed.
  *
- * <p>It is an {@link IllegalMonitorStateException} because the thread no longer owns the lock. When
- * {@code unlock()} throws it, the thread's local hold is cleared, whatever its count, so the thread
- * may acquire the lock again. When a reentrant acquisition or {@link
- * RedisDistributedLock#getFencingToken()} throws it, the hold count is left unchanged, so that the
- * enclosing {@code finally { lock.unlock(); }} still runs and clears it. Work done under the lost
- * hold may have overlapped another holder's: fencing tokens ({@link
- * RedisDistributedLock#getFencingToken()}) let the protected resource reject it.
+ * <p>It is an {@link IllegalMonitorStateException} because the thread no longer owns the lock: a
+ * lost hold is given up in the JVM at once, whatever its count, so that other threads may take the
+ * lock. The former owner is told once, by whichever comes first of its next {@code unlock()} and
+ * its next acquisition of the lock (a reentrant {@code lock()} included); after that it is a thread
+ * that does not hold the lock. {@link RedisDistributedLock#getFencingToken()} throws it too,
+ * without using up that once. Work done under the lost hold may have overlapped another holder's:
+ * fencing tokens ({@link RedisDistributedLock#getFencingToken()}) let the protected resource reject
+ * it.
  */
 public class LockLostException extends IllegalMonitorStateException {
   private static final long serialVersionUID = 1L;

@@ -35,9 +35,10 @@ import java.util.concurrent.locks.ReentrantLock;
  * background, about every third of the lease, for as long as the lock is held. A process that dies
  * without unlocking holds the lock at most until its lease runs out. If renewal finds the key gone
  * or held by someone else, or cannot reach Redis until the lease runs out, the hold is
- * <em>lost</em>: the factory's {@code onLockLost} listener is told once, {@link
- * #isHeldByCurrentThread()} turns {@code false}, and the next {@link #unlock()} throws {@link
- * LockLostException}.
+ * <em>lost</em>: the factory's {@code onLockLost} listener is told once, the hold is given up in
+ * the JVM too ({@link #isHeldByCurrentThread()} turns {@code false}, and another thread may take
+ * the lock without waiting for the former owner's {@code unlock()}), and the former owner's next
+ * {@link #unlock()} or acquisition throws {@link LockLostException}, once.
  *
  * <p><b>Process pauses and clock jumps.</b> Mutual exclusion holds only while the holder's lease is
  * valid. A holder that stops for longer than its lease (a long GC pause, a frozen VM, a swapped-out
@@ -136,7 +137,8 @@ public class RedisDistributedLock implements Lock {
    * jittered exponential backoff (from 10 milliseconds up to one second between attempts), logging
    * a warning at most every 10 seconds, until it acquires the lock.
    *
-   * @throws LockLostException if the current thread holds the lock but its hold was lost
+   * @throws LockLostException if the current thread held the lock and its hold was lost, and it was
+   *     not told yet (see {@link LockLostException})
    * @throws RedisLockException if Redis answers with an error that waiting cannot cure, such as a
    *     lock key that is not a string
    * @throws IllegalStateException if the factory is closed
@@ -166,7 +168,8 @@ public class RedisDistributedLock implements Lock {
    * be reached the method keeps retrying, as {@link #lock()} does, until interrupted.
    *
    * @throws InterruptedException if the current thread is interrupted
-   * @throws LockLostException if the current thread holds the lock but its hold was lost
+   * @throws LockLostException if the current thread held the lock and its hold was lost, and it was
+   *     not told yet (see {@link LockLostException})
    * @throws RedisLockException if Redis answers with an error that waiting cannot cure
    * @throws IllegalStateException if the factory is closed
    */
@@ -189,7 +192,8 @@ public class RedisDistributedLock implements Lock {
    *     was already held by the current thread; and {@code false} otherwise
    * @throws RedisLockException if Redis cannot be reached or answers with an error: the method
    *     never answers {@code false} when it could not find out
-   * @throws LockLostException if the current thread holds the lock but its hold was lost
+   * @throws LockLostException if the current thread held the lock and its hold was lost, and it was
+   *     not told yet (see {@link LockLostException})
    * @throws IllegalStateException if the factory is closed
    */
   @Override
@@ -226,7 +230,8 @@ public class RedisDistributedLock implements Lock {
    * @throws NullPointerException if the time unit is null
    * @throws RedisLockException if Redis could not be reached or answered with an error, and the
    *     lock was not acquired by the deadline
-   * @throws LockLostException if the current thread holds the lock but its hold was lost
+   * @throws LockLostException if the current thread held the lock and its hold was lost, and it was
+   *     not told yet (see {@link LockLostException})
    * @throws IllegalStateException if the factory is closed
    */
   @Override
@@ -254,7 +259,8 @@ public class RedisDistributedLock implements Lock {
    * attempt released it) counts as a success.
    *
    * @throws IllegalMonitorStateException if the current thread does not hold this lock
-   * @throws LockLostException if the hold was lost before this release
+   * @throws LockLostException if the hold was lost before this release (and the thread was not told
+   *     yet: then it holds the lock no more, whatever its count)
    * @throws RedisLockException if Redis could not be reached to release the key; the local hold is
    *     cleared all the same, and the key expires with its lease
    */

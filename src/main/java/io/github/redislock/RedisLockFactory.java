@@ -30,10 +30,13 @@ import redis.clients.jedis.UnifiedJedis;
  * }</pre>
  *
  * <p>A factory owns a renewal thread (while anything is held), one pub/sub connection (while anyone
- * waits) and the Redis clients it created from URIs. Closing it stops renewals and releases nothing
+ * waits), the Redis clients it created from URIs, and at most 16 threads for background Redis calls
+ * (renewals, clean-up releases, timed attempts that could overrun their deadline), however stalled
+ * Redis is: more such work waits for a free thread. Closing it stops renewals and releases nothing
  * that users still hold: their holds are reported lost, and their next {@code unlock()} throws
- * {@link LockLostException}. It closes only the clients it created itself, never a caller's {@link
- * UnifiedJedis}.
+ * {@link LockLostException}; every thread waiting in a lock call of the factory throws {@link
+ * IllegalStateException}. Closing always completes, whatever the {@code onLockLost} listener
+ * throws. It closes only the clients it created itself, never a caller's {@link UnifiedJedis}.
  */
 public final class RedisLockFactory implements AutoCloseable {
   private final LockEngine engine;
@@ -348,8 +351,9 @@ public final class RedisLockFactory implements AutoCloseable {
 
     /**
      * Sets a listener told once of every hold lost before its release: renewal found the key gone
-     * or taken, renewal failed until the lease ran out, or the factory was closed. It runs on the
-     * factory's renewal thread and should return quickly; its exceptions are logged.
+     * or taken, renewal failed until the lease ran out, or the factory was closed. It runs on a
+     * thread of the factory (or the one closing it) and should return quickly; whatever it throws,
+     * an {@code Error} included, is logged and goes no further.
      *
      * @param listener the listener
      * @return this builder

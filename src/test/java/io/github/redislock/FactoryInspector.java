@@ -14,6 +14,16 @@ public final class FactoryInspector {
     return factory.engine().subscribedCount();
   }
 
+  /** Names some thread of this JVM holds or waits for, with local state in the factory. */
+  public static int namesInUse(RedisLockFactory factory) {
+    return factory.engine().namesInUse();
+  }
+
+  /** Threads of this JVM queued locally for the lock {@code name}, behind its local owner. */
+  public static int queuedThreads(RedisLockFactory factory, String name) {
+    return factory.engine().queuedThreads(name);
+  }
+
   /** Releases after which the factory gave other processes the next turn. */
   public static long turnsGiven(RedisLockFactory factory) {
     return factory.engine().turnsGiven();

@@ -44,6 +44,12 @@ final class Hold {
    */
   private volatile boolean fenceStale;
 
+  /**
+   * The ownership of the name's {@link LocalLock} that holds this hold (see {@link
+   * LocalLock#ownedEpoch()}): whoever takes the hold sets it, and a loss revokes that ownership.
+   */
+  private volatile long localEpoch = -1;
+
   /** Whether {@link #fencingToken} was made binding (see {@code LockBackend.confirmFence}). */
   private volatile boolean fenceConfirmed;
 
@@ -108,6 +114,16 @@ final class Hold {
 
   long leaseEndNanos() {
     return leaseEndNanos;
+  }
+
+  /** The calling thread, owner of {@code local}, holds this hold from now on. */
+  void takenBy(LocalLock local) {
+    localEpoch = local.ownedEpoch();
+  }
+
+  /** The ownership of the local lock that holds this hold; -1 before anyone took it. */
+  long localEpoch() {
+    return localEpoch;
   }
 
   /** Claims the hold's one renewal in flight; {@code false} while another is running. */

@@ -1,6 +1,5 @@
 package io.github.redislock.internal;
 
-import io.github.redislock.RedisLockException;
 import io.github.redislock.internal.util.Threads;
 import io.github.redislock.internal.util.Ticker;
 import java.util.concurrent.Executor;
@@ -114,6 +113,9 @@ final class LeaseRenewer implements AutoCloseable {
               executor.execute(() -> renew(hold));
             } catch (RejectedExecutionException e) {
               hold.endRenewal(); // closing
+            } catch (RuntimeException | Error e) {
+              hold.endRenewal(); // not started: the next tick tries again
+              throw e;
             }
           }
         });
@@ -123,7 +125,7 @@ final class LeaseRenewer implements AutoCloseable {
   private void run() {
     int idleTicks = 0;
     while (!closed) {
-      if (!tick()) {
+      if (!safeTick()) {
         if (++idleTicks >= IDLE_TICKS_BEFORE_EXIT) {
           running.set(false);
           // A hold taken after the walk, and before running turned false, found the thread
@@ -140,9 +142,24 @@ final class LeaseRenewer implements AutoCloseable {
     running.set(false);
   }
 
+  /**
+   * A tick that survives anything thrown in it: the thread must keep renewing every other hold, and
+   * it counts as running, so nothing would start another.
+   */
+  private boolean safeTick() {
+    try {
+      return tick();
+    } catch (Throwable e) {
+      log.error("a renewal tick failed; renewing goes on at the next tick", e);
+      return true;
+    }
+  }
+
   private void renew(Hold hold) {
     try {
       renewOnce(hold);
+    } catch (Throwable e) {
+      log.error("the renewal of lock '{}' failed; retrying at the next tick", hold.name, e);
     } finally {
       hold.endRenewal();
     }
@@ -159,7 +176,7 @@ final class LeaseRenewer implements AutoCloseable {
       } else {
         losses.lose(hold, LossReporter.NOT_OURS);
       }
-    } catch (RedisLockException e) {
+    } catch (RuntimeException e) { // Redis failed, or the client did something unexpected
       if (ticker.read() - hold.leaseEndNanos() >= 0) {
         losses.lose(hold, "renewal failed until the lease ran out: " + e.getMessage());
       } else {

@@ -37,14 +37,21 @@ final class LocalHandoff {
         && ticker.read() - hold.acquiredAtNanos < MAX_HANDOFF_NANOS;
   }
 
-  /** The owner passes {@code hold} on to the next thread queued for {@code state}. */
-  void handOff(NameState state, Hold hold) {
+  /**
+   * The owner passes {@code hold} on to the next thread queued for {@code state}.
+   *
+   * @return {@code false} when the owner's local lock was revoked meanwhile (the hold was lost)
+   */
+  boolean handOff(NameState state, Hold hold) {
     state.handoffs++;
     hold.handedOff();
     state.hold = null;
     state.handoff = hold;
-    state.local.unlock();
+    if (!state.local.unlockOnce()) {
+      return false;
+    }
     releaseOrphan(state);
+    return true;
   }
 
   /**
@@ -89,7 +96,7 @@ final class LocalHandoff {
         }
       }
     } finally {
-      state.local.unlock();
+      state.local.unlockOnce();
     }
   }
 }

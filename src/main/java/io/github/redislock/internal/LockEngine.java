@@ -11,9 +11,6 @@ import io.github.redislock.internal.util.Ticker;
 import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.ExecutorService;
-import java.util.concurrent.SynchronousQueue;
-import java.util.concurrent.ThreadPoolExecutor;
-import java.util.concurrent.TimeUnit;
 import redis.clients.jedis.UnifiedJedis;
 
 /**
@@ -30,6 +27,12 @@ import redis.clients.jedis.UnifiedJedis;
 public final class LockEngine implements AutoCloseable {
   private static final long MAX_TIMEOUT_NANOS = Long.MAX_VALUE / 4;
 
+  /**
+   * The most threads a factory runs for background Redis calls (renewals, clean-up releases, timed
+   * attempts that could overrun their deadline), however stalled Redis is: the work queues beyond.
+   */
+  static final int MAX_IO_THREADS = 16;
+
   private final LockBackend backend;
   private final Settings settings;
   private final Ticker ticker;
@@ -44,7 +47,8 @@ public final class LockEngine implements AutoCloseable {
   private final LeaseRenewer renewer;
   private final RedisWait.Context waiting;
   private final ExclusiveKind exclusive;
-  private final NameRegistry states = new NameRegistry();
+  private final NameRegistry states = new NameRegistry(lifecycle);
+  private final LostHolds lost = new LostHolds(states);
 
   /**
    * An engine on {@code backend}.
@@ -58,16 +62,9 @@ public final class LockEngine implements AutoCloseable {
     this.settings = settings;
     this.ticker = settings.ticker;
     this.validNanos = settings.leaseNanos - backend.safetyMarginNanos();
-    this.io =
-        new ThreadPoolExecutor(
-            0,
-            Integer.MAX_VALUE,
-            10,
-            TimeUnit.SECONDS,
-            new SynchronousQueue<>(),
-            Threads.daemon("redis-lock-io"));
+    this.io = Threads.boundedPool("redis-lock-io", MAX_IO_THREADS);
     this.exclusive = new ExclusiveKind(backend);
-    this.losses = new LossReporter(settings.onLockLost);
+    this.losses = new LossReporter(settings.onLockLost, lost::revoke);
     this.releases = new Releases(io, ticker, settings.leaseNanos);
     this.handoff = new LocalHandoff(ticker, releases);
     this.turns = new Turns(ticker);
@@ -76,7 +73,7 @@ public final class LockEngine implements AutoCloseable {
         new LeaseRenewer(settings.leaseNanos, validNanos, losses, io, states::forEachHold, ticker);
     this.waiting =
         new RedisWait.Context(
-            wakeUps, turns, releases, io, lifecycle, ticker, settings.slowCallNanos());
+            wakeUps, turns, releases, io, lifecycle, ticker, settings.slowCallNanos(), validNanos);
   }
 
   /**
@@ -140,25 +137,27 @@ public final class LockEngine implements AutoCloseable {
     String name = lockName.name;
     NameState state = states.get(name);
     if (state == null || !state.local.isHeldByCurrentThread()) {
-      throw notHeld(name);
+      throw lost.lostOrNotHeld(name, true);
     }
     Hold hold = state.hold;
     if (hold.isLost()) {
-      states.drop(state);
-      throw new LockLostException(name, hold.lostReason());
+      throw lost.drop(state, hold);
     }
     if (state.local.getHoldCount() > 1) {
-      state.local.unlock();
+      if (!state.local.unlockOnce()) {
+        throw lost.lostOrNotHeld(name, true);
+      }
       return;
     }
     if (!lifecycle.isClosed() && handoff.mayHandOff(state, hold)) {
-      handoff.handOff(state, hold);
+      if (!handoff.handOff(state, hold)) {
+        throw lost.lostOrNotHeld(name, true);
+      }
       states.exit(state);
       return;
     }
     if (!hold.beginRelease()) {
-      states.drop(state);
-      throw new LockLostException(name, hold.lostReason());
+      throw lost.drop(state, hold);
     }
     Release release;
     try {
@@ -209,7 +208,7 @@ public final class LockEngine implements AutoCloseable {
     String name = lockName.name;
     NameState state = states.get(name);
     if (state == null || !state.local.isHeldByCurrentThread()) {
-      throw notHeld(name);
+      throw lost.lostOrNotHeld(name, false);
     }
     Hold hold = state.hold;
     if (!hold.isValid()) {
@@ -234,6 +233,17 @@ public final class LockEngine implements AutoCloseable {
     return renewer.activeCount();
   }
 
+  /** Number of names with local state: for tests that check nothing leaks. */
+  public int namesInUse() {
+    return states.size();
+  }
+
+  /** Number of threads queued locally for {@code name}: for tests. */
+  public int queuedThreads(String name) {
+    NameState state = states.get(name);
+    return state == null ? 0 : state.local.getQueueLength();
+  }
+
   /** Releases after which this factory gave other processes the next turn: for tests. */
   public long turnsGiven() {
     return turns.given();
@@ -253,10 +263,17 @@ public final class LockEngine implements AutoCloseable {
     if (!lifecycle.close()) {
       return;
     }
-    renewer.close();
-    wakeUps.close();
-    io.shutdownNow();
-    backend.close();
+    try {
+      renewer.close(); // the holds are lost, their local locks revoked
+    } finally {
+      try {
+        states.all().forEach(state -> state.local.wakeQueuedAfterClose());
+        wakeUps.close();
+      } finally {
+        io.shutdownNow();
+        backend.close();
+      }
+    }
   }
 
   // ---- acquisition ----
@@ -269,28 +286,32 @@ public final class LockEngine implements AutoCloseable {
       }
     }
     long deadline = ticker.read() + timeoutNanos;
+    String lostReason = lost.learn(name.name);
+    if (lostReason != null) {
+      throw new LockLostException(name.name, lostReason);
+    }
     NameState current = states.get(name.name);
     if (current != null && current.local.isHeldByCurrentThread()) {
       return reenter(current);
     }
     NameState state = states.enter(name);
+    boolean owned = false;
     boolean acquired = false;
     try {
-      if (!queueLocally(state, mode, timeoutNanos)) {
-        return false;
-      }
-      try {
-        acquired = takeHandOff(state) || acquireInRedis(state, mode, deadline);
-      } finally {
-        if (!acquired) {
-          state.local.unlock();
-        }
-      }
+      owned = queueLocally(state, mode, timeoutNanos);
+      acquired = owned && (takeHandOff(state) || acquireInRedis(state, mode, deadline));
       return acquired;
     } finally {
       if (!acquired) {
+        // A hold published and then lost (the factory closing) was revoked, and exited for us.
+        boolean exited = owned && !state.local.unlockAll();
+        if (exited) {
+          lost.learn(name.name); // nobody held it as far as the caller knows
+        }
         handoff.releaseOrphan(state);
-        states.exit(state);
+        if (!exited) {
+          states.exit(state);
+        }
       }
     }
   }
@@ -298,9 +319,11 @@ public final class LockEngine implements AutoCloseable {
   private boolean reenter(NameState state) {
     Hold hold = state.hold;
     if (hold.isLost()) {
-      throw new LockLostException(state.name, hold.lostReason());
+      throw lost.drop(state, hold);
     }
-    state.local.lock();
+    if (!state.local.reenter()) {
+      throw lost.lostOrNotHeld(state.name, true);
+    }
     return true;
   }
 
@@ -308,7 +331,7 @@ public final class LockEngine implements AutoCloseable {
       throws InterruptedException {
     return switch (mode) {
       case ONCE -> state.local.tryLock();
-      case TIMED -> state.local.tryLock(timeoutNanos, TimeUnit.NANOSECONDS);
+      case TIMED -> state.local.tryLock(timeoutNanos);
       case INTERRUPTIBLE -> {
         state.local.lockInterruptibly();
         yield true;
@@ -322,11 +345,7 @@ public final class LockEngine implements AutoCloseable {
 
   private boolean takeHandOff(NameState state) {
     Hold handed = handoff.take(state);
-    if (handed == null) {
-      return false;
-    }
-    state.hold = handed;
-    return true;
+    return handed != null && lost.take(state, handed);
   }
 
   private boolean acquireInRedis(NameState state, Mode mode, long deadline)
@@ -352,15 +371,12 @@ public final class LockEngine implements AutoCloseable {
             startNanos + validNanos,
             ticker);
     handoff.acquiredInRedis(state);
+    hold.takenBy(state.local); // before it is published, so that a loss can revoke it
     state.hold = hold;
     if (!renewer.start(hold)) {
       state.hold = null;
       releases.releaseLater(hold);
       checkOpen();
     }
-  }
-
-  private static IllegalMonitorStateException notHeld(String name) {
-    return new IllegalMonitorStateException("the current thread does not hold lock '" + name + "'");
   }
 }

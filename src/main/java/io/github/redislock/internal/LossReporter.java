@@ -16,20 +16,40 @@ final class LossReporter {
   static final String NOT_OURS = "the lock key was deleted, expired or taken by another owner";
 
   private final Consumer<LockLostEvent> listener;
+  private final Consumer<Hold> afterLoss;
 
-  LossReporter(Consumer<LockLostEvent> listener) {
+  /**
+   * A reporter to {@code listener}.
+   *
+   * @param afterLoss what the engine does once a hold is marked lost: it gives up the local lock
+   */
+  LossReporter(Consumer<LockLostEvent> listener, Consumer<Hold> afterLoss) {
     this.listener = listener;
+    this.afterLoss = afterLoss;
   }
 
   /** Marks {@code hold} lost and reports it, unless it was released or reported already. */
   void lose(Hold hold, String reason) {
-    if (hold.markLost(reason)) {
-      log.warn("lost the hold of lock '{}': {}", hold.name, reason);
-      try {
-        listener.accept(new LockLostEvent(hold.name, hold.reportedToken(), reason));
-      } catch (RuntimeException e) {
-        log.error("the onLockLost listener failed for lock '{}'", hold.name, e);
-      }
+    if (!hold.markLost(reason)) {
+      return;
+    }
+    log.warn("lost the hold of lock '{}': {}", hold.name, reason);
+    try {
+      afterLoss.accept(hold);
+    } finally {
+      tell(hold, reason);
+    }
+  }
+
+  /**
+   * Tells the listener. Whatever it throws, an {@code Error} included, is logged and goes no
+   * further: the listener runs on the factory's threads, whose work (renewals, close) must go on.
+   */
+  private void tell(Hold hold, String reason) {
+    try {
+      listener.accept(new LockLostEvent(hold.name, hold.reportedToken(), reason));
+    } catch (Throwable e) {
+      log.error("the onLockLost listener failed for lock '{}'", hold.name, e);
     }
   }
 }

@@ -10,10 +10,20 @@ import java.util.function.Consumer;
  */
 final class NameRegistry {
   private final ConcurrentHashMap<String, NameState> states = new ConcurrentHashMap<>();
+  private final Lifecycle lifecycle;
+
+  NameRegistry(Lifecycle lifecycle) {
+    this.lifecycle = lifecycle;
+  }
 
   /** The state of {@code name}, or {@code null} when no thread of this JVM uses it. */
   NameState get(String name) {
     return states.get(name);
+  }
+
+  /** Number of names in use. */
+  int size() {
+    return states.size();
   }
 
   /** The calling thread starts to use {@code name}: its state, created if needed. */
@@ -21,7 +31,7 @@ final class NameRegistry {
     return states.compute(
         name.name,
         (n, state) -> {
-          NameState entered = state != null ? state : new NameState(n, name.keys);
+          NameState entered = state != null ? state : new NameState(n, name.keys, lifecycle);
           entered.users++;
           return entered;
         });
@@ -39,13 +49,22 @@ final class NameRegistry {
         });
   }
 
-  /** Clears the current thread's hold of {@code state}, whatever its count, and exits. */
-  void drop(NameState state) {
-    state.hold = null;
-    for (int count = state.local.getHoldCount(); count > 0; count--) {
-      state.local.unlock();
+  /**
+   * Clears the current thread's hold of {@code state}, whatever its count, and exits.
+   *
+   * @return {@code false} when the hold had been revoked already (and exited for this thread)
+   */
+  boolean drop(NameState state) {
+    if (!state.local.unlockAll()) {
+      return false;
     }
     exit(state);
+    return true;
+  }
+
+  /** Every name's state: for close. */
+  Iterable<NameState> all() {
+    return states.values();
   }
 
   /** Every hold: held, handed off to a queued thread, or lost but not returned. */

@@ -1,7 +1,6 @@
 package io.github.redislock.internal;
 
 import io.github.redislock.internal.backend.LockKeys;
-import java.util.concurrent.locks.ReentrantLock;
 
 /**
  * What one factory knows of one lock name while some thread of this JVM holds it or waits for it.
@@ -11,7 +10,7 @@ import java.util.concurrent.locks.ReentrantLock;
 final class NameState {
   final String name;
   final LockKeys keys;
-  final ReentrantLock local = new ReentrantLock();
+  final LocalLock local;
 
   /** Threads that hold or wait for the name; guarded by the engine map's bin lock. */
   int users;
@@ -31,8 +30,9 @@ final class NameState {
    */
   int handoffs;
 
-  NameState(String name, LockKeys keys) {
+  NameState(String name, LockKeys keys, Lifecycle lifecycle) {
     this.name = name;
     this.keys = keys;
+    this.local = new LocalLock(lifecycle);
   }
 }

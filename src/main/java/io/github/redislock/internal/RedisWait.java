@@ -7,7 +7,6 @@ import io.github.redislock.internal.backend.LockKeys;
 import io.github.redislock.internal.util.Backoff;
 import io.github.redislock.internal.util.Ticker;
 import io.github.redislock.internal.util.Tokens;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
@@ -55,7 +54,8 @@ final class RedisWait {
       Executor io,
       Lifecycle lifecycle,
       Ticker ticker,
-      long slowCallNanos) {}
+      long slowCallNanos,
+      long validNanos) {}
 
   private final Context context;
   private final String name;
@@ -116,6 +116,16 @@ final class RedisWait {
             context.releases().releaseLater(kind, keys, attemptToken);
           }
           backOff(e);
+          continue;
+        }
+        if (attempt.acquired() && context.ticker().read() - start >= context.validNanos()) {
+          // Granted, but the reply came after the lease would have run out: the hold would be
+          // worthless. Release it and try again, as after a failure.
+          context.releases().releaseLater(kind, keys, attemptToken);
+          backOff(
+              new RedisLockException(
+                  "Redis granted lock '" + name + "' only after its lease ran out; released it",
+                  new Failures.TransientFailure("acquisition slower than the lease")));
           continue;
         }
         if (attempt.acquired()) {
@@ -237,24 +247,21 @@ final class RedisWait {
   /** One attempt; a timed one that could overrun its deadline runs on the I/O executor. */
   private Acquisition attempt(String attemptToken) throws InterruptedException {
     abandonedAtDeadline = false;
-    boolean expectBusy = busyStill;
     long budget = deadline - context.ticker().read();
     if (mode != Mode.TIMED || budget > context.slowCallNanos()) {
-      return kind.tryAcquire(keys, attemptToken, expectBusy);
+      return kind.tryAcquire(keys, attemptToken, busyStill);
     }
-    CompletableFuture<Acquisition> call;
+    TimedAttempt call = new TimedAttempt(kind, keys, attemptToken, busyStill);
     try {
-      call =
-          CompletableFuture.supplyAsync(
-              () -> kind.tryAcquire(keys, attemptToken, expectBusy), context.io());
+      context.io().execute(call);
     } catch (RejectedExecutionException e) {
       context.lifecycle().checkOpen();
       throw e;
     }
     try {
-      return call.get(Math.max(budget, TIMED_GRACE_NANOS), TimeUnit.NANOSECONDS);
+      return call.get(Math.max(budget, TIMED_GRACE_NANOS));
     } catch (TimeoutException e) {
-      abandonWhenDone(call, attemptToken);
+      call.abandon(context.releases());
       abandonedAtDeadline = true;
       if (answered) {
         return Acquisition.busy(0, false); // the last answer was "held by another"
@@ -262,7 +269,7 @@ final class RedisWait {
       throw new RedisLockException(
           "Redis did not answer before the deadline while acquiring lock '" + name + "'", e);
     } catch (InterruptedException e) {
-      abandonWhenDone(call, attemptToken);
+      call.abandon(context.releases());
       throw e;
     } catch (ExecutionException e) {
       Throwable cause = e.getCause();
@@ -271,17 +278,6 @@ final class RedisWait {
       }
       throw new RedisLockException("acquiring lock '" + name + "' failed", cause);
     }
-  }
-
-  /** Releases the attempt {@code call} once it is done, if it acquired or failed. */
-  @SuppressWarnings("FutureReturnValueIgnored") // the clean-up reports its own failure
-  private void abandonWhenDone(CompletableFuture<Acquisition> call, String attemptToken) {
-    call.whenComplete(
-        (attempt, failure) -> {
-          if (failure != null || attempt.acquired()) {
-            context.releases().releaseQuietly(kind, keys, attemptToken);
-          }
-        });
   }
 
   private long waitNanos(Acquisition busy) {

@@ -847,9 +847,13 @@ public abstract class LockContractTest {
       RedisDistributedLock lock = heldWithShortLease();
       onCopies(name, jedis -> jedis.del(name));
       awaitLost(lock);
-      assertThatThrownBy(lock::lock).isInstanceOf(LockLostException.class);
+      assertThat(lock.isHeldByCurrentThread()).isFalse();
       assertThatThrownBy(lock::getFencingToken).isInstanceOf(LockLostException.class);
-      assertThatThrownBy(lock::unlock).isInstanceOf(LockLostException.class);
+      assertThatThrownBy(lock::lock).as("learns of the loss").isInstanceOf(LockLostException.class);
+      assertThatThrownBy(lock::unlock)
+          .as("once only")
+          .isInstanceOf(IllegalMonitorStateException.class)
+          .isNotInstanceOf(LockLostException.class);
       assertThat(lock.tryLock()).isTrue();
       lock.unlock();
     }

@@ -6,13 +6,17 @@ import io.github.redislock.LockLostEvent;
 import io.github.redislock.internal.FakeBackend.Op;
 import io.github.redislock.internal.backend.Acquisition;
 import io.github.redislock.internal.backend.LockKeys;
+import io.github.redislock.internal.util.Ticker;
 import io.github.redislock.internal.util.Tokens;
+import io.github.redislock.testing.Timing;
 import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.List;
 import java.util.Queue;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.Executor;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.awaitility.Awaitility;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -32,7 +36,7 @@ class LeaseRenewerTest {
     return new LeaseRenewer(
         LEASE.toNanos(),
         LEASE.toNanos() - backend.safetyMarginNanos(),
-        new LossReporter(lost::add),
+        new LossReporter(lost::add, hold -> {}),
         executor,
         holds::forEach,
         ticker);
@@ -196,5 +200,51 @@ class LeaseRenewerTest {
   void aClosedRenewerStartsNoRenewal() {
     renewer.close();
     assertThat(renewer.start(hold("a"))).isFalse();
+  }
+
+  @Test
+  void anErrorInATickDoesNotStopRenewing() {
+    Duration lease = Duration.ofMillis(300);
+    FakeBackend real = new FakeBackend(Ticker.SYSTEM, lease);
+    AtomicInteger executions = new AtomicInteger();
+    Executor failingOnce =
+        task -> {
+          if (executions.getAndIncrement() == 0) {
+            throw new Error("unable to create native thread"); // what the JVM throws: an Error
+          }
+          task.run();
+        };
+    List<Hold> live = new CopyOnWriteArrayList<>();
+    LeaseRenewer running =
+        new LeaseRenewer(
+            lease.toNanos(),
+            lease.toNanos(),
+            new LossReporter(lost::add, hold -> {}),
+            failingOnce,
+            live::forEach,
+            Ticker.SYSTEM);
+    LockKeys keys = LockKeys.of("renewer-error");
+    String token = Tokens.next();
+    real.tryAcquire(keys, token, false, false);
+    long now = Ticker.SYSTEM.read();
+    Hold hold =
+        new Hold(
+            new ExclusiveKind(real),
+            "renewer-error",
+            keys,
+            token,
+            0,
+            null,
+            now,
+            now + lease.toNanos(),
+            Ticker.SYSTEM);
+    live.add(hold);
+    try {
+      running.start(hold);
+      Awaitility.await().atMost(Timing.awaitAtMost()).until(() -> real.calls(Op.EXTEND) >= 2);
+      assertThat(lost).isEmpty();
+    } finally {
+      running.close();
+    }
   }
 }

@@ -29,13 +29,13 @@ class LocalHandoffTest {
   private final FakeBackend backend = new FakeBackend(ticker, LEASE);
   private final Releases releases = new Releases(Runnable::run, ticker, LEASE.toNanos());
   private final LocalHandoff handoff = new LocalHandoff(ticker, releases);
-  private final NameState state = new NameState("handoff-test", KEYS);
+  private final NameState state = new NameState("handoff-test", KEYS, new Lifecycle());
   private final List<Thread> threads = new ArrayList<>();
 
   @AfterEach
   void letQueuedThreadsFinish() throws InterruptedException {
     while (state.local.isHeldByCurrentThread()) {
-      state.local.unlock();
+      state.local.unlockOnce();
     }
     for (Thread thread : threads) {
       thread.join(Timing.awaitAtMost().toMillis());
@@ -74,7 +74,7 @@ class LocalHandoffTest {
               try {
                 whenOwner.run();
               } finally {
-                state.local.unlock();
+                state.local.unlockOnce();
               }
             },
             "queued-for-handoff-test");
@@ -85,7 +85,7 @@ class LocalHandoffTest {
         .atMost(Timing.awaitAtMost())
         .pollDelay(Duration.ZERO)
         .pollInterval(Duration.ofMillis(1))
-        .until(() -> state.local.hasQueuedThread(thread));
+        .until(() -> state.local.isQueued(thread));
     return thread;
   }
 

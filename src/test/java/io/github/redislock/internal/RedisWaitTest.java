@@ -69,7 +69,8 @@ class RedisWaitTest {
    */
   private RedisWait wait(Mode mode, long timeoutNanos, Duration slowCall) {
     RedisWait.Context context =
-        new RedisWait.Context(wakeUps, turns, releases, io, lifecycle, ticker, slowCall.toNanos());
+        new RedisWait.Context(
+            wakeUps, turns, releases, io, lifecycle, ticker, slowCall.toNanos(), LEASE.toNanos());
     return new RedisWait(
         context, NAME, KEYS, new ExclusiveKind(backend), mode, ticker.read() + timeoutNanos);
   }

@@ -1,0 +1,86 @@
+package io.github.redislock.faults;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import io.github.redislock.FactoryInspector;
+import io.github.redislock.RedisDistributedLock;
+import io.github.redislock.RedisLockFactory;
+import io.github.redislock.testing.IntegrationTest;
+import io.github.redislock.testing.RedisInvariants;
+import io.github.redislock.testing.RedisServerExtension;
+import io.github.redislock.testing.Timing;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.TestInfo;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+/** {@code close()} wakes every thread waiting in a lock call of the factory. */
+@IntegrationTest
+class CloseTest {
+  @RegisterExtension static final RedisServerExtension redis = new RedisServerExtension();
+  private final List<RedisLockFactory> factories = new ArrayList<>();
+  private ExecutorService threads;
+  private String name;
+
+  @BeforeEach
+  void setUp(TestInfo info) {
+    name = "close:" + info.getTestMethod().orElseThrow().getName();
+    threads = Executors.newCachedThreadPool();
+  }
+
+  @AfterEach
+  void tearDown() throws InterruptedException {
+    RedisInvariants.assertCleanAfterTest(redis.server(), threads, factories);
+  }
+
+  private RedisLockFactory factory() {
+    RedisLockFactory factory = RedisLockFactory.builder().standalone(redis.server().uri()).build();
+    factories.add(factory);
+    return factory;
+  }
+
+  /** How a waiting thread calls the lock. */
+  private static boolean call(RedisDistributedLock lock, String how) throws InterruptedException {
+    switch (how) {
+      case "lock" -> lock.lock();
+      case "lockInterruptibly" -> lock.lockInterruptibly();
+      case "tryLock" -> {
+        return lock.tryLock(1, TimeUnit.HOURS);
+      }
+      default -> throw new IllegalArgumentException(how);
+    }
+    return true;
+  }
+
+  @ParameterizedTest
+  @ValueSource(strings = {"lock", "lockInterruptibly", "tryLock"})
+  void aThreadQueuedLocallyBehindAHolderThrowsIllegalStateWhenTheFactoryCloses(String how)
+      throws Exception {
+    RedisLockFactory factory = factory();
+    RedisDistributedLock lock = factory.getLock(name);
+    lock.lock();
+    Future<Boolean> waiter = threads.submit(() -> call(lock, how));
+    await()
+        .atMost(Timing.awaitAtMost())
+        .until(() -> FactoryInspector.queuedThreads(factory, name) == 1);
+    factory.close();
+    Throwable failure = null;
+    try {
+      waiter.get(Timing.scaled(Duration.ofMillis(500)).toMillis(), TimeUnit.MILLISECONDS);
+    } catch (ExecutionException e) {
+      failure = e.getCause();
+    }
+    assertThat(failure).isInstanceOf(IllegalStateException.class);
+  }
+}
