@@ -251,7 +251,9 @@ public class RedisDistributedLock implements Lock {
    * release that follows, this JVM gives them the next turn, so that processes alternate rather
    * than one starving (see {@link #lock()}). A release whose reply is lost is retried once; a retry
    * that finds the key gone while the lease, less 1% for clock drift, has not run out (so the first
-   * attempt released it) counts as a success.
+   * attempt released it) counts as a success. An interrupted thread releases too: the interrupt
+   * flag is cleared during the release's Redis calls (each bounded by the client's timeouts) and
+   * set again.
    *
    * @throws IllegalMonitorStateException if the current thread does not hold this lock
    * @throws LockLostException if the hold was lost before this release

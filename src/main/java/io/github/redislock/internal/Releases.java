@@ -34,14 +34,20 @@ final class Releases {
    * The lease tells: the key cannot have expired before the lease as last confirmed ends (Redis
    * starts counting it after this process did), so a key found gone or taken before then was
    * released by the first attempt. Later, the release is reported unconfirmed rather than lost.
+   *
+   * <p>A release must run for an interrupted thread too (its wait for a pooled connection would
+   * fail at once), and is bounded by the client's timeouts: the interrupt flag is cleared for each
+   * attempt and set again on return.
    */
   Release releaseWithRetry(Hold hold) {
+    boolean interrupted = Thread.interrupted();
     try {
       return hold.kind.release(hold);
     } catch (RedisLockException first) {
       if (!Failures.isTransient(first)) {
         throw first;
       }
+      interrupted |= Thread.interrupted();
       Release release;
       try {
         release = hold.kind.release(hold);
@@ -56,6 +62,10 @@ final class Releases {
         return Release.RELEASED; // the first attempt released, and its reply was lost
       }
       throw first;
+    } finally {
+      if (interrupted) {
+        Thread.currentThread().interrupt();
+      }
     }
   }
 

@@ -11,6 +11,8 @@ import io.github.redislock.internal.backend.LockKeys;
 import io.github.redislock.internal.backend.Release;
 import io.github.redislock.internal.util.Tokens;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import org.junit.jupiter.api.Test;
@@ -82,6 +84,26 @@ class ReleasesTest {
         catchThrowableOfType(RedisLockException.class, () -> releases.releaseWithRetry(hold));
     assertThat(thrown).isSameAs(first);
     assertThat(backend.calls(Op.RELEASE)).isEqualTo(2);
+  }
+
+  @Test
+  void anInterruptedOwnerReleasesWithTheFlagClearedAndGetsItBack() {
+    Hold hold = acquire();
+    List<Boolean> interruptedDuringAttempts = new ArrayList<>();
+    backend.failNext(
+        Op.RELEASE,
+        1,
+        () -> {
+          interruptedDuringAttempts.add(Thread.currentThread().isInterrupted());
+          Thread.currentThread().interrupt(); // as a pool's interrupted wait leaves it
+          return FakeBackend.transientFailure(Op.RELEASE);
+        });
+    Thread.currentThread().interrupt();
+    boolean released = releases.releaseWithRetry(hold).released();
+    boolean interrupted = Thread.interrupted();
+    assertThat(released).isTrue();
+    assertThat(interruptedDuringAttempts).containsExactly(false);
+    assertThat(interrupted).isTrue();
   }
 
   @Test
