@@ -1,10 +1,12 @@
 package io.github.redislock.internal.backend;
 
+import io.github.redislock.internal.transport.SendFailure;
 import redis.clients.jedis.exceptions.JedisBusyException;
 import redis.clients.jedis.exceptions.JedisClusterOperationException;
 import redis.clients.jedis.exceptions.JedisConnectionException;
 import redis.clients.jedis.exceptions.JedisDataException;
 import redis.clients.jedis.exceptions.JedisException;
+import redis.clients.jedis.exceptions.JedisRedirectionException;
 
 /** Sorts Redis failures into those worth retrying and those that will not go away by waiting. */
 public final class Failures {
@@ -20,9 +22,13 @@ public final class Failures {
       if (t instanceof TransientFailure) {
         return true;
       }
+      if (t instanceof SendFailure) {
+        continue; // what it wraps decides
+      }
       if (t instanceof JedisConnectionException
           || t instanceof JedisBusyException
-          || t instanceof JedisClusterOperationException) {
+          || t instanceof JedisClusterOperationException
+          || t instanceof JedisRedirectionException) {
         return true;
       }
       if (t instanceof JedisDataException) {
