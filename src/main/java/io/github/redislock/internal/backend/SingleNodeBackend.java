@@ -60,12 +60,14 @@ public final class SingleNodeBackend implements LockBackend {
    *
    * <p>Here the release is sent at most once ({@link Direct}): never resent by the client's own
    * retries, whose second answer ("not ours", after the first deleted the key) would pass for a
-   * lost hold.
+   * lost hold. A failure tells whether the release may have run ({@link Failures#certainlyNotRun})
+   * and where it was sent; a "not ours" names the server that gave it.
    */
   @Override
   public Release release(LockKeys keys, String token, long fencingToken, Object grant) {
     // This node issued the token from its own counter: the counter is at least the token.
-    return direct.send(commands.release(keys, token, 0), keys.lock()).value();
+    Direct.Reply<Release> reply = direct.send(commands.release(keys, token, 0), keys.lock());
+    return reply.value().released() ? reply.value() : Release.notOurs(reply.server());
   }
 
   @Override
