@@ -254,15 +254,23 @@ public class RedisDistributedLock implements Lock {
    * may pass to one of them without a release in Redis (a local handoff): at most 16 holders in a
    * row and 20 milliseconds after the lock was taken in Redis. When other processes waited at the
    * release that follows, this JVM gives them the next turn, so that processes alternate rather
-   * than one starving (see {@link #lock()}). A release whose reply is lost is retried once; a retry
-   * that finds the key gone while the lease, less 1% for clock drift, has not run out (so the first
-   * attempt released it) counts as a success.
+   * than one starving (see {@link #lock()}). The release is sent once, on a connection borrowed
+   * from the client's pool for the key's node (so never resent by the client's own retries), and a
+   * transient failure is retried once. When the retry finds the key gone or taken: if the first
+   * attempt certainly did not run (no connection, or refused with an error such as {@code READONLY}
+   * from a master demoted in a failover), the hold was lost and {@link LockLostException} is
+   * thrown; if it was sent and its reply lost, it may have released the key: when the retry asked
+   * the same server and the lease, less 1% for clock drift, has not run out, the key cannot have
+   * expired, so the release counts as a success; otherwise it is unconfirmed ({@link
+   * RedisLockException}). An interrupted thread releases too: the interrupt flag is cleared during
+   * the release's Redis calls (each bounded by the client's timeouts) and set again.
    *
    * @throws IllegalMonitorStateException if the current thread does not hold this lock
    * @throws LockLostException if the hold was lost before this release (and the thread was not told
    *     yet: then it holds the lock no more, whatever its count)
-   * @throws RedisLockException if Redis could not be reached to release the key; the local hold is
-   *     cleared all the same, and the key expires with its lease
+   * @throws RedisLockException if Redis could not be reached to release the key, or could not
+   *     confirm the release; the local hold is cleared all the same, and the key expires with its
+   *     lease
    */
   @Override
   public void unlock() {

@@ -240,6 +240,12 @@ public final class RedisLockFactory implements AutoCloseable {
      * Uses a caller's client: a {@link RedisClient}, or a Sentinel or Cluster client. The factory
      * never closes it.
      *
+     * <p>In this implementation a release is sent on a connection borrowed from the client's pool
+     * for the key's node, without the client's own retries, so that a release whose reply was lost
+     * is judged by the lock (see {@link RedisDistributedLock#unlock()}). A client of another class,
+     * or one built with a connection provider of the caller's, is used through its API for releases
+     * too. A key preprocessor on the client is not supported: use {@link #keyPrefix}.
+     *
      * @param client the client
      * @return this builder
      * @throws NullPointerException if {@code client} is null

@@ -11,9 +11,10 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Releases in Redis: a hold's release by its owner, retried once when its reply may have been lost,
- * and the background clean-up of attempts nobody will use (abandoned at a deadline or an interrupt,
- * failed, or handed off to a thread that gave up).
+ * Releases in Redis: a hold's release by its owner, retried once after a transient failure and
+ * judged by what the first attempt may have done, and the background clean-up of attempts nobody
+ * will use (abandoned at a deadline or an interrupt, failed, or handed off to a thread that gave
+ * up).
  */
 final class Releases {
   private static final Logger log = LoggerFactory.getLogger(Releases.class);
@@ -29,34 +30,67 @@ final class Releases {
   }
 
   /**
-   * Releases; a transient failure is retried once (its reply may have been lost). After a failed
-   * attempt, which may have deleted the key, "not the owner" is no proof that the hold was lost.
-   * The lease tells: the key cannot have expired before the lease as last confirmed ends (Redis
-   * starts counting it after this process did), so a key found gone or taken before then was
-   * released by the first attempt. Later, the release is reported unconfirmed rather than lost.
+   * Releases; a transient failure is retried once. Nothing in Redis records releases, so when the
+   * retry finds the key gone or taken, what the first attempt did decides:
+   *
+   * <ul>
+   *   <li>it certainly did not run (no connection, or refused with an error, as by a master demoted
+   *       in a failover): the hold was lost before the release, and the answer says so;
+   *   <li>it may have run, its reply lost: it may have deleted the key. The lease tells, provided
+   *       the retry asked the same server: the key cannot have expired there before the lease as
+   *       last confirmed ends (Redis starts counting it after this process did), so a key found
+   *       gone or taken before then was released by the first attempt. Later, or when the retry
+   *       reached another server (a failover in between, which may have lost the key), the release
+   *       is reported unconfirmed rather than lost.
+   * </ul>
+   *
+   * <p>A release must run for an interrupted thread too (its wait for a pooled connection would
+   * fail at once), and is bounded by the client's timeouts: the interrupt flag is cleared for each
+   * attempt and set again on return.
    */
   Release releaseWithRetry(Hold hold) {
+    boolean interrupted = Thread.interrupted();
     try {
       return hold.kind.release(hold);
     } catch (RedisLockException first) {
       if (!Failures.isTransient(first)) {
         throw first;
       }
-      Release release;
-      try {
-        release = hold.kind.release(hold);
-      } catch (RedisLockException second) {
-        second.addSuppressed(first);
-        throw second;
+      interrupted |= Thread.interrupted();
+      return retry(hold, first);
+    } finally {
+      if (interrupted) {
+        Thread.currentThread().interrupt();
       }
-      if (release.released()) {
-        return release;
-      }
-      if (ticker.read() - (hold.leaseEndNanos() - leaseNanos / 100) < 0) { // 1% for drift
-        return Release.RELEASED; // the first attempt released, and its reply was lost
-      }
-      throw first;
     }
+  }
+
+  private Release retry(Hold hold, RedisLockException first) {
+    Release release;
+    try {
+      release = hold.kind.release(hold);
+    } catch (RedisLockException second) {
+      second.addSuppressed(first);
+      throw second;
+    }
+    if (release.released() || Failures.certainlyNotRun(first)) {
+      return release;
+    }
+    String firstServer = Failures.server(first);
+    if (firstServer != null && release.server() != null && !firstServer.equals(release.server())) {
+      throw new RedisLockException(
+          "the release sent to "
+              + firstServer
+              + " may have run (its reply was lost), and "
+              + release.server()
+              + ", which serves the key now, does not hold it: released there, or lost with a"
+              + " failover",
+          first);
+    }
+    if (ticker.read() - (hold.leaseEndNanos() - leaseNanos / 100) < 0) { // 1% for drift
+      return Release.RELEASED; // the first attempt released, and its reply was lost
+    }
+    throw first;
   }
 
   /** Releases a hold nobody will use, in the background. */

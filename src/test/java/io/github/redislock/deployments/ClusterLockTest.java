@@ -14,6 +14,7 @@ import io.github.redislock.testing.RedisCluster;
 import io.github.redislock.testing.RedisInvariants;
 import io.github.redislock.testing.RedisServer;
 import io.github.redislock.testing.Timing;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -37,8 +38,13 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInfo;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
+import redis.clients.jedis.DefaultJedisClientConfig;
 import redis.clients.jedis.Jedis;
 import redis.clients.jedis.JedisPubSub;
+import redis.clients.jedis.RedisClusterClient;
+import redis.clients.jedis.commands.ProtocolCommand;
+import redis.clients.jedis.exceptions.JedisConnectionException;
+import redis.clients.jedis.exceptions.JedisMovedDataException;
 import redis.clients.jedis.util.JedisClusterCRC16;
 
 /**
@@ -50,6 +56,9 @@ import redis.clients.jedis.util.JedisClusterCRC16;
 @IntegrationTest
 class ClusterLockTest {
   private static final Duration SHORT_LEASE = Duration.ofMillis(600);
+
+  /** Jedis 8 has no constant for DEBUG. */
+  private static final ProtocolCommand DEBUG = () -> "DEBUG".getBytes(StandardCharsets.US_ASCII);
 
   private static RedisCluster cluster;
   private final List<RedisLockFactory> factories = new ArrayList<>();
@@ -318,6 +327,177 @@ class ClusterLockTest {
       assertThat(jedis.keys("*")).as("the counters, all on one master").hasSize(20);
     }
     assertThat(keysWithMaster()).hasSize(20);
+  }
+
+  /**
+   * The master stalls ({@code DEBUG SLEEP}) past the command timeout while the release is on its
+   * way: the release runs when the master wakes, after the client gave up on its reply. A retry
+   * then finds the key gone, which must not be taken for a lost hold: neither the retry of the
+   * factory's own client nor that of a caller's client with Jedis's default retries.
+   */
+  @ParameterizedTest(name = "caller's client: {0}")
+  @ValueSource(booleans = {false, true})
+  void aReleaseThatRanAfterItsReplyTimedOutIsNotReportedLost(boolean callersClient)
+      throws Exception {
+    Duration timeout = Duration.ofSeconds(1);
+    String name = prefix + "lock";
+    RedisServer master = cluster.masterOf(name);
+    RedisClusterClient client =
+        callersClient
+            ? RedisClusterClient.builder()
+                .nodes(new HashSet<>(cluster.seeds()))
+                .clientConfig(
+                    DefaultJedisClientConfig.builder()
+                        .socketTimeoutMillis((int) timeout.toMillis())
+                        .build())
+                .build()
+            : null;
+    RedisLockFactory.Builder builder =
+        RedisLockFactory.builder().commandTimeout(timeout).onLockLost(lostEvents::add);
+    RedisLockFactory factory =
+        (callersClient ? builder.client(client) : builder.cluster(cluster.uri())).build();
+    factories.add(factory);
+    try {
+      releaseDuringAStall(factory.getLock(name), master, timeout);
+    } finally {
+      if (client != null) {
+        factory.close(); // before the client it uses
+        client.close();
+      }
+    }
+    try (Jedis jedis = cluster.jedisFor(name)) {
+      assertThat(jedis.exists(name)).isFalse();
+    }
+    assertThat(lostEvents).isEmpty();
+  }
+
+  private void releaseDuringAStall(RedisDistributedLock lock, RedisServer master, Duration timeout)
+      throws Exception {
+    lock.lock();
+    lock.unlock(); // the master caches the release script: the stalled call runs, not NOSCRIPT
+    lock.lock();
+    // Longer than one timeout, shorter than two: a retry sent when the first attempt times out
+    // gets its reply in time.
+    Duration stall = timeout.multipliedBy(3).dividedBy(2);
+    Future<?> sleeping =
+        threads.submit(
+            () -> {
+              try (Jedis jedis = master.jedis(stall.multipliedBy(4))) {
+                jedis.sendCommand(DEBUG, "SLEEP", Double.toString(stall.toMillis() / 1000.0));
+              }
+              return null;
+            });
+    await("the master asleep")
+        .atMost(Timing.awaitAtMost())
+        .pollDelay(Duration.ZERO)
+        .pollInterval(Duration.ofMillis(10))
+        .until(() -> sleeping.isDone() || !answers(master));
+
+    lock.unlock();
+
+    sleeping.get(Timing.awaitAtMost().toMillis(), TimeUnit.MILLISECONDS);
+  }
+
+  /**
+   * The lock's slot moves to another master while it is held: its release, sent where the client
+   * last saw the slot, follows the cluster's redirection ({@code MOVED} once the move is done,
+   * {@code ASK} while it is under way) to the key.
+   */
+  @ParameterizedTest(name = "move finished: {0}")
+  @ValueSource(booleans = {true, false})
+  void aReleaseFollowsItsKeyToTheMasterItMovedTo(boolean finished) {
+    String name = prefix + "lock";
+    int slot = JedisClusterCRC16.getSlot(name);
+    RedisServer source = cluster.masterOf(name);
+    RedisServer target =
+        cluster.masters().stream().filter(m -> m != source).findFirst().orElseThrow();
+    RedisDistributedLock lock = factory().getLock(name);
+    lock.lock();
+    try {
+      moveSlot(slot, source, target, finished);
+
+      lock.unlock();
+
+      try (Jedis jedis = target.jedis()) {
+        jedis.asking();
+        assertThat(jedis.exists(name)).isFalse();
+      }
+      assertThat(lostEvents).isEmpty();
+    } finally {
+      if (finished) {
+        moveSlot(slot, target, source, true);
+      } else {
+        for (RedisServer master : List.of(source, target)) {
+          try (Jedis jedis = master.jedis()) {
+            jedis.clusterSetSlotStable(slot);
+          }
+        }
+      }
+    }
+  }
+
+  /**
+   * Moves {@code slot} and its keys from {@code from} to {@code to}; when {@code finished}, hands
+   * the slot over and waits until every master agrees, else leaves it migrating.
+   */
+  private static void moveSlot(int slot, RedisServer from, RedisServer to, boolean finished) {
+    String fromId;
+    String toId;
+    try (Jedis source = from.jedis();
+        Jedis target = to.jedis()) {
+      fromId = source.clusterMyId();
+      toId = target.clusterMyId();
+      target.clusterSetSlotImporting(slot, fromId);
+      source.clusterSetSlotMigrating(slot, toId);
+      for (String key : source.clusterGetKeysInSlot(slot, 100)) {
+        source.migrate(to.host(), to.port(), key, 0, 5_000);
+      }
+      if (!finished) {
+        return;
+      }
+      target.clusterSetSlotNode(slot, toId);
+      source.clusterSetSlotNode(slot, toId);
+    }
+    for (RedisServer master : cluster.masters()) {
+      if (master != from && master != to) {
+        try (Jedis other = master.jedis()) {
+          other.clusterSetSlotNode(slot, toId);
+        }
+      }
+    }
+    await("every master sees slot " + slot + " on " + to)
+        .atMost(Timing.awaitAtMost())
+        .until(() -> cluster.masters().stream().allMatch(m -> ownerPort(m, slot) == to.port()));
+  }
+
+  /** The port of the master that {@code master} says serves {@code slot}. */
+  private static int ownerPort(RedisServer master, int slot) {
+    try (Jedis jedis = master.jedis()) {
+      jedis.get(keyInSlot(slot));
+      return master.port();
+    } catch (JedisMovedDataException e) {
+      return e.getTargetNode().getPort();
+    }
+  }
+
+  /** A key of {@code slot}. */
+  private static String keyInSlot(int slot) {
+    for (int i = 0; ; i++) {
+      String key = "slot-probe:" + i;
+      if (JedisClusterCRC16.getSlot(key) == slot) {
+        return key;
+      }
+    }
+  }
+
+  /** Whether {@code server} answers a {@code PING} within 50 ms. */
+  private static boolean answers(RedisServer server) {
+    try (Jedis jedis = server.jedis(Duration.ofMillis(50))) {
+      jedis.ping();
+      return true;
+    } catch (JedisConnectionException e) {
+      return false;
+    }
   }
 
   @Test

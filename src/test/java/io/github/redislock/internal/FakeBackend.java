@@ -88,6 +88,7 @@ final class FakeBackend implements LockBackend {
   private final List<Call> calls = new ArrayList<>();
   private final Map<Op, Deque<Fault>> faults = new EnumMap<>(Op.class);
   private long listeners;
+  private String server;
   private long safetyMarginNanos;
   private boolean closed;
 
@@ -141,6 +142,11 @@ final class FakeBackend implements LockBackend {
   /** How many listeners a release answers it woke (other processes' waiters). */
   synchronized void listenersOnRelease(long count) {
     listeners = count;
+  }
+
+  /** The server that answers "not ours" to a release, as a direct send names it. */
+  synchronized void server(String name) {
+    server = name;
   }
 
   synchronized void safetyMarginNanos(long nanos) {
@@ -245,10 +251,11 @@ final class FakeBackend implements LockBackend {
   public Release release(LockKeys keys, String token, long fencingToken, Object grant) {
     Kind fault = enter(Op.RELEASE, keys, token, fencingToken);
     synchronized (this) {
+      Release notOurs = server == null ? Release.NOT_OURS : new Release(false, 0, server);
       if (fault == Kind.NOT_OURS) {
-        return Release.NOT_OURS;
+        return notOurs;
       }
-      Release answer = Release.NOT_OURS;
+      Release answer = notOurs;
       if (holds(keys.lock(), token)) {
         this.keys.remove(keys.lock());
         counters.merge(keys.lock(), fencingToken, Math::max);

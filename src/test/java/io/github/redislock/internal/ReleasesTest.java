@@ -9,13 +9,22 @@ import io.github.redislock.internal.FakeBackend.Op;
 import io.github.redislock.internal.backend.Acquisition;
 import io.github.redislock.internal.backend.LockKeys;
 import io.github.redislock.internal.backend.Release;
+import io.github.redislock.internal.transport.SendFailure;
 import io.github.redislock.internal.util.Tokens;
+import java.net.ConnectException;
+import java.net.SocketTimeoutException;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import org.junit.jupiter.api.Test;
+import redis.clients.jedis.exceptions.JedisConnectionException;
 
-/** Releases: one retry when a reply may have been lost, judged by the lease; the clean-ups. */
+/**
+ * Releases: one retry after a transient failure, judged by what the first attempt may have done and
+ * by the lease; the clean-ups.
+ */
 class ReleasesTest {
   private static final Duration LEASE = Duration.ofSeconds(30);
   private static final LockKeys KEYS = LockKeys.of("releases-test");
@@ -82,6 +91,69 @@ class ReleasesTest {
         catchThrowableOfType(RedisLockException.class, () -> releases.releaseWithRetry(hold));
     assertThat(thrown).isSameAs(first);
     assertThat(backend.calls(Op.RELEASE)).isEqualTo(2);
+  }
+
+  @Test
+  void aRetryThatFindsTheKeyGoneAfterAnAttemptThatDidNotRunReportsTheLoss() {
+    Hold hold = acquire();
+    backend.failNext(Op.RELEASE, 1, () -> failure(SendFailure.notRun(refused(), null)));
+    backend.delete(KEYS.lock()); // lost in a failover, before the release reached any server
+    assertThat(releases.releaseWithRetry(hold).released()).isFalse();
+    assertThat(backend.calls(Op.RELEASE)).isEqualTo(2);
+  }
+
+  @Test
+  void aRetryOnTheSameServerAfterALostReplyCountsAsReleasedWhileTheLeaseLasts() {
+    Hold hold = acquire();
+    backend.server("127.0.0.1:6379");
+    backend.failNext(
+        Op.RELEASE, 1, () -> failure(SendFailure.mayHaveRun(timedOut(), "127.0.0.1:6379")));
+    backend.delete(KEYS.lock()); // the first attempt ran
+    assertThat(releases.releaseWithRetry(hold).released()).isTrue();
+  }
+
+  @Test
+  void aRetryOnAnotherServerAfterALostReplyIsUnconfirmed() {
+    Hold hold = acquire();
+    backend.server("127.0.0.1:6380");
+    RedisLockException first = failure(SendFailure.mayHaveRun(timedOut(), "127.0.0.1:6379"));
+    backend.failNext(Op.RELEASE, 1, () -> first);
+    backend.delete(KEYS.lock()); // ran on the old master, or lost with the failover
+    RedisLockException thrown =
+        catchThrowableOfType(RedisLockException.class, () -> releases.releaseWithRetry(hold));
+    assertThat(thrown).hasCause(first).hasMessageContaining("127.0.0.1:6380");
+  }
+
+  @Test
+  void anInterruptedOwnerReleasesWithTheFlagClearedAndGetsItBack() {
+    Hold hold = acquire();
+    List<Boolean> interruptedDuringAttempts = new ArrayList<>();
+    backend.failNext(
+        Op.RELEASE,
+        1,
+        () -> {
+          interruptedDuringAttempts.add(Thread.currentThread().isInterrupted());
+          Thread.currentThread().interrupt(); // as a pool's interrupted wait leaves it
+          return FakeBackend.transientFailure(Op.RELEASE);
+        });
+    Thread.currentThread().interrupt();
+    boolean released = releases.releaseWithRetry(hold).released();
+    boolean interrupted = Thread.interrupted();
+    assertThat(released).isTrue();
+    assertThat(interruptedDuringAttempts).containsExactly(false);
+    assertThat(interrupted).isTrue();
+  }
+
+  private static RedisLockException failure(SendFailure cause) {
+    return new RedisLockException("Redis failed to release: " + cause.getMessage(), cause);
+  }
+
+  private static JedisConnectionException refused() {
+    return new JedisConnectionException("Failed to connect", new ConnectException("refused"));
+  }
+
+  private static JedisConnectionException timedOut() {
+    return new JedisConnectionException(new SocketTimeoutException("Read timed out"));
   }
 
   @Test

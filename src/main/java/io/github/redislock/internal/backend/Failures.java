@@ -1,12 +1,17 @@
 package io.github.redislock.internal.backend;
 
+import io.github.redislock.internal.transport.SendFailure;
 import redis.clients.jedis.exceptions.JedisBusyException;
 import redis.clients.jedis.exceptions.JedisClusterOperationException;
 import redis.clients.jedis.exceptions.JedisConnectionException;
 import redis.clients.jedis.exceptions.JedisDataException;
 import redis.clients.jedis.exceptions.JedisException;
+import redis.clients.jedis.exceptions.JedisRedirectionException;
 
-/** Sorts Redis failures into those worth retrying and those that will not go away by waiting. */
+/**
+ * Sorts Redis failures into those worth retrying and those that will not go away by waiting, and
+ * tells, where the transport knows, whether a failed command may have run.
+ */
 public final class Failures {
   private Failures() {}
 
@@ -20,9 +25,13 @@ public final class Failures {
       if (t instanceof TransientFailure) {
         return true;
       }
+      if (t instanceof SendFailure) {
+        continue; // what it wraps decides
+      }
       if (t instanceof JedisConnectionException
           || t instanceof JedisBusyException
-          || t instanceof JedisClusterOperationException) {
+          || t instanceof JedisClusterOperationException
+          || t instanceof JedisRedirectionException) {
         return true;
       }
       if (t instanceof JedisDataException) {
@@ -39,6 +48,37 @@ public final class Failures {
       }
     }
     return false;
+  }
+
+  /**
+   * Whether the failed command certainly did not run: no connection could be had, or the server
+   * answered with an error instead of running it (connection refused, pool exhausted, {@code
+   * READONLY}, {@code LOADING}, {@code MASTERDOWN}...). Only a command sent directly ({@link
+   * io.github.redislock.internal.transport.Direct}) knows; for any other, {@code false}: it may
+   * have run, its reply lost.
+   */
+  public static boolean certainlyNotRun(Throwable failure) {
+    SendFailure send = sendFailure(failure);
+    return send != null && !send.mayHaveRun();
+  }
+
+  /**
+   * The server a failed command was sent to, {@code host:port}, when the transport knows it.
+   *
+   * @return the server, or {@code null}
+   */
+  public static String server(Throwable failure) {
+    SendFailure send = sendFailure(failure);
+    return send == null ? null : send.server();
+  }
+
+  private static SendFailure sendFailure(Throwable failure) {
+    for (Throwable t = failure; t != null; t = t.getCause()) {
+      if (t instanceof SendFailure send) {
+        return send;
+      }
+    }
+    return null;
   }
 
   /** A failure of ours that waiting may cure: a slow majority, too many nodes unanswering. */

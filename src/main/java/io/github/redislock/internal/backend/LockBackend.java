@@ -29,9 +29,11 @@ public interface LockBackend extends AutoCloseable {
   /**
    * Deletes the key if it holds {@code token} and wakes waiters; {@code false} when it did not hold
    * it (a repeated call after a lost reply answers {@code false} too: the caller tells the cases
-   * apart by its lease). The fencing counter is raised to {@code fencingToken} (0: no token was
-   * issued) where the key is released. {@code grant} is the {@link Acquisition#grant()} of the
-   * hold, or {@code null} for an attempt that was not granted.
+   * apart by whether the failed call may have run, {@link Failures#certainlyNotRun}, and by its
+   * lease; {@link Release#server()} names the server that answered, when known). The fencing
+   * counter is raised to {@code fencingToken} (0: no token was issued) where the key is released.
+   * {@code grant} is the {@link Acquisition#grant()} of the hold, or {@code null} for an attempt
+   * that was not granted.
    */
   Release release(LockKeys keys, String token, long fencingToken, Object grant);
 

@@ -254,6 +254,11 @@ final class LockCommands {
     }
 
     @Override
+    public CommandArguments commandWithSource() {
+      return script.eval(scriptKeys, args);
+    }
+
+    @Override
     public T parse(Object reply) {
       return parser.apply(reply);
     }

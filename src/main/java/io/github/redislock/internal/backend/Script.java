@@ -58,6 +58,15 @@ final class Script {
     return command;
   }
 
+  /** The {@code EVAL} command for this script: for a server that answered {@code NOSCRIPT}. */
+  CommandArguments eval(List<String> keys, List<String> args) {
+    CommandArguments command =
+        new CommandArguments(Protocol.Command.EVAL).add(source).add(keys.size());
+    keys.forEach(command::key);
+    args.forEach(command::add);
+    return command;
+  }
+
   private static Script load(String resource) {
     try (InputStream in = Script.class.getResourceAsStream(resource)) {
       if (in == null) {

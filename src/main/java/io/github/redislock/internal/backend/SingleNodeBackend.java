@@ -1,5 +1,6 @@
 package io.github.redislock.internal.backend;
 
+import io.github.redislock.internal.transport.Direct;
 import redis.clients.jedis.UnifiedJedis;
 
 /**
@@ -11,6 +12,7 @@ public final class SingleNodeBackend implements LockBackend {
   private final UnifiedJedis client;
   private final boolean ownsClient;
   private final LockCommands commands;
+  private final Direct direct;
 
   /**
    * A backend on {@code client}.
@@ -23,6 +25,7 @@ public final class SingleNodeBackend implements LockBackend {
     this.client = client;
     this.ownsClient = ownsClient;
     this.commands = new LockCommands(leaseMillis);
+    this.direct = new Direct(client);
   }
 
   @Override
@@ -52,10 +55,19 @@ public final class SingleNodeBackend implements LockBackend {
     return commands.extend(keys, token).call(client);
   }
 
+  /**
+   * {@inheritDoc}
+   *
+   * <p>Here the release is sent at most once ({@link Direct}): never resent by the client's own
+   * retries, whose second answer ("not ours", after the first deleted the key) would pass for a
+   * lost hold. A failure tells whether the release may have run ({@link Failures#certainlyNotRun})
+   * and where it was sent; a "not ours" names the server that gave it.
+   */
   @Override
   public Release release(LockKeys keys, String token, long fencingToken, Object grant) {
     // This node issued the token from its own counter: the counter is at least the token.
-    return commands.release(keys, token, 0).call(client);
+    Direct.Reply<Release> reply = direct.send(commands.release(keys, token, 0), keys.lock());
+    return reply.value().released() ? reply.value() : Release.notOurs(reply.server());
   }
 
   @Override

@@ -24,6 +24,16 @@ public interface Request<T> {
   CommandArguments command();
 
   /**
+   * The command to send instead of {@link #command()} to a node that answered it with {@code
+   * NOSCRIPT}: the script with its source ({@code EVAL}), which also caches it there again.
+   *
+   * @return the command, or {@code null} for a request that runs no script
+   */
+  default CommandArguments commandWithSource() {
+    return null;
+  }
+
+  /**
    * What a node's reply to {@link #command()} means.
    *
    * @param reply the reply as a connection reads it: a {@code Long}, a {@code byte[]}, a {@code

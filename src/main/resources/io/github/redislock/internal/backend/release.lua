@@ -14,8 +14,8 @@
 --   1 + n   released now; n clients (of other JVMs or factories) were waiting on the channel
 --   0       not the owner: the key is gone, holds another token, or is not a string. A retry
 --           after a lost reply gets this too when the first call released; the caller tells the
---           two apart by its lease (a key cannot expire before it), so nothing is written here
---           to remember releases.
+--           two apart by whether the first call may have run and by its lease (a key cannot
+--           expire before it), so nothing is written here to remember releases.
 if redis.pcall('get', KEYS[1]) == ARGV[1] then
   redis.call('del', KEYS[1])
   if KEYS[2] then
