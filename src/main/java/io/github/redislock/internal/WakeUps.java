@@ -10,9 +10,11 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import redis.clients.jedis.JedisPubSub;
@@ -26,8 +28,11 @@ import redis.clients.jedis.UnifiedJedis;
  * when the last channel is unsubscribed, the subscription ends and its thread exits.
  *
  * <p>Every new subscription raises its channel's waiters, so that they try again: a release that
- * happened between their last attempt and the subscription is not missed. A broken connection
- * raises every waiter too; they fall back to re-checks (see {@link #isActive}) until it is back.
+ * happened between their last attempt and the subscription is not missed. A waiter that joins a
+ * channel subscribed already cannot count on that: it reads the channel's epoch (see {@link
+ * #lastEvent}) before its attempt and tells it when it registers, and is raised at once if a
+ * release came in between. A broken connection raises every waiter too; they fall back to re-checks
+ * (see {@link #isActive}) until it is back.
  */
 final class WakeUps implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(WakeUps.class);
@@ -37,6 +42,15 @@ final class WakeUps implements AutoCloseable {
   private final UnifiedJedis source;
   private final Ticker ticker;
   private final Executor sweeps;
+
+  /** Numbers the events (subscriptions, messages) of every source of a factory, in order. */
+  private final AtomicLong events;
+
+  /**
+   * The number of the last event on each confirmed channel of this source. Written under the
+   * monitor, read without it: a waiter reads it before every attempt.
+   */
+  private final Map<String, Long> lastEvents = new ConcurrentHashMap<>();
 
   // All guarded by this.
   private final Map<String, Set<Signal>> waiting = new HashMap<>();
@@ -57,21 +71,41 @@ final class WakeUps implements AutoCloseable {
    * @param source the client whose connections subscribe
    * @param executor runs the sweep that ends lingering subscriptions
    * @param ticker the clock of the linger
+   * @param events numbers the events of every source of the factory
    */
-  WakeUps(UnifiedJedis source, Executor executor, Ticker ticker) {
+  WakeUps(UnifiedJedis source, Executor executor, Ticker ticker, AtomicLong events) {
     this.source = source;
     this.ticker = ticker;
     this.sweeps = CompletableFuture.delayedExecutor(LINGER_MILLIS, TimeUnit.MILLISECONDS, executor);
+    this.events = events;
   }
 
-  /** Raises {@code signal} whenever {@code channel} carries a release, until closed. */
-  synchronized void register(String channel, Signal signal) {
+  /**
+   * The number of the last event (its subscription becoming active, or a release) on {@code
+   * channel} in this source, or 0 when it is not subscribed. Numbers only grow, across every source
+   * of the factory: a waiter that reads the greatest of them before its attempt and finds a greater
+   * one when it registers knows that a release may have come in between.
+   */
+  long lastEvent(String channel) {
+    Long last = lastEvents.get(channel);
+    return last == null ? 0 : last;
+  }
+
+  /**
+   * Raises {@code signal} whenever {@code channel} carries a release, until closed; at once, if an
+   * event on the channel came after {@code epoch} (the greatest {@link #lastEvent} of every source,
+   * read before the waiter's last attempt). A channel not active yet raises it when it becomes so.
+   */
+  synchronized void register(String channel, Signal signal, long epoch) {
     if (closed) {
       signal.raise();
       return;
     }
     waiting.computeIfAbsent(channel, c -> new HashSet<>()).add(signal);
     lingering.remove(channel);
+    if (lastEvent(channel) > epoch) {
+      signal.raise(); // a release (or a new subscription) came after the waiter's attempt
+    }
     if (thread == null) {
       thread = Threads.daemon("redis-lock-wakeups").newThread(this::run);
       thread.start();
@@ -192,6 +226,7 @@ final class WakeUps implements AutoCloseable {
         connected = false;
         requested.clear();
         confirmed.clear();
+        lastEvents.clear();
         raiseAll();
         if (failed && !closed && !wanted().isEmpty()) {
           try {
@@ -261,6 +296,7 @@ final class WakeUps implements AutoCloseable {
         }
         connected = true;
         confirmed.add(channel);
+        lastEvents.put(channel, events.incrementAndGet());
         raise(channel);
         reconcile();
       }
@@ -270,12 +306,16 @@ final class WakeUps implements AutoCloseable {
     public void onUnsubscribe(String channel, int subscribedChannels) {
       synchronized (WakeUps.this) {
         confirmed.remove(channel);
+        lastEvents.remove(channel);
       }
     }
 
     @Override
     public void onMessage(String channel, String message) {
       synchronized (WakeUps.this) {
+        if (lastEvents.containsKey(channel)) {
+          lastEvents.put(channel, events.incrementAndGet());
+        }
         raise(channel);
       }
     }
