@@ -29,10 +29,11 @@ import redis.clients.jedis.UnifiedJedis;
  * }
  * }</pre>
  *
- * <p>A factory owns a renewal thread (while anything is held), one pub/sub connection (while anyone
- * waits) and the Redis clients it created from URIs. Closing it stops renewals and releases nothing
- * that users still hold: their holds are reported lost, and their next {@code unlock()} throws
- * {@link LockLostException}. It closes only the clients it created itself, never a caller's {@link
+ * <p>A factory owns a renewal thread (while anything is held), one pub/sub connection per Redis
+ * source (while anyone waits; on a Redis Cluster, one per master whose locks it waits for) and the
+ * Redis clients it created from URIs. Closing it stops renewals and releases nothing that users
+ * still hold: their holds are reported lost, and their next {@code unlock()} throws {@link
+ * LockLostException}. It closes only the clients it created itself, never a caller's {@link
  * UnifiedJedis}.
  */
 public final class RedisLockFactory implements AutoCloseable {

@@ -10,7 +10,14 @@ import redis.clients.jedis.util.JedisClusterCRC16;
 import redis.clients.jedis.util.Pool;
 
 /**
- * Where the wake-up subscriptions of one Redis source get their connections.
+ * How one Redis source carries wake-ups, and where its subscriptions get their connections.
+ *
+ * <p>On a Redis Cluster, wake-ups use sharded Pub/Sub ({@code SSUBSCRIBE} and {@code SPUBLISH},
+ * Redis 7 and later): a channel lives on the master of its slot, so a release's message goes to the
+ * subscribers of that master only, and the number of receivers it reports covers every subscriber
+ * in the cluster. The channels are then subscribed per master, one connection each. A server
+ * without sharded Pub/Sub refuses {@code SSUBSCRIBE}; the source then uses plain Pub/Sub, as every
+ * other deployment does (and the release script falls back to {@code PUBLISH} on such a server).
  *
  * <p>A subscription borrows its connection from the client's pool where the client lends one
  * ({@code RedisClient}, {@code RedisSentinelClient}, {@code RedisClusterClient}), so that it can
@@ -18,18 +25,55 @@ import redis.clients.jedis.util.Pool;
  * subscribes through its own {@code subscribe}, without that check.
  */
 final class PubSubClient {
-  /** The route of every channel: one subscription carries them all. */
+  /** The route of every channel under plain Pub/Sub: one subscription carries them all. */
   static final Object PLAIN = "plain";
 
+  /** The route of a sharded channel whose master could not be found: found again later. */
+  static final Object UNKNOWN = "unknown master";
+
   private final UnifiedJedis client;
+  private volatile boolean sharded;
 
   PubSubClient(UnifiedJedis client) {
     this.client = client;
+    this.sharded = client instanceof RedisClusterClient;
+  }
+
+  /** Whether wake-ups travel by sharded Pub/Sub. */
+  boolean sharded() {
+    return sharded;
   }
 
   /**
-   * A connection to subscribe to {@code channel} on, or {@code null} when the client lends none;
-   * the caller closes it.
+   * The server refused {@code SSUBSCRIBE}: plain Pub/Sub from now on.
+   *
+   * @return whether this changed the source to plain Pub/Sub (false if another subscription did)
+   */
+  synchronized boolean shardedUnsupported() {
+    boolean was = sharded;
+    sharded = false;
+    return was;
+  }
+
+  /**
+   * The subscription {@code channel} belongs to: under sharded Pub/Sub the master of its slot (one
+   * of its pooled connections is borrowed for a moment, so this may wait for the network; call it
+   * without holding a lock), else {@link #PLAIN}.
+   */
+  Object route(String channel) {
+    if (!sharded) {
+      return PLAIN;
+    }
+    try (Connection connection = connection(channel)) {
+      return connection.getHostAndPort();
+    } catch (RuntimeException e) {
+      return UNKNOWN;
+    }
+  }
+
+  /**
+   * A connection to subscribe to {@code channel} on (under sharded Pub/Sub, to its slot's master),
+   * or {@code null} when the client lends none; the caller closes it.
    */
   Connection connection(String channel) {
     if (client instanceof RedisClusterClient cluster) {

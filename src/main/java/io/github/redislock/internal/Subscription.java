@@ -6,6 +6,7 @@ import java.io.IOException;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Locale;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
@@ -15,6 +16,8 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import redis.clients.jedis.Connection;
 import redis.clients.jedis.JedisPubSub;
+import redis.clients.jedis.JedisShardedPubSub;
+import redis.clients.jedis.exceptions.JedisDataException;
 
 /**
  * One wake-up subscription connection of a {@link WakeUps} source, and the thread that reads it:
@@ -23,11 +26,12 @@ import redis.clients.jedis.JedisPubSub;
  * back with the monitor held.
  *
  * <p>The connection is health-checked. When nothing came on it for {@value #CHECK_MILLIS} ms, a
- * {@code PING} goes out; when the next check finds that nothing came since, the connection is
- * dropped, and the thread connects again and subscribes again. So a connection that went silent (a
- * partition, a frozen master, a failover to another address) is replaced within two checks, where
- * it would otherwise wait for a reply forever. A client that lends no connection (see {@link
- * PubSubClient}) is not checked.
+ * probe goes out (a {@code PING}; under sharded Pub/Sub, which has none, a repeated {@code
+ * SSUBSCRIBE} of one of its channels); when the next check finds that nothing came since, the
+ * connection is dropped, and the thread connects again and subscribes where its channels live now.
+ * So a connection that went silent (a partition, a frozen master, a failover to another address) is
+ * replaced within two checks, where it would otherwise wait for a reply forever. A client that
+ * lends no connection (see {@link PubSubClient}) is not checked.
  */
 final class Subscription {
   private static final Logger log = LoggerFactory.getLogger(Subscription.class);
@@ -37,7 +41,9 @@ final class Subscription {
   private final PubSubClient client;
   private final Executor checks;
 
-  /** Where its channels live: {@link PubSubClient#PLAIN}. */
+  /**
+   * Where its channels live: their master under sharded Pub/Sub, else {@link PubSubClient#PLAIN}.
+   */
   final Object route;
 
   // All guarded by owner.
@@ -46,6 +52,9 @@ final class Subscription {
 
   /** The channels subscribed, or asked for, on the current connection. */
   private final Set<String> sent = new HashSet<>();
+
+  /** The channels whose unsubscribe it sent on the current connection, not yet confirmed. */
+  private final Set<String> unsubscribing = new HashSet<>();
 
   private Listener listener;
   private Connection connection;
@@ -60,11 +69,6 @@ final class Subscription {
     this.client = client;
     this.route = route;
     this.checks = CompletableFuture.delayedExecutor(CHECK_MILLIS, TimeUnit.MILLISECONDS, executor);
-  }
-
-  /** Whether its thread runs. */
-  boolean running() {
-    return thread != null;
   }
 
   /** Brings the connection in line with {@link #channels}; starts the thread if needed. */
@@ -98,6 +102,7 @@ final class Subscription {
         }
       }
       sent.removeAll(remove);
+      unsubscribing.addAll(remove);
       if (!add.isEmpty()) {
         listener.add(add.toArray(String[]::new));
       }
@@ -140,24 +145,42 @@ final class Subscription {
     while (true) {
       Listener current;
       String[] first;
+      boolean sharded = client.sharded();
       synchronized (owner) {
         if (channels.isEmpty() || owner.isClosed()) {
           thread = null;
           owner.ended(this);
           return;
         }
-        current = new Plain();
+        current = sharded ? new Sharded() : new Plain();
         listener = current;
         connected = false;
         ending = false;
         sent.clear();
-        sent.addAll(channels);
+        unsubscribing.clear();
+        if (sharded) {
+          sent.add(channels.iterator().next()); // one slot per SSUBSCRIBE: the rest when confirmed
+        } else {
+          sent.addAll(channels);
+        }
         first = sent.toArray(String[]::new);
       }
       boolean failed = false;
       try {
         subscribe(current, first);
         backoff = new Backoff();
+      } catch (JedisDataException e) {
+        if (sharded
+            && String.valueOf(e.getMessage())
+                .toLowerCase(Locale.ROOT)
+                .contains("unknown command")) {
+          if (client.shardedUnsupported()) {
+            log.info("Redis has no sharded Pub/Sub (before 7.0): wake-ups use plain Pub/Sub");
+          }
+        } else {
+          failed = true;
+          log.debug("wake-up subscription failed; waiters re-check until it is back", e);
+        }
       } catch (RuntimeException e) {
         failed = true;
         log.debug("wake-up subscription failed; waiters re-check until it is back", e);
@@ -178,6 +201,9 @@ final class Subscription {
           }
         }
       }
+      if (failed || sharded != client.sharded()) {
+        owner.reroute(this); // the channels' masters may have changed: a failover, a resharding
+      }
     }
   }
 
@@ -185,7 +211,7 @@ final class Subscription {
   private void subscribe(Listener current, String[] first) {
     Connection borrowed = client.connection(first[0]);
     if (borrowed == null) {
-      client.subscribe((Plain) current, first);
+      client.subscribe((Plain) current, first); // only plain: a cluster client lends connections
       return;
     }
     try (borrowed) {
@@ -251,12 +277,18 @@ final class Subscription {
   }
 
   private void unsubscribed(Listener from, String channel) {
+    boolean byServer;
     synchronized (owner) {
       if (listener != from) {
         return;
       }
       heard = true;
-      owner.unsubscribed(this, channel);
+      boolean asked = unsubscribing.remove(channel);
+      byServer = !ending && !asked && sent.remove(channel); // its slot moved away
+      owner.unsubscribed(this, channel, byServer);
+    }
+    if (byServer) {
+      owner.reroute(this);
     }
   }
 
@@ -277,7 +309,7 @@ final class Subscription {
     }
   }
 
-  /** Pub/Sub under the names the subscription uses. */
+  /** Plain or sharded Pub/Sub, under one set of names. */
   private interface Listener {
     void run(Connection connection, String... channels);
 
@@ -334,6 +366,52 @@ final class Subscription {
     @Override
     public void onPong(String pattern) {
       pong(this);
+    }
+  }
+
+  private final class Sharded extends JedisShardedPubSub implements Listener {
+    @Override
+    public void run(Connection connection, String... channels) {
+      proceed(connection, channels);
+    }
+
+    @Override
+    public void add(String... channels) {
+      for (String channel : channels) {
+        ssubscribe(channel); // the channels of one SSUBSCRIBE must share a slot
+      }
+    }
+
+    @Override
+    public void remove(String... channels) {
+      for (String channel : channels) {
+        sunsubscribe(channel);
+      }
+    }
+
+    @Override
+    public void removeAll() {
+      sunsubscribe();
+    }
+
+    @Override
+    public void probe(String channel) {
+      ssubscribe(channel); // answered like a new subscription; the owner tells them apart
+    }
+
+    @Override
+    public void onSSubscribe(String channel, int subscribedChannels) {
+      subscribed(this, channel);
+    }
+
+    @Override
+    public void onSUnsubscribe(String channel, int subscribedChannels) {
+      unsubscribed(this, channel);
+    }
+
+    @Override
+    public void onSMessage(String channel, String message) {
+      message(this, channel);
     }
   }
 }

@@ -17,8 +17,9 @@ import java.util.concurrent.atomic.AtomicLong;
 import redis.clients.jedis.UnifiedJedis;
 
 /**
- * The wake-up channels of one Redis source, shared by all waiters of a factory, on one subscription
- * connection (see {@link Subscription}). The connection is taken while someone waits and given back
+ * The wake-up channels of one Redis source, shared by all waiters of a factory: one subscription
+ * connection (see {@link Subscription}), or under sharded Pub/Sub one per master of the channels
+ * waited on (see {@link PubSubClient}). A connection is taken while someone waits and given back
  * after: a channel stays subscribed for {@value #LINGER_MILLIS} ms after its last waiter left (the
  * next waiter for a busy lock usually comes soon, and would otherwise subscribe again and wait for
  * the confirmation), and when a subscription's last channel is unsubscribed, it ends and its thread
@@ -59,7 +60,7 @@ final class WakeUps implements AutoCloseable {
   /** The subscription of each channel waited on or lingering. */
   private final Map<String, Subscription> assigned = new HashMap<>();
 
-  /** The subscriptions, by where their channels live: {@link PubSubClient#PLAIN}. */
+  /** The subscriptions, by route (see {@link PubSubClient#route}). */
   private final Map<Object, Subscription> subscriptions = new HashMap<>();
 
   /** Channels whose subscriptions confirmed them: a release on them reaches their waiters. */
@@ -97,18 +98,31 @@ final class WakeUps implements AutoCloseable {
    * Raises {@code signal} whenever {@code channel} carries a release, until closed; at once, if an
    * event on the channel came after {@code epoch} (the greatest {@link #lastEvent} of every source,
    * read before the waiter's last attempt). A channel not active yet raises it when it becomes so.
+   * Under sharded Pub/Sub, the first waiter of a channel finds its master here, without the lock.
    */
-  synchronized void register(String channel, Signal signal, long epoch) {
-    if (closed) {
-      signal.raise();
-      return;
+  void register(String channel, Signal signal, long epoch) {
+    Object route = null;
+    while (true) {
+      synchronized (this) {
+        if (closed) {
+          signal.raise();
+          return;
+        }
+        if (route != null || !client.sharded() || assigned.containsKey(channel)) {
+          waiting.computeIfAbsent(channel, c -> new HashSet<>()).add(signal);
+          lingering.remove(channel);
+          if (lastEvent(channel) > epoch) {
+            signal.raise(); // a release (or a new subscription) came after the waiter's attempt
+          }
+          if (!assigned.containsKey(channel)) {
+            assign(channel, client.sharded() && route != null ? route : PubSubClient.PLAIN);
+          }
+          reconcile();
+          return;
+        }
+      }
+      route = client.route(channel);
     }
-    waiting.computeIfAbsent(channel, c -> new HashSet<>()).add(signal);
-    lingering.remove(channel);
-    if (lastEvent(channel) > epoch) {
-      signal.raise(); // a release (or a new subscription) came after the waiter's attempt
-    }
-    reconcile();
   }
 
   synchronized void unregister(String channel, Signal signal) {
@@ -201,7 +215,7 @@ final class WakeUps implements AutoCloseable {
     }
     for (String channel : wanted) {
       if (!assigned.containsKey(channel)) {
-        assign(channel, PubSubClient.PLAIN);
+        assign(channel, client.sharded() ? PubSubClient.UNKNOWN : PubSubClient.PLAIN);
       }
     }
     for (Subscription subscription : subscriptions.values()) {
@@ -226,6 +240,33 @@ final class WakeUps implements AutoCloseable {
     assigned.put(channel, subscription);
   }
 
+  /**
+   * Moves the channels of {@code subscription} whose route changed (a failover, a resharding, or
+   * plain Pub/Sub after all) to the subscription of their route. Called without the monitor.
+   */
+  void reroute(Subscription subscription) {
+    List<String> channels;
+    synchronized (this) {
+      channels = new ArrayList<>(subscription.channels);
+    }
+    Map<String, Object> routes = new HashMap<>();
+    for (String channel : channels) {
+      routes.put(channel, client.route(channel));
+    }
+    synchronized (this) {
+      routes.forEach(
+          (channel, route) -> {
+            if (assigned.get(channel) == subscription && !route.equals(subscription.route)) {
+              subscription.channels.remove(channel);
+              confirmed.remove(channel); // until its new subscription confirms it
+              lastEvents.remove(channel);
+              assign(channel, route);
+            }
+          });
+      reconcile();
+    }
+  }
+
   // Callbacks from the subscriptions, with the monitor held.
 
   /** {@code subscription}'s thread ended: forgets it, unless it has channels again. */
@@ -245,12 +286,15 @@ final class WakeUps implements AutoCloseable {
     raise(channel);
   }
 
-  void unsubscribed(Subscription subscription, String channel) {
+  void unsubscribed(Subscription subscription, String channel, boolean byServer) {
     if (!isOwn(subscription, channel)) {
       return; // it moved to another subscription
     }
     confirmed.remove(channel);
     lastEvents.remove(channel);
+    if (byServer) {
+      raise(channel); // its slot moved: a release may go unheard until it is subscribed again
+    }
   }
 
   void message(String channel) {

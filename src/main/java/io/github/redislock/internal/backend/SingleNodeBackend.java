@@ -1,5 +1,6 @@
 package io.github.redislock.internal.backend;
 
+import redis.clients.jedis.RedisClusterClient;
 import redis.clients.jedis.UnifiedJedis;
 
 /**
@@ -22,7 +23,8 @@ public final class SingleNodeBackend implements LockBackend {
   public SingleNodeBackend(UnifiedJedis client, boolean ownsClient, long leaseMillis) {
     this.client = client;
     this.ownsClient = ownsClient;
-    this.commands = new LockCommands(leaseMillis);
+    // A Redis Cluster carries wake-ups by sharded Pub/Sub (see the engine's PubSubClient).
+    this.commands = new LockCommands(leaseMillis, client instanceof RedisClusterClient);
   }
 
   @Override
