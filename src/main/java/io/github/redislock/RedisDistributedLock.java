@@ -130,12 +130,15 @@ public class RedisDistributedLock implements Lock {
    * runs out, or at a jittered re-check: about 1.5 seconds apart when the holder is an instance of
    * this library (it announces its release) and the subscription is confirmed, about 100
    * milliseconds apart otherwise (a holder of another client never announces it). A channel stays
-   * subscribed 200 milliseconds after its last waiter left, for the next one. After a release that
-   * other processes waited for, this JVM's next attempt gives them the next turn: it waits,
-   * subscribed, until one of them releases or for ten round trips of a busy attempt, kept within 5
-   * to 20 milliseconds. When Redis cannot be reached the method keeps retrying with a capped,
-   * jittered exponential backoff (from 10 milliseconds up to one second between attempts), logging
-   * a warning at most every 10 seconds, until it acquires the lock.
+   * subscribed 200 milliseconds after its last waiter left, for the next one. On a Redis Cluster of
+   * version 7 or later the channel is a shard channel, on the master of the lock's slot. A
+   * subscription's connection that has been quiet for 2 seconds is sent a {@code PING} (on a
+   * Cluster, a repeated subscription), and is replaced when the next 2 seconds bring no answer
+   * either. After a release that other processes waited for, this JVM's next attempt gives them the
+   * next turn: it waits, subscribed, until one of them releases or for ten round trips of a busy
+   * attempt, kept within 5 to 20 milliseconds. When Redis cannot be reached the method keeps
+   * retrying with a capped, jittered exponential backoff (from 10 milliseconds up to one second
+   * between attempts), logging a warning at most every 10 seconds, until it acquires the lock.
    *
    * @throws LockLostException if the current thread held the lock and its hold was lost, and it was
    *     not told yet (see {@link LockLostException})

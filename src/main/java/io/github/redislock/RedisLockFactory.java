@@ -29,12 +29,13 @@ import redis.clients.jedis.UnifiedJedis;
  * }
  * }</pre>
  *
- * <p>A factory owns a renewal thread (while anything is held), one pub/sub connection (while anyone
- * waits), the Redis clients it created from URIs, and at most 16 threads for background Redis calls
- * (renewals, clean-up releases, timed attempts that could overrun their deadline), however stalled
- * Redis is: more such work waits for a free thread. Closing it stops renewals and releases nothing
- * that users still hold: their holds are reported lost, and their next {@code unlock()} throws
- * {@link LockLostException}; every thread waiting in a lock call of the factory throws {@link
+ * <p>A factory owns a renewal thread (while anything is held), one pub/sub connection per Redis
+ * source (while anyone waits; on a Redis Cluster, one per master whose locks it waits for), the
+ * Redis clients it created from URIs, and at most 16 threads for background Redis calls (renewals,
+ * clean-up releases, timed attempts that could overrun their deadline), however stalled Redis is:
+ * more such work waits for a free thread. Closing it stops renewals and releases nothing that users
+ * still hold: their holds are reported lost, and their next {@code unlock()} throws {@link
+ * LockLostException}; every thread waiting in a lock call of the factory throws {@link
  * IllegalStateException}. Closing always completes, whatever the {@code onLockLost} listener
  * throws. It closes only the clients it created itself, never a caller's {@link UnifiedJedis}.
  */

@@ -21,8 +21,9 @@ import org.slf4j.LoggerFactory;
  * interrupted. One object per call, whose fields are the state that lasts between attempts.
  *
  * <p>When the lock is busy the thread subscribes to the name's wake-up channel and waits until the
- * first of: a wake-up (a release, or its subscription becoming active, which closes the window
- * between the failed attempt and the subscription), the holder's remaining lease, a re-check
+ * first of: a wake-up (a release; its subscription becoming active; or, on a channel subscribed
+ * already, a release heard since the channel's epoch read before the attempt: these close the
+ * window between the busy answer and the registration), the holder's remaining lease, a re-check
  * interval, the caller's deadline. The re-check is long ({@value #LONG_RECHECK_MILLIS} ms) when the
  * holder is one of ours (it publishes on release) and the subscription is active, short ({@value
  * #SHORT_RECHECK_MILLIS} ms) otherwise (a foreign holder never publishes). When Redis fails, the
@@ -107,6 +108,8 @@ final class RedisWait {
         // A fresh token per attempt: a failed attempt is cleaned up in the background, and that
         // cleanup must not delete what a later attempt acquires.
         String attemptToken = Tokens.next();
+        // Read before the attempt: a release after its busy answer moves it (see subscribe).
+        long epoch = subscribed || mode == Mode.ONCE ? 0 : context.wakeUps().epoch(keys.channel());
         long start = context.ticker().read();
         Acquisition attempt;
         try {
@@ -143,7 +146,7 @@ final class RedisWait {
         if (mode == Mode.TIMED && deadline - now <= 0) {
           return false;
         }
-        subscribe();
+        subscribe(epoch);
         long wait = waitNanos(attempt);
         if (mode == Mode.TIMED) {
           wait = Math.min(wait, deadline - now);
@@ -185,7 +188,7 @@ final class RedisWait {
     if (pause <= 0) {
       return;
     }
-    subscribe();
+    subscribe(context.wakeUps().epoch(keys.channel()));
     if (mode == Mode.TIMED) {
       pause = Math.min(pause, deadline - context.ticker().read());
     }
@@ -221,12 +224,16 @@ final class RedisWait {
     busyStill = false;
   }
 
-  private void subscribe() {
+  /**
+   * Registers for the channel's wake-ups, once; raised at once if it moved past {@code epoch}, read
+   * before the attempt that found the lock busy.
+   */
+  private void subscribe(long epoch) {
     if (signal == null) {
       signal = context.wakeUps().newSignal();
     }
     if (!subscribed) {
-      context.wakeUps().subscribe(keys.channel(), signal);
+      context.wakeUps().subscribe(keys.channel(), signal, epoch);
       subscribed = true;
     }
   }

@@ -5,6 +5,7 @@ import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executor;
+import java.util.concurrent.atomic.AtomicLong;
 import redis.clients.jedis.UnifiedJedis;
 
 /**
@@ -19,8 +20,26 @@ final class WakeUpHub implements AutoCloseable {
   private volatile boolean closed;
 
   WakeUpHub(List<? extends UnifiedJedis> sources, Executor executor, Ticker ticker) {
-    this.sources = sources.stream().map(source -> new WakeUps(source, executor, ticker)).toList();
+    AtomicLong events = new AtomicLong();
+    this.sources =
+        sources.stream().map(source -> new WakeUps(source, executor, ticker, events)).toList();
     this.ticker = ticker;
+  }
+
+  /**
+   * The epoch of {@code channel}: a number that moves with each release heard on it, and when a
+   * subscription to it becomes active. A waiter reads it before its attempt and tells it to {@link
+   * #subscribe}. One map look-up per source, no allocation.
+   */
+  long epoch(String channel) {
+    if (sources.size() == 1) {
+      return sources.get(0).lastEvent(channel);
+    }
+    long epoch = 0;
+    for (WakeUps source : sources) {
+      epoch = Math.max(epoch, source.lastEvent(channel));
+    }
+    return epoch;
   }
 
   /** A signal for the calling thread, raised at once if the factory is closed. */
@@ -43,10 +62,15 @@ final class WakeUpHub implements AutoCloseable {
     }
   }
 
-  /** Raises {@code signal} whenever {@code channel} carries a release, until forgotten. */
-  void subscribe(String channel, Signal signal) {
+  /**
+   * Raises {@code signal} whenever {@code channel} carries a release, until forgotten; and at once
+   * when a release (or a new subscription) on the channel came after {@code epoch}, its {@link
+   * #epoch} read before the waiter's attempt, so that a release between the attempt and this call
+   * is not missed. (A channel not yet subscribed raises its waiters when it becomes active.)
+   */
+  void subscribe(String channel, Signal signal, long epoch) {
     for (WakeUps source : sources) {
-      source.register(channel, signal);
+      source.register(channel, signal, epoch);
     }
   }
 

@@ -1,42 +1,55 @@
 package io.github.redislock.internal;
 
-import io.github.redislock.internal.util.Backoff;
-import io.github.redislock.internal.util.Threads;
 import io.github.redislock.internal.util.Ticker;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
+import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
-import redis.clients.jedis.JedisPubSub;
+import java.util.concurrent.atomic.AtomicLong;
 import redis.clients.jedis.UnifiedJedis;
 
 /**
- * The wake-up channels of one Redis source, on one subscription connection shared by all waiters of
- * a factory. The connection is taken while someone waits and given back after: a channel stays
- * subscribed for {@value #LINGER_MILLIS} ms after its last waiter left (the next waiter for a busy
- * lock usually comes soon, and would otherwise subscribe again and wait for the confirmation), and
- * when the last channel is unsubscribed, the subscription ends and its thread exits.
+ * The wake-up channels of one Redis source, shared by all waiters of a factory: one subscription
+ * connection (see {@link Subscription}), or under sharded Pub/Sub one per master of the channels
+ * waited on (see {@link PubSubClient}). A connection is taken while someone waits and given back
+ * after: a channel stays subscribed for {@value #LINGER_MILLIS} ms after its last waiter left (the
+ * next waiter for a busy lock usually comes soon, and would otherwise subscribe again and wait for
+ * the confirmation), and when a subscription's last channel is unsubscribed, it ends and its thread
+ * exits.
  *
  * <p>Every new subscription raises its channel's waiters, so that they try again: a release that
- * happened between their last attempt and the subscription is not missed. A broken connection
- * raises every waiter too; they fall back to re-checks (see {@link #isActive}) until it is back.
+ * happened between their last attempt and the subscription is not missed. A waiter that joins a
+ * channel subscribed already cannot count on that: it reads the channel's epoch (see {@link
+ * #lastEvent}) before its attempt and tells it when it registers, and is raised at once if a
+ * release came in between. A broken or silent connection raises its waiters too; they fall back to
+ * re-checks (see {@link #isActive}) until it is back.
  */
 final class WakeUps implements AutoCloseable {
-  private static final Logger log = LoggerFactory.getLogger(WakeUps.class);
   static final long LINGER_MILLIS = 200;
   private static final long LINGER_NANOS = TimeUnit.MILLISECONDS.toNanos(LINGER_MILLIS);
+  private static final long CLOSE_WAIT_MILLIS = 1000;
 
-  private final UnifiedJedis source;
+  private final PubSubClient client;
+  private final Executor executor;
   private final Ticker ticker;
   private final Executor sweeps;
+
+  /** Numbers the events (subscriptions, messages) of every source of a factory, in order. */
+  private final AtomicLong events;
+
+  /**
+   * The number of the last event on each confirmed channel of this source. Written under the
+   * monitor, read without it: a waiter reads it before every attempt.
+   */
+  private final Map<String, Long> lastEvents = new ConcurrentHashMap<>();
 
   // All guarded by this.
   private final Map<String, Set<Signal>> waiting = new HashMap<>();
@@ -44,39 +57,71 @@ final class WakeUps implements AutoCloseable {
   /** Channels nobody waits on any more, kept subscribed a while: when their last waiter left. */
   private final Map<String, Long> lingering = new HashMap<>();
 
-  private boolean sweepScheduled;
-  private final Set<String> requested = new HashSet<>();
+  /** The subscription of each channel waited on or lingering. */
+  private final Map<String, Subscription> assigned = new HashMap<>();
+
+  /** The subscriptions, by route (see {@link PubSubClient#route}). */
+  private final Map<Object, Subscription> subscriptions = new HashMap<>();
+
+  /** Channels whose subscriptions confirmed them: a release on them reaches their waiters. */
   private final Set<String> confirmed = new HashSet<>();
-  private Listener listener;
-  private boolean connected;
-  private boolean ending;
+
+  private boolean sweepScheduled;
   private boolean closed;
-  private Thread thread;
 
   /**
    * @param source the client whose connections subscribe
-   * @param executor runs the sweep that ends lingering subscriptions
+   * @param executor runs the sweep that ends lingering subscriptions, and the health checks
    * @param ticker the clock of the linger
+   * @param events numbers the events of every source of the factory
    */
-  WakeUps(UnifiedJedis source, Executor executor, Ticker ticker) {
-    this.source = source;
+  WakeUps(UnifiedJedis source, Executor executor, Ticker ticker, AtomicLong events) {
+    this.client = new PubSubClient(source);
+    this.executor = executor;
     this.ticker = ticker;
     this.sweeps = CompletableFuture.delayedExecutor(LINGER_MILLIS, TimeUnit.MILLISECONDS, executor);
+    this.events = events;
   }
 
-  /** Raises {@code signal} whenever {@code channel} carries a release, until closed. */
-  synchronized void register(String channel, Signal signal) {
-    if (closed) {
-      signal.raise();
-      return;
-    }
-    waiting.computeIfAbsent(channel, c -> new HashSet<>()).add(signal);
-    lingering.remove(channel);
-    if (thread == null) {
-      thread = Threads.daemon("redis-lock-wakeups").newThread(this::run);
-      thread.start();
-    } else {
-      reconcile();
+  /**
+   * The number of the last event (its subscription becoming active, or a release) on {@code
+   * channel} in this source, or 0 when it is not subscribed. Numbers only grow, across every source
+   * of the factory: a waiter that reads the greatest of them before its attempt and finds a greater
+   * one when it registers knows that a release may have come in between.
+   */
+  long lastEvent(String channel) {
+    Long last = lastEvents.get(channel);
+    return last == null ? 0 : last;
+  }
+
+  /**
+   * Raises {@code signal} whenever {@code channel} carries a release, until closed; at once, if an
+   * event on the channel came after {@code epoch} (the greatest {@link #lastEvent} of every source,
+   * read before the waiter's last attempt). A channel not active yet raises it when it becomes so.
+   * Under sharded Pub/Sub, the first waiter of a channel finds its master here, without the lock.
+   */
+  void register(String channel, Signal signal, long epoch) {
+    Object route = null;
+    while (true) {
+      synchronized (this) {
+        if (closed) {
+          signal.raise();
+          return;
+        }
+        if (route != null || !client.sharded() || assigned.containsKey(channel)) {
+          waiting.computeIfAbsent(channel, c -> new HashSet<>()).add(signal);
+          lingering.remove(channel);
+          if (lastEvent(channel) > epoch) {
+            signal.raise(); // a release (or a new subscription) came after the waiter's attempt
+          }
+          if (!assigned.containsKey(channel)) {
+            assign(channel, client.sharded() && route != null ? route : PubSubClient.PLAIN);
+          }
+          reconcile();
+          return;
+        }
+      }
+      route = client.route(channel);
     }
   }
 
@@ -115,6 +160,69 @@ final class WakeUps implements AutoCloseable {
     }
   }
 
+  /** Whether a release on {@code channel} would reach its waiters now. */
+  synchronized boolean isActive(String channel) {
+    return confirmed.contains(channel);
+  }
+
+  /** Whether this source's subscriptions have (or asked for) {@code channel}. */
+  synchronized boolean isSubscribed(String channel) {
+    return assigned.containsKey(channel);
+  }
+
+  /** Number of channels subscribed or asked for: for tests that check nothing leaks. */
+  synchronized int subscribedCount() {
+    return assigned.size();
+  }
+
+  synchronized boolean isClosed() {
+    return closed;
+  }
+
+  @Override
+  public void close() {
+    List<Subscription> running;
+    synchronized (this) {
+      closed = true;
+      raiseAll();
+      waiting.clear();
+      lingering.clear();
+      reconcile();
+      notifyAll();
+      running = new ArrayList<>(subscriptions.values());
+    }
+    long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(CLOSE_WAIT_MILLIS);
+    try {
+      for (Subscription subscription : running) {
+        subscription.join(TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime()));
+        subscription.disconnect(); // one that did not end in time: its connection is dead
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+  }
+
+  /** Brings the subscriptions in line with the channels waited on or lingering. */
+  private void reconcile() {
+    Set<String> wanted = closed ? Set.of() : wanted();
+    for (Iterator<Map.Entry<String, Subscription>> it = assigned.entrySet().iterator();
+        it.hasNext(); ) {
+      Map.Entry<String, Subscription> entry = it.next();
+      if (!wanted.contains(entry.getKey())) {
+        entry.getValue().channels.remove(entry.getKey());
+        it.remove();
+      }
+    }
+    for (String channel : wanted) {
+      if (!assigned.containsKey(channel)) {
+        assign(channel, client.sharded() ? PubSubClient.UNKNOWN : PubSubClient.PLAIN);
+      }
+    }
+    for (Subscription subscription : subscriptions.values()) {
+      subscription.reconcile();
+    }
+  }
+
   /** The channels to be subscribed: waited on, or lingering. */
   private Set<String> wanted() {
     if (lingering.isEmpty()) {
@@ -125,120 +233,88 @@ final class WakeUps implements AutoCloseable {
     return wanted;
   }
 
-  /** Whether a release on {@code channel} would reach its waiters now. */
-  synchronized boolean isActive(String channel) {
-    return confirmed.contains(channel);
+  private void assign(String channel, Object route) {
+    Subscription subscription =
+        subscriptions.computeIfAbsent(route, r -> new Subscription(this, client, r, executor));
+    subscription.channels.add(channel);
+    assigned.put(channel, subscription);
   }
 
-  /** Whether this source's subscription has (or asked for) {@code channel}. */
-  synchronized boolean isSubscribed(String channel) {
-    return requested.contains(channel);
-  }
-
-  /** Number of channels subscribed or asked for: for tests that check nothing leaks. */
-  synchronized int subscribedCount() {
-    return requested.size();
-  }
-
-  @Override
-  public void close() {
-    Thread running;
+  /**
+   * Moves the channels of {@code subscription} whose route changed (a failover, a resharding, or
+   * plain Pub/Sub after all) to the subscription of their route. Called without the monitor.
+   */
+  void reroute(Subscription subscription) {
+    List<String> channels;
     synchronized (this) {
-      closed = true;
-      raiseAll();
-      waiting.clear();
-      lingering.clear();
+      channels = new ArrayList<>(subscription.channels);
+    }
+    Map<String, Object> routes = new HashMap<>();
+    for (String channel : channels) {
+      routes.put(channel, client.route(channel));
+    }
+    synchronized (this) {
+      routes.forEach(
+          (channel, route) -> {
+            if (assigned.get(channel) == subscription && !route.equals(subscription.route)) {
+              subscription.channels.remove(channel);
+              confirmed.remove(channel); // until its new subscription confirms it
+              lastEvents.remove(channel);
+              assign(channel, route);
+            }
+          });
       reconcile();
-      notifyAll();
-      running = thread;
-    }
-    if (running != null) {
-      try {
-        running.join(TimeUnit.SECONDS.toMillis(1));
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-      }
     }
   }
 
-  private void run() {
-    Backoff backoff = new Backoff();
-    while (true) {
-      Listener current;
-      String[] channels;
-      synchronized (this) {
-        if (closed || wanted().isEmpty()) {
-          thread = null;
-          return;
-        }
-        current = new Listener();
-        listener = current;
-        connected = false;
-        ending = false;
-        requested.clear();
-        requested.addAll(wanted());
-        channels = requested.toArray(String[]::new);
-      }
-      boolean failed = false;
-      try {
-        source.subscribe(current, channels);
-        backoff = new Backoff();
-      } catch (RuntimeException e) {
-        failed = true;
-        log.debug("wake-up subscription failed; waiters re-check until it is back", e);
-      }
-      synchronized (this) {
-        listener = null;
-        connected = false;
-        requested.clear();
-        confirmed.clear();
-        raiseAll();
-        if (failed && !closed && !wanted().isEmpty()) {
-          try {
-            wait(TimeUnit.NANOSECONDS.toMillis(backoff.nextNanos()) + 1);
-          } catch (InterruptedException e) {
-            thread = null;
-            return;
-          }
-        }
-      }
+  // Callbacks from the subscriptions, with the monitor held.
+
+  /** {@code subscription}'s thread ended: forgets it, unless it has channels again. */
+  void ended(Subscription subscription) {
+    if (subscription.channels.isEmpty()) {
+      subscriptions.remove(subscription.route, subscription);
+    } else {
+      subscription.reconcile(); // channels came while it ended: a new thread takes them
     }
   }
 
-  /** Brings the subscription in line with the waiting channels. Caller holds the monitor. */
-  private void reconcile() {
-    if (listener == null || !connected || ending) {
-      return; // the subscriber thread subscribes to everything waiting when it (re)connects
+  void subscribed(Subscription subscription, String channel) {
+    if (assigned.get(channel) != subscription || !confirmed.add(channel)) {
+      return; // not its channel any more, or the answer to a probe
     }
-    try {
-      Set<String> wanted = wanted();
-      if (wanted.isEmpty()) {
-        ending = true; // no command may follow: the connection goes back to the pool
-        listener.unsubscribe();
-        return;
-      }
-      List<String> add = new ArrayList<>();
-      for (String channel : wanted) {
-        if (requested.add(channel)) {
-          add.add(channel);
-        }
-      }
-      List<String> remove = new ArrayList<>();
-      for (String channel : requested) {
-        if (!wanted.contains(channel)) {
-          remove.add(channel);
-        }
-      }
-      requested.removeAll(remove);
-      if (!add.isEmpty()) {
-        listener.subscribe(add.toArray(String[]::new));
-      }
-      if (!remove.isEmpty()) {
-        listener.unsubscribe(remove.toArray(String[]::new));
-      }
-    } catch (RuntimeException e) {
-      log.debug("wake-up subscription change failed; the subscriber thread reconnects", e);
+    lastEvents.put(channel, events.incrementAndGet());
+    raise(channel);
+  }
+
+  void unsubscribed(Subscription subscription, String channel, boolean byServer) {
+    if (!isOwn(subscription, channel)) {
+      return; // it moved to another subscription
     }
+    confirmed.remove(channel);
+    lastEvents.remove(channel);
+    if (byServer) {
+      raise(channel); // its slot moved: a release may go unheard until it is subscribed again
+    }
+  }
+
+  void message(String channel) {
+    if (lastEvents.containsKey(channel)) {
+      lastEvents.put(channel, events.incrementAndGet());
+    }
+    raise(channel);
+  }
+
+  /** {@code subscription}'s connection ended: its channels are not active until it is back. */
+  void lost(Subscription subscription) {
+    confirmed.removeIf(channel -> isOwn(subscription, channel));
+    lastEvents.keySet().removeIf(channel -> isOwn(subscription, channel));
+    subscription.channels.forEach(this::raise);
+  }
+
+  /** Whether {@code channel} is {@code subscription}'s, or nobody's (it is being unsubscribed). */
+  private boolean isOwn(Subscription subscription, String channel) {
+    Subscription owner = assigned.get(channel);
+    return owner == null || owner == subscription;
   }
 
   private void raise(String channel) {
@@ -250,34 +326,5 @@ final class WakeUps implements AutoCloseable {
 
   private void raiseAll() {
     waiting.values().forEach(signals -> signals.forEach(Signal::raise));
-  }
-
-  private final class Listener extends JedisPubSub {
-    @Override
-    public void onSubscribe(String channel, int subscribedChannels) {
-      synchronized (WakeUps.this) {
-        if (listener != this) {
-          return;
-        }
-        connected = true;
-        confirmed.add(channel);
-        raise(channel);
-        reconcile();
-      }
-    }
-
-    @Override
-    public void onUnsubscribe(String channel, int subscribedChannels) {
-      synchronized (WakeUps.this) {
-        confirmed.remove(channel);
-      }
-    }
-
-    @Override
-    public void onMessage(String channel, String message) {
-      synchronized (WakeUps.this) {
-        raise(channel);
-      }
-    }
   }
 }

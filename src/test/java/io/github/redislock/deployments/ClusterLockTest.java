@@ -23,7 +23,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
@@ -40,7 +39,6 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 import redis.clients.jedis.DefaultJedisClientConfig;
 import redis.clients.jedis.Jedis;
-import redis.clients.jedis.JedisPubSub;
 import redis.clients.jedis.RedisClusterClient;
 import redis.clients.jedis.commands.ProtocolCommand;
 import redis.clients.jedis.exceptions.JedisConnectionException;
@@ -49,9 +47,10 @@ import redis.clients.jedis.util.JedisClusterCRC16;
 
 /**
  * What is particular to a real 3-master Redis Cluster: a lock's scripts touch only keys of one slot
- * whatever its name looks like (no {@code CROSSSLOT}), wake-ups published on one master reach
- * waiters subscribed on another, many names spread over every master, and a master killed without a
- * replica loses its holds and serves again, empty, after a restart.
+ * whatever its name looks like (no {@code CROSSSLOT}), wake-ups travel by sharded Pub/Sub on the
+ * master of the lock's slot only and each release counts the waiters of other processes wherever
+ * their clients connect, many names spread over every master, and a master killed without a replica
+ * loses its holds and serves again, empty, after a restart.
  */
 @IntegrationTest
 class ClusterLockTest {
@@ -59,6 +58,9 @@ class ClusterLockTest {
 
   /** Jedis 8 has no constant for DEBUG. */
   private static final ProtocolCommand DEBUG = () -> "DEBUG".getBytes(StandardCharsets.US_ASCII);
+
+  /** Far below the long re-check of a waiter whose holder publishes, far above a round trip. */
+  private static final Duration PROMPTLY = Timing.scaled(Duration.ofMillis(500));
 
   private static RedisCluster cluster;
   private final List<RedisLockFactory> factories = new ArrayList<>();
@@ -98,9 +100,13 @@ class ClusterLockTest {
   }
 
   private RedisLockFactory factory(Consumer<RedisLockFactory.Builder> settings) {
+    return factory(cluster.uri(), settings);
+  }
+
+  private RedisLockFactory factory(String uri, Consumer<RedisLockFactory.Builder> settings) {
     RedisLockFactory.Builder builder =
         RedisLockFactory.builder()
-            .cluster(cluster.uri())
+            .cluster(uri)
             .commandTimeout(Duration.ofMillis(500))
             .onLockLost(lostEvents::add);
     settings.accept(builder);
@@ -197,93 +203,158 @@ class ClusterLockTest {
 
   @ParameterizedTest(name = "[{index}] {0}")
   @ValueSource(strings = {"{user:42}:cart", "a}b", "plain"})
-  void aReleaseOnOneMasterWakesAWaiterOfAnotherFactory(String suffix) throws Exception {
+  void aReleaseWakesAWaiterWhoseClientKnowsAnotherMasterOnlyOnTheKeysMaster(String suffix)
+      throws Exception {
     String name = prefix + suffix;
-    RedisDistributedLock holderLock = factory().getLock(name);
-    RedisLockFactory waiting = factory();
-    CountDownLatch release = new CountDownLatch(1);
-    Future<?> holder =
-        threads.submit(
-            () -> {
-              holderLock.lock();
-              try {
-                release.await();
-              } finally {
-                holderLock.unlock();
-              }
-              return null;
-            });
-    await().atMost(Timing.awaitAtMost()).until(holderLock::isLocked);
-
-    Future<Long> waiter =
-        threads.submit(
-            () -> {
-              RedisDistributedLock lock = waiting.getLock(name);
-              lock.lock();
-              try {
-                return lock.getFencingToken();
-              } finally {
-                lock.unlock();
-              }
-            });
-    await()
-        .atMost(Timing.awaitAtMost())
-        .until(() -> FactoryInspector.subscribedCount(waiting) == 1);
-    String channel = subscribedChannel();
-
-    // A subscriber on a master that does not hold the key hears the release too.
-    List<String> heard = new CopyOnWriteArrayList<>();
+    RedisServer master = cluster.masterOf(name);
     RedisServer elsewhere =
-        cluster.masters().stream()
-            .filter(m -> m != cluster.masterOf(name))
-            .findFirst()
-            .orElseThrow();
-    JedisPubSub listener =
-        new JedisPubSub() {
-          @Override
-          public void onMessage(String ch, String message) {
-            heard.add(message);
-          }
-        };
-    Future<?> subscription =
-        threads.submit(
-            () -> {
-              try (Jedis jedis = elsewhere.jedis(Duration.ZERO)) {
-                jedis.subscribe(listener, channel);
-              }
-              return null;
-            });
-    try {
-      await().atMost(Timing.awaitAtMost()).until(() -> listener.getSubscribedChannels() == 1);
-      release.countDown();
-      holder.get(Timing.awaitAtMost().toMillis(), TimeUnit.MILLISECONDS);
-      assertThat(waiter.get(Timing.awaitAtMost().toMillis(), TimeUnit.MILLISECONDS)).isPositive();
-      await().atMost(Timing.awaitAtMost()).until(() -> heard.contains("released"));
-    } finally {
-      release.countDown();
-      if (listener.isSubscribed()) {
-        listener.unsubscribe();
+        cluster.masters().stream().filter(m -> m != master).findFirst().orElseThrow();
+    RedisLockFactory holding = factory();
+    RedisLockFactory waiting =
+        factory("redis-cluster://" + elsewhere.host() + ":" + elsewhere.port(), b -> {});
+    for (Jedis jedis : cluster.jedisAll()) {
+      try (jedis) {
+        jedis.configResetStat();
       }
     }
-    subscription.get(Timing.awaitAtMost().toMillis(), TimeUnit.MILLISECONDS);
+    RedisDistributedLock holder = holding.getLock(name);
+    RedisDistributedLock waiter = waiting.getLock(name);
+    ExecutorService holderThread = Executors.newSingleThreadExecutor();
+    try {
+      holderThread.submit(holder::lock).get();
+      Future<?> waited = threads.submit(() -> lockAndUnlock(waiter));
+      // The waiter's subscription sits on the key's master, in its shard channels.
+      try (Jedis jedis = master.jedis()) {
+        await()
+            .atMost(Timing.awaitAtMost())
+            .until(() -> jedis.pubsubShardChannels("*").size() == 1);
+        String channel = jedis.pubsubShardChannels("*").get(0);
+        await()
+            .atMost(Timing.awaitAtMost())
+            .until(() -> jedis.pubsubShardNumSub(channel).get(channel) == 1);
+      }
+      holderThread.submit(holder::unlock).get();
+      assertThat(waited).as("the waiter, woken by the release").succeedsWithin(PROMPTLY);
+      assertThat(FactoryInspector.turnsGiven(holding))
+          .as("the release counted the waiter, another process: it gets the next turn")
+          .isEqualTo(1);
+    } finally {
+      holderThread.shutdownNow();
+    }
+    // Published on the key's master only: no node broadcast a release to the whole cluster.
+    assertThat(commandCalls(master, "spublish")).isPositive();
+    for (RedisServer node : cluster.masters()) {
+      assertThat(commandCalls(node, "publish")).as("PUBLISH calls on " + node).isZero();
+    }
   }
 
-  /** The one channel a waiting factory subscribed to, on whichever master it picked. */
-  private static String subscribedChannel() {
-    return await()
-        .atMost(Timing.awaitAtMost())
-        .until(
-            () -> {
-              List<String> channels = new ArrayList<>();
-              for (Jedis jedis : cluster.jedisAll()) {
-                try (jedis) {
-                  channels.addAll(jedis.pubsubChannels("*"));
-                }
-              }
-              return channels;
-            },
-            channels -> channels.size() == 1)
-        .get(0);
+  @Test
+  void releasesOnEveryMasterCountTheWaitersOfAnotherProcess() throws Exception {
+    // One name per master, and one factory waiting for all three at once: whichever node its
+    // client happens to use, each release must count its waiter, so that turns alternate.
+    List<String> names = new ArrayList<>();
+    for (RedisServer master : cluster.masters()) {
+      for (int i = 0; ; i++) {
+        if (cluster.masterOf(prefix + i) == master) {
+          names.add(prefix + i);
+          break;
+        }
+      }
+    }
+    RedisLockFactory holding = factory();
+    RedisLockFactory waiting = factory();
+    ExecutorService holderThread = Executors.newSingleThreadExecutor();
+    try {
+      List<RedisDistributedLock> held = new ArrayList<>();
+      for (String name : names) {
+        RedisDistributedLock lock = holding.getLock(name);
+        holderThread.submit(lock::lock).get();
+        held.add(lock);
+      }
+      List<Future<?>> waiters = new ArrayList<>();
+      for (String name : names) {
+        RedisDistributedLock lock = waiting.getLock(name);
+        waiters.add(threads.submit(() -> lockAndUnlock(lock)));
+      }
+      await().atMost(Timing.awaitAtMost()).until(() -> subscribersOnAllMasters() == names.size());
+      for (RedisDistributedLock lock : held) {
+        holderThread.submit(lock::unlock).get();
+      }
+      for (Future<?> waiter : waiters) {
+        waiter.get(Timing.awaitAtMost().toMillis(), TimeUnit.MILLISECONDS);
+      }
+    } finally {
+      holderThread.shutdownNow();
+    }
+    assertThat(FactoryInspector.turnsGiven(holding))
+        .as("releases that saw the other process waiting")
+        .isEqualTo(names.size());
+  }
+
+  @Test
+  void aQuietShardedSubscriptionIsHealthCheckedAndKept() throws Exception {
+    String name = prefix + "lock";
+    RedisServer master = cluster.masterOf(name);
+    RedisDistributedLock holder = factory().getLock(name);
+    RedisDistributedLock waiter = factory().getLock(name);
+    ExecutorService holderThread = Executors.newSingleThreadExecutor();
+    try (Jedis jedis = master.jedis()) {
+      holderThread.submit(holder::lock).get();
+      Future<?> waited = threads.submit(() -> lockAndUnlock(waiter));
+      await().atMost(Timing.awaitAtMost()).until(() -> subscribersOnAllMasters() == 1);
+      String subscriber = subscriberId(jedis);
+      // Several health checks pass, with nothing published: each is answered, none drops it.
+      await()
+          .during(Timing.scaled(Duration.ofSeconds(7)))
+          .atMost(Timing.scaled(Duration.ofSeconds(10)))
+          .until(() -> subscriber.equals(subscriberId(jedis)));
+      holderThread.submit(holder::unlock).get();
+      assertThat(waited).as("the waiter, woken by the release").succeedsWithin(PROMPTLY);
+    } finally {
+      holderThread.shutdownNow();
+    }
+  }
+
+  /** The id of the one client of {@code jedis}'s server subscribed to something. */
+  private static String subscriberId(Jedis jedis) {
+    List<String> subscribed =
+        jedis.clientList().lines().filter(line -> line.matches(".* s?sub=[1-9].*")).toList();
+    assertThat(subscribed).as("subscribed clients").hasSize(1);
+    return subscribed.get(0).split(" ")[0];
+  }
+
+  private static void lockAndUnlock(RedisDistributedLock lock) {
+    lock.lock();
+    lock.unlock();
+  }
+
+  /** Subscribers of every wake-up channel (plain or sharded), summed over the masters. */
+  private static long subscribersOnAllMasters() {
+    long count = 0;
+    for (RedisServer master : cluster.masters()) {
+      try (Jedis jedis = master.jedis()) {
+        for (String channel : jedis.pubsubChannels("*")) {
+          count += jedis.pubsubNumSub(channel).get(channel);
+        }
+        for (String channel : jedis.pubsubShardChannels("*")) {
+          count += jedis.pubsubShardNumSub(channel).get(channel);
+        }
+      }
+    }
+    return count;
+  }
+
+  /** How often {@code command} ran on {@code node} (scripts' calls included). */
+  private static long commandCalls(RedisServer node, String command) {
+    try (Jedis jedis = node.jedis()) {
+      for (String line : jedis.info("commandstats").lines().toList()) {
+        if (line.startsWith("cmdstat_" + command + ":")) {
+          String rest = line.substring(line.indexOf("calls=") + 6);
+          return Long.parseLong(rest.substring(0, rest.indexOf(',')));
+        }
+      }
+      return 0;
+    }
   }
 
   @Test

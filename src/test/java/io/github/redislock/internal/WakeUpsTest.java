@@ -11,6 +11,7 @@ import io.github.redislock.testing.Timing;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -40,10 +41,10 @@ class WakeUpsTest {
 
   @Test
   void publishOnTheChannelRaisesTheRegisteredSignal() {
-    try (WakeUps wakeUps = new WakeUps(client, executor, Ticker.SYSTEM);
+    try (WakeUps wakeUps = new WakeUps(client, executor, Ticker.SYSTEM, new AtomicLong());
         Jedis jedis = server.jedis()) {
       Signal signal = new Signal(Ticker.SYSTEM);
-      wakeUps.register("ch-a", signal);
+      wakeUps.register("ch-a", signal, 0);
       await().atMost(Timing.awaitAtMost()).until(() -> wakeUps.isActive("ch-a"));
       signal.await(0); // consume the raise that announced the subscription
       jedis.publish("ch-a", "released");
@@ -54,12 +55,12 @@ class WakeUpsTest {
 
   @Test
   void channelsShareOneConnectionAndItIsGivenBackWhenNobodyWaits() {
-    try (WakeUps wakeUps = new WakeUps(client, executor, Ticker.SYSTEM);
+    try (WakeUps wakeUps = new WakeUps(client, executor, Ticker.SYSTEM, new AtomicLong());
         Jedis jedis = server.jedis()) {
       Signal first = new Signal(Ticker.SYSTEM);
       Signal second = new Signal(Ticker.SYSTEM);
-      wakeUps.register("ch-1", first);
-      wakeUps.register("ch-2", second);
+      wakeUps.register("ch-1", first, 0);
+      wakeUps.register("ch-2", second, 0);
       await()
           .atMost(Timing.awaitAtMost())
           .until(() -> wakeUps.isActive("ch-1") && wakeUps.isActive("ch-2"));
@@ -74,11 +75,11 @@ class WakeUpsTest {
 
   @Test
   void aNewRegistrationAfterTheConnectionWasGivenBackSubscribesAgain() {
-    try (WakeUps wakeUps = new WakeUps(client, executor, Ticker.SYSTEM);
+    try (WakeUps wakeUps = new WakeUps(client, executor, Ticker.SYSTEM, new AtomicLong());
         Jedis jedis = server.jedis()) {
       for (int round = 0; round < 3; round++) {
         Signal signal = new Signal(Ticker.SYSTEM);
-        wakeUps.register("ch-again", signal);
+        wakeUps.register("ch-again", signal, 0);
         await().atMost(Timing.awaitAtMost()).until(() -> wakeUps.isActive("ch-again"));
         signal.await(0);
         jedis.publish("ch-again", "released");
@@ -91,20 +92,43 @@ class WakeUpsTest {
 
   @Test
   void aChannelStaysSubscribedForAWhileAfterItsLastWaiterLeft() {
-    try (WakeUps wakeUps = new WakeUps(client, executor, Ticker.SYSTEM);
+    try (WakeUps wakeUps = new WakeUps(client, executor, Ticker.SYSTEM, new AtomicLong());
         Jedis jedis = server.jedis()) {
       Signal first = new Signal(Ticker.SYSTEM);
-      wakeUps.register("ch-linger", first);
+      wakeUps.register("ch-linger", first, 0);
       await().atMost(Timing.awaitAtMost()).until(() -> wakeUps.isActive("ch-linger"));
       first.await(0); // consume the raise that announced the subscription
       wakeUps.unregister("ch-linger", first);
       Signal next = new Signal(Ticker.SYSTEM);
-      wakeUps.register("ch-linger", next); // within the linger: no new subscription needed
+      // Within the linger: no new subscription needed, and nothing happened since the epoch.
+      wakeUps.register("ch-linger", next, wakeUps.lastEvent("ch-linger"));
       assertThat(wakeUps.isActive("ch-linger")).isTrue();
+      assertThat(next.await(0)).as("raised without a release").isFalse();
       jedis.publish("ch-linger", "released");
       assertThat(next.await(TimeUnit.SECONDS.toNanos(20))).isTrue();
       wakeUps.unregister("ch-linger", next);
       assertThat(first.await(0)).as("a signal that left is not raised").isFalse();
+      await().atMost(Timing.awaitAtMost()).until(() -> wakeUps.subscribedCount() == 0);
+      RedisInvariants.assertNoSubscriptions(jedis);
+    }
+  }
+
+  @Test
+  void aWaiterJoiningAnActiveChannelAfterAReleaseSinceItsEpochIsRaisedAtOnce() {
+    try (WakeUps wakeUps = new WakeUps(client, executor, Ticker.SYSTEM, new AtomicLong());
+        Jedis jedis = server.jedis()) {
+      Signal first = new Signal(Ticker.SYSTEM);
+      wakeUps.register("ch-epoch", first, 0);
+      await().atMost(Timing.awaitAtMost()).until(() -> wakeUps.isActive("ch-epoch"));
+      wakeUps.unregister("ch-epoch", first); // the channel lingers, with nobody waiting
+
+      long epoch = wakeUps.lastEvent("ch-epoch"); // a waiter's attempt starts, and finds it busy
+      jedis.publish("ch-epoch", "released"); // a release that nobody is registered for yet
+      await().atMost(Timing.awaitAtMost()).until(() -> wakeUps.lastEvent("ch-epoch") > epoch);
+      Signal late = new Signal(Ticker.SYSTEM);
+      wakeUps.register("ch-epoch", late, epoch);
+      assertThat(late.await(0)).as("raised at once by the release it missed").isTrue();
+      wakeUps.unregister("ch-epoch", late);
       await().atMost(Timing.awaitAtMost()).until(() -> wakeUps.subscribedCount() == 0);
       RedisInvariants.assertNoSubscriptions(jedis);
     }

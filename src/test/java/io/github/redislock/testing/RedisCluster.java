@@ -2,6 +2,7 @@ package io.github.redislock.testing;
 
 import static org.awaitility.Awaitility.await;
 
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -38,9 +39,11 @@ public final class RedisCluster implements AutoCloseable {
   private static final Duration POLL = Duration.ofMillis(50);
 
   private final List<RedisServer> masters;
+  private final Path binary;
 
-  private RedisCluster(List<RedisServer> masters) {
+  private RedisCluster(List<RedisServer> masters, Path binary) {
     this.masters = List.copyOf(masters);
+    this.binary = binary;
   }
 
   /**
@@ -59,12 +62,24 @@ public final class RedisCluster implements AutoCloseable {
    * @return the running cluster; close it
    */
   public static RedisCluster start(int count) {
+    return startWith(RedisBinary.path(), count);
+  }
+
+  /**
+   * Starts a cluster of {@code count} masters of an explicit {@code redis-server} binary (for
+   * example {@link RedisBinary#extractBundled()}, Redis 6.2) and waits until it is ready.
+   *
+   * @param binary the {@code redis-server} executable
+   * @param count the number of masters, at least 1
+   * @return the running cluster; close it
+   */
+  public static RedisCluster startWith(Path binary, int count) {
     List<RedisServer> started = new ArrayList<>();
     try {
       for (int i = 0; i < count; i++) {
-        started.add(RedisServer.start("--cluster-enabled", "yes"));
+        started.add(RedisServer.startWith(binary, "--cluster-enabled", "yes"));
       }
-      RedisCluster cluster = new RedisCluster(started);
+      RedisCluster cluster = new RedisCluster(started, binary);
       cluster.create();
       cluster.awaitReady();
       return cluster;
@@ -178,7 +193,7 @@ public final class RedisCluster implements AutoCloseable {
 
   /** Gives each master its config epoch and slots, then lets the first meet the others. */
   private void create() {
-    boolean ranges = RedisBinary.majorVersion() >= 7;
+    boolean ranges = RedisBinary.majorVersion(binary) >= 7;
     for (int i = 0; i < masters.size(); i++) {
       try (Jedis j = masters.get(i).jedis()) {
         j.clusterSetConfigEpoch(i + 1);

@@ -12,6 +12,7 @@ import java.util.Set;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.TimeUnit;
 import redis.clients.jedis.Jedis;
+import redis.clients.jedis.exceptions.JedisDataException;
 import redis.clients.jedis.params.ScanParams;
 import redis.clients.jedis.resps.ScanResult;
 
@@ -113,10 +114,10 @@ public final class RedisInvariants {
   }
 
   /**
-   * Asserts, within a few seconds, that nobody is subscribed to any channel or pattern on the
-   * server ({@code PUBSUB CHANNELS *} is empty and {@code PUBSUB NUMPAT} is 0). The channels of
-   * Redis's own machinery ({@code __sentinel__:hello}, on which Sentinels talk through a master and
-   * its replicas) do not count.
+   * Asserts, within a few seconds, that nobody is subscribed to any channel, pattern or shard
+   * channel on the server ({@code PUBSUB CHANNELS *} and {@code PUBSUB SHARDCHANNELS *} are empty,
+   * {@code PUBSUB NUMPAT} is 0). The channels of Redis's own machinery ({@code __sentinel__:hello},
+   * on which Sentinels talk through a master and its replicas) do not count.
    *
    * @param j a raw connection to the server to check (not itself subscribed)
    * @throws org.awaitility.core.ConditionTimeoutException naming the channels and pattern count
@@ -135,11 +136,26 @@ public final class RedisInvariants {
                       .filter(channel -> !channel.startsWith(REDIS_INTERNAL_CHANNELS))
                       .toList();
               long patterns = j.pubsubNumPat();
-              if (!channels.isEmpty() || patterns != 0) {
+              List<String> shardChannels = shardChannels(j);
+              if (!channels.isEmpty() || patterns != 0 || !shardChannels.isEmpty()) {
                 throw new AssertionError(
-                    "subscribed channels: " + channels + ", patterns: " + patterns);
+                    "subscribed channels: "
+                        + channels
+                        + ", patterns: "
+                        + patterns
+                        + ", shard channels: "
+                        + shardChannels);
               }
             });
+  }
+
+  /** The sharded Pub/Sub channels subscribed on the server (none before Redis 7). */
+  private static List<String> shardChannels(Jedis j) {
+    try {
+      return j.pubsubShardChannels("*");
+    } catch (JedisDataException e) {
+      return List.of(); // no sharded Pub/Sub on this server
+    }
   }
 
   /**

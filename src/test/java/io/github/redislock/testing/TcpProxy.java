@@ -30,6 +30,7 @@ import java.util.concurrent.atomic.AtomicInteger;
  *     proxy.stall();   // bytes stop flowing, connections stay open: clients time out
  *     proxy.unstall();
  *     proxy.cutAll();  // every open connection is reset
+ *     proxy.blackHole(port); // one connection goes silent for good, unnoticed by its client
  * }
  * }</pre>
  */
@@ -171,6 +172,30 @@ public final class TcpProxy implements AutoCloseable {
   }
 
   /**
+   * Black-holes one connection, as a partition the client cannot notice: the one whose server side
+   * uses local port {@code serverSidePort} (the port Redis shows in {@code CLIENT LIST}'s {@code
+   * addr}). The server's side is closed (the server forgets that client); the client's side stays
+   * open, and what the client sends is dropped, so it waits for replies forever unless it gives up
+   * by itself. Other and new connections are unaffected; {@link #close()} ends it.
+   *
+   * @param serverSidePort the local port of the proxy's connection to the server
+   * @return whether such a connection was open
+   */
+  public boolean blackHole(int serverSidePort) {
+    for (Connection c : connections) {
+      if (c.upstream.getLocalPort() == serverSidePort) {
+        synchronized (lock) {
+          c.blackHoled = true;
+          lock.notifyAll();
+        }
+        closeQuietly(c.upstream);
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /**
    * The number of connections currently open through the proxy.
    *
    * @return the count
@@ -290,6 +315,7 @@ public final class TcpProxy implements AutoCloseable {
     private final Socket upstream;
     private final List<Thread> pumps;
     private boolean closed; // guarded by lock
+    private boolean blackHoled; // guarded by lock
 
     Connection(int id, Socket client, Socket upstream) {
       this.client = client;
@@ -321,6 +347,9 @@ public final class TcpProxy implements AutoCloseable {
           if (n < 0) {
             return; // end of stream: finally closes both sides
           }
+          if (isBlackHoled()) {
+            continue; // dropped
+          }
           if (!awaitForwardable(this, System.nanoTime(), replies)) {
             return;
           }
@@ -330,7 +359,15 @@ public final class TcpProxy implements AutoCloseable {
       } catch (IOException e) {
         // Cut, reset or closed: close both sides below.
       } finally {
-        close();
+        if (!(replies && isBlackHoled())) {
+          close(); // a black-holed client's side stays open until the client closes it
+        }
+      }
+    }
+
+    private boolean isBlackHoled() {
+      synchronized (lock) {
+        return blackHoled;
       }
     }
 

@@ -26,15 +26,30 @@ final class LockCommands {
   private final String lease;
   private final String companionTtl;
 
+  /** How a release publishes its wake-up: {@code spublish} (sharded) or {@code publish}. */
+  private final String publish;
+
   /** The plain acquisition's {@code NX PX lease}, built once. */
   private final SetParams plainSet;
+
+  /**
+   * The commands for holds of {@code leaseMillis}, whose releases publish by plain Pub/Sub.
+   *
+   * @param leaseMillis the lease every acquisition and renewal sets
+   */
+  LockCommands(long leaseMillis) {
+    this(leaseMillis, false);
+  }
 
   /**
    * The commands for holds of {@code leaseMillis}.
    *
    * @param leaseMillis the lease every acquisition and renewal sets
+   * @param shardedWakeUps whether releases publish by sharded Pub/Sub ({@code SPUBLISH}, where the
+   *     server has it), as waiters on a Redis Cluster subscribe
    */
-  LockCommands(long leaseMillis) {
+  LockCommands(long leaseMillis, boolean shardedWakeUps) {
+    this.publish = shardedWakeUps ? "spublish" : "publish";
     this.leaseMillis = leaseMillis;
     this.lease = Long.toString(leaseMillis);
     this.companionTtl = Long.toString(companionTtlMillis(leaseMillis));
@@ -98,8 +113,9 @@ final class LockCommands {
 
   /**
    * The release script: deletes the key if it holds {@code token} and publishes on the lock's
-   * channel; where it releases, it also raises the node's fencing counter to {@code fencingToken}
-   * (0 raises nothing: the node issued the token itself, so its counter is there already).
+   * channel (sharded, where these commands were built so); where it releases, it also raises the
+   * node's fencing counter to {@code fencingToken} (0 raises nothing: the node issued the token
+   * itself, so its counter is there already).
    */
   Request<Release> release(LockKeys keys, String token, long fencingToken) {
     return fencingToken == 0
@@ -108,14 +124,14 @@ final class LockCommands {
             keys,
             Script.RELEASE,
             List.of(keys.lock()),
-            List.of(token, keys.channel()),
+            List.of(token, keys.channel(), publish),
             LockCommands::release)
         : new ScriptCall<>(
             "release",
             keys,
             Script.RELEASE,
             List.of(keys.lock(), keys.companion()),
-            List.of(token, keys.channel(), Long.toString(fencingToken), companionTtl),
+            List.of(token, keys.channel(), publish, Long.toString(fencingToken), companionTtl),
             LockCommands::release);
   }
 

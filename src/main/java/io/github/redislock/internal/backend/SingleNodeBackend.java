@@ -1,6 +1,7 @@
 package io.github.redislock.internal.backend;
 
 import io.github.redislock.internal.transport.Direct;
+import redis.clients.jedis.RedisClusterClient;
 import redis.clients.jedis.UnifiedJedis;
 
 /**
@@ -24,7 +25,8 @@ public final class SingleNodeBackend implements LockBackend {
   public SingleNodeBackend(UnifiedJedis client, boolean ownsClient, long leaseMillis) {
     this.client = client;
     this.ownsClient = ownsClient;
-    this.commands = new LockCommands(leaseMillis);
+    // A Redis Cluster carries wake-ups by sharded Pub/Sub (see the engine's PubSubClient).
+    this.commands = new LockCommands(leaseMillis, client instanceof RedisClusterClient);
     this.direct = new Direct(client);
   }
 

@@ -5,10 +5,12 @@
 --          (same cluster slot), whose field "c" is the fencing counter
 -- ARGV[1]  the caller's token
 -- ARGV[2]  the wake-up channel to publish on
--- ARGV[3]  with KEYS[2]: the hold's fencing token. The counter is raised to it, so that every
+-- ARGV[3]  how: 'spublish' (sharded Pub/Sub, on a Redis Cluster; a server without it, before 7.0,
+--          gets 'publish' instead) or 'publish'
+-- ARGV[4]  with KEYS[2]: the hold's fencing token. The counter is raised to it, so that every
 --          node this hold was released on issues greater tokens afterwards (under Redlock a
 --          hold's token may come from another node's counter)
--- ARGV[4]  with KEYS[2]: the companion hash's time to live in milliseconds
+-- ARGV[5]  with KEYS[2]: the companion hash's time to live in milliseconds
 --
 -- Replies (an integer: cheaper for the server than an array):
 --   1 + n   released now; n clients (of other JVMs or factories) were waiting on the channel
@@ -20,9 +22,15 @@ if redis.pcall('get', KEYS[1]) == ARGV[1] then
   redis.call('del', KEYS[1])
   if KEYS[2] then
     local counter = tonumber(redis.call('hget', KEYS[2], 'c') or '0')
-    if counter < tonumber(ARGV[3]) then
-      redis.call('hset', KEYS[2], 'c', ARGV[3])
-      redis.call('pexpire', KEYS[2], ARGV[4])
+    if counter < tonumber(ARGV[4]) then
+      redis.call('hset', KEYS[2], 'c', ARGV[4])
+      redis.call('pexpire', KEYS[2], ARGV[5])
+    end
+  end
+  if ARGV[3] == 'spublish' then
+    local n = redis.pcall('spublish', ARGV[2], 'released')
+    if type(n) == 'number' then
+      return 1 + n
     end
   end
   return 1 + redis.call('publish', ARGV[2], 'released')

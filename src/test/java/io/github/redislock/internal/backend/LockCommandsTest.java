@@ -45,7 +45,13 @@ class LockCommandsTest {
   @Test
   void aReleaseWithoutATokenToRaiseNamesOnlyTheLockKeyAndTheChannel() {
     assertThat(words(commands.release(keys, "t", 0).command()))
-        .containsExactly("EVALSHA", sha("release"), "1", "orders", "t", keys.channel());
+        .containsExactly("EVALSHA", sha("release"), "1", "orders", "t", keys.channel(), "publish");
+  }
+
+  @Test
+  void aReleaseOnAClusterPublishesSharded() {
+    assertThat(words(new LockCommands(10_000, true).release(keys, "t", 0).command()))
+        .containsExactly("EVALSHA", sha("release"), "1", "orders", "t", keys.channel(), "spublish");
   }
 
   @Test
@@ -59,6 +65,7 @@ class LockCommandsTest {
             keys.companion(),
             "t",
             keys.channel(),
+            "publish",
             "42",
             "60000");
   }

@@ -1,0 +1,417 @@
+package io.github.redislock.internal;
+
+import io.github.redislock.internal.util.Backoff;
+import io.github.redislock.internal.util.Threads;
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Locale;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executor;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import redis.clients.jedis.Connection;
+import redis.clients.jedis.JedisPubSub;
+import redis.clients.jedis.JedisShardedPubSub;
+import redis.clients.jedis.exceptions.JedisDataException;
+
+/**
+ * One wake-up subscription connection of a {@link WakeUps} source, and the thread that reads it:
+ * the channels it carries, and the commands that bring its server in line with them. Its state is
+ * guarded by the owner's monitor: the owner calls it with the monitor held, and it calls the owner
+ * back with the monitor held.
+ *
+ * <p>The connection is health-checked. When nothing came on it for {@value #CHECK_MILLIS} ms, a
+ * probe goes out (a {@code PING}; under sharded Pub/Sub, which has none, a repeated {@code
+ * SSUBSCRIBE} of one of its channels); when the next check finds that nothing came since, the
+ * connection is dropped, and the thread connects again and subscribes where its channels live now.
+ * So a connection that went silent (a partition, a frozen master, a failover to another address) is
+ * replaced within two checks, where it would otherwise wait for a reply forever. A client that
+ * lends no connection (see {@link PubSubClient}) is not checked.
+ */
+final class Subscription {
+  private static final Logger log = LoggerFactory.getLogger(Subscription.class);
+  static final long CHECK_MILLIS = 2000;
+
+  private final WakeUps owner;
+  private final PubSubClient client;
+  private final Executor checks;
+
+  /**
+   * Where its channels live: their master under sharded Pub/Sub, else {@link PubSubClient#PLAIN}.
+   */
+  final Object route;
+
+  // All guarded by owner.
+  /** The channels it carries: set by the owner. */
+  final Set<String> channels = new HashSet<>();
+
+  /** The channels subscribed, or asked for, on the current connection. */
+  private final Set<String> sent = new HashSet<>();
+
+  /** The channels whose unsubscribe it sent on the current connection, not yet confirmed. */
+  private final Set<String> unsubscribing = new HashSet<>();
+
+  private Listener listener;
+  private Connection connection;
+  private boolean connected;
+  private boolean ending;
+  private boolean heard;
+  private boolean probed;
+  private Thread thread;
+
+  Subscription(WakeUps owner, PubSubClient client, Object route, Executor executor) {
+    this.owner = owner;
+    this.client = client;
+    this.route = route;
+    this.checks = CompletableFuture.delayedExecutor(CHECK_MILLIS, TimeUnit.MILLISECONDS, executor);
+  }
+
+  /** Brings the connection in line with {@link #channels}; starts the thread if needed. */
+  void reconcile() {
+    if (thread == null) {
+      if (!channels.isEmpty()) {
+        thread = Threads.daemon("redis-lock-wakeups").newThread(this::run);
+        thread.start();
+      }
+      return;
+    }
+    if (listener == null || !connected || ending) {
+      return; // the thread subscribes to every channel when it (re)connects
+    }
+    try {
+      if (channels.isEmpty()) {
+        ending = true; // no command may follow: the connection goes back to the pool
+        listener.removeAll();
+        return;
+      }
+      List<String> add = new ArrayList<>();
+      for (String channel : channels) {
+        if (sent.add(channel)) {
+          add.add(channel);
+        }
+      }
+      List<String> remove = new ArrayList<>();
+      for (String channel : sent) {
+        if (!channels.contains(channel)) {
+          remove.add(channel);
+        }
+      }
+      sent.removeAll(remove);
+      unsubscribing.addAll(remove);
+      if (!add.isEmpty()) {
+        listener.add(add.toArray(String[]::new));
+      }
+      if (!remove.isEmpty()) {
+        listener.remove(remove.toArray(String[]::new));
+      }
+    } catch (RuntimeException e) {
+      log.debug("wake-up subscription change failed; the subscriber thread reconnects", e);
+    }
+  }
+
+  /** Drops the connection, so that the thread connects again (or ends, if closed). */
+  void disconnect() {
+    Connection current;
+    synchronized (owner) {
+      current = connection;
+    }
+    if (current != null) {
+      try {
+        current.forceDisconnect();
+      } catch (IOException | RuntimeException e) {
+        log.debug("dropping a wake-up subscription connection failed", e);
+      }
+    }
+  }
+
+  /** Waits up to {@code millis} for the thread to end. */
+  void join(long millis) throws InterruptedException {
+    Thread running;
+    synchronized (owner) {
+      running = thread;
+    }
+    if (running != null && running != Thread.currentThread()) {
+      running.join(Math.max(1, millis));
+    }
+  }
+
+  private void run() {
+    Backoff backoff = new Backoff();
+    while (true) {
+      Listener current;
+      String[] first;
+      boolean sharded = client.sharded();
+      synchronized (owner) {
+        if (channels.isEmpty() || owner.isClosed()) {
+          thread = null;
+          owner.ended(this);
+          return;
+        }
+        current = sharded ? new Sharded() : new Plain();
+        listener = current;
+        connected = false;
+        ending = false;
+        sent.clear();
+        unsubscribing.clear();
+        if (sharded) {
+          sent.add(channels.iterator().next()); // one slot per SSUBSCRIBE: the rest when confirmed
+        } else {
+          sent.addAll(channels);
+        }
+        first = sent.toArray(String[]::new);
+      }
+      boolean failed = false;
+      try {
+        subscribe(current, first);
+        backoff = new Backoff();
+      } catch (JedisDataException e) {
+        if (sharded
+            && String.valueOf(e.getMessage())
+                .toLowerCase(Locale.ROOT)
+                .contains("unknown command")) {
+          if (client.shardedUnsupported()) {
+            log.info("Redis has no sharded Pub/Sub (before 7.0): wake-ups use plain Pub/Sub");
+          }
+        } else {
+          failed = true;
+          log.debug("wake-up subscription failed; waiters re-check until it is back", e);
+        }
+      } catch (RuntimeException e) {
+        failed = true;
+        log.debug("wake-up subscription failed; waiters re-check until it is back", e);
+      }
+      synchronized (owner) {
+        listener = null;
+        connection = null;
+        connected = false;
+        owner.lost(this);
+        sent.clear();
+        if (failed && !channels.isEmpty() && !owner.isClosed()) {
+          try {
+            owner.wait(TimeUnit.NANOSECONDS.toMillis(backoff.nextNanos()) + 1);
+          } catch (InterruptedException e) {
+            thread = null;
+            owner.ended(this);
+            return;
+          }
+        }
+      }
+      if (failed || sharded != client.sharded()) {
+        owner.reroute(this); // the channels' masters may have changed: a failover, a resharding
+      }
+    }
+  }
+
+  /** Subscribes {@code first} on a new connection, and reads it until the subscription ends. */
+  private void subscribe(Listener current, String[] first) {
+    Connection borrowed = client.connection(first[0]);
+    if (borrowed == null) {
+      client.subscribe((Plain) current, first); // only plain: a cluster client lends connections
+      return;
+    }
+    try (borrowed) {
+      synchronized (owner) {
+        if (listener != current) {
+          return;
+        }
+        connection = borrowed;
+        heard = false;
+        probed = false;
+      }
+      scheduleCheck(current);
+      current.run(borrowed, first);
+    }
+  }
+
+  private void scheduleCheck(Listener of) {
+    try {
+      checks.execute(() -> check(of));
+    } catch (RejectedExecutionException e) {
+      // the factory is closing
+    }
+  }
+
+  /**
+   * Every {@value #CHECK_MILLIS} ms while connected: probes a quiet connection, drops a dead one.
+   */
+  private void check(Listener of) {
+    synchronized (owner) {
+      if (listener != of || connection == null || ending) {
+        return; // that connection is gone, or going
+      }
+      if (heard || !probed) {
+        try {
+          if (!heard && !sent.isEmpty()) {
+            of.probe(sent.iterator().next());
+          }
+          probed = !heard;
+          heard = false;
+        } catch (RuntimeException e) {
+          log.debug("probing the wake-up subscription failed", e);
+        }
+        scheduleCheck(of);
+        return;
+      }
+    }
+    log.debug("the wake-up subscription went silent; connecting again");
+    disconnect();
+  }
+
+  // Callbacks from the reading thread.
+
+  private void subscribed(Listener from, String channel) {
+    synchronized (owner) {
+      if (listener != from) {
+        return;
+      }
+      heard = true;
+      connected = true;
+      owner.subscribed(this, channel);
+      reconcile();
+    }
+  }
+
+  private void unsubscribed(Listener from, String channel) {
+    boolean byServer;
+    synchronized (owner) {
+      if (listener != from) {
+        return;
+      }
+      heard = true;
+      boolean asked = unsubscribing.remove(channel);
+      byServer = !ending && !asked && sent.remove(channel); // its slot moved away
+      owner.unsubscribed(this, channel, byServer);
+    }
+    if (byServer) {
+      owner.reroute(this);
+    }
+  }
+
+  private void message(Listener from, String channel) {
+    synchronized (owner) {
+      if (listener == from) {
+        heard = true;
+      }
+      owner.message(channel);
+    }
+  }
+
+  private void pong(Listener from) {
+    synchronized (owner) {
+      if (listener == from) {
+        heard = true;
+      }
+    }
+  }
+
+  /** Plain or sharded Pub/Sub, under one set of names. */
+  private interface Listener {
+    void run(Connection connection, String... channels);
+
+    void add(String... channels);
+
+    void remove(String... channels);
+
+    void removeAll();
+
+    void probe(String channel);
+  }
+
+  private final class Plain extends JedisPubSub implements Listener {
+    @Override
+    public void run(Connection connection, String... channels) {
+      proceed(connection, channels);
+    }
+
+    @Override
+    public void add(String... channels) {
+      subscribe(channels);
+    }
+
+    @Override
+    public void remove(String... channels) {
+      unsubscribe(channels);
+    }
+
+    @Override
+    public void removeAll() {
+      unsubscribe();
+    }
+
+    @Override
+    public void probe(String channel) {
+      ping();
+    }
+
+    @Override
+    public void onSubscribe(String channel, int subscribedChannels) {
+      subscribed(this, channel);
+    }
+
+    @Override
+    public void onUnsubscribe(String channel, int subscribedChannels) {
+      unsubscribed(this, channel);
+    }
+
+    @Override
+    public void onMessage(String channel, String message) {
+      message(this, channel);
+    }
+
+    @Override
+    public void onPong(String pattern) {
+      pong(this);
+    }
+  }
+
+  private final class Sharded extends JedisShardedPubSub implements Listener {
+    @Override
+    public void run(Connection connection, String... channels) {
+      proceed(connection, channels);
+    }
+
+    @Override
+    public void add(String... channels) {
+      for (String channel : channels) {
+        ssubscribe(channel); // the channels of one SSUBSCRIBE must share a slot
+      }
+    }
+
+    @Override
+    public void remove(String... channels) {
+      for (String channel : channels) {
+        sunsubscribe(channel);
+      }
+    }
+
+    @Override
+    public void removeAll() {
+      sunsubscribe();
+    }
+
+    @Override
+    public void probe(String channel) {
+      ssubscribe(channel); // answered like a new subscription; the owner tells them apart
+    }
+
+    @Override
+    public void onSSubscribe(String channel, int subscribedChannels) {
+      subscribed(this, channel);
+    }
+
+    @Override
+    public void onSUnsubscribe(String channel, int subscribedChannels) {
+      unsubscribed(this, channel);
+    }
+
+    @Override
+    public void onSMessage(String channel, String message) {
+      message(this, channel);
+    }
+  }
+}

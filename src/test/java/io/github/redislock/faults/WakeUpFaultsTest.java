@@ -1,0 +1,168 @@
+package io.github.redislock.faults;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import io.github.redislock.RedisDistributedLock;
+import io.github.redislock.RedisLockFactory;
+import io.github.redislock.testing.IntegrationTest;
+import io.github.redislock.testing.RedisInvariants;
+import io.github.redislock.testing.RedisServerExtension;
+import io.github.redislock.testing.TcpProxy;
+import io.github.redislock.testing.Timing;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInfo;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import redis.clients.jedis.Jedis;
+
+/**
+ * Faults of the wake-up subscription: a connection that goes silent without its client noticing (a
+ * partition, a frozen master, a failover to another address) must be found and replaced, so that
+ * waiters are woken by releases again instead of falling back to slow re-checks for good.
+ */
+@IntegrationTest
+class WakeUpFaultsTest {
+  /** Far below the long re-check of a waiter whose holder publishes, far above a round trip. */
+  private static final Duration PROMPTLY = Timing.scaled(Duration.ofMillis(500));
+
+  /** A few health checks of the subscription (one every few seconds), and a reconnection. */
+  private static final Duration REPLACED_WITHIN = Timing.scaled(Duration.ofSeconds(12));
+
+  @RegisterExtension static final RedisServerExtension redis = new RedisServerExtension();
+  private final List<RedisLockFactory> factories = new ArrayList<>();
+  private ExecutorService holderThread;
+  private ExecutorService waiterThread;
+  private String name;
+
+  @BeforeEach
+  void setUp(TestInfo info) {
+    name = "wake-faults:" + info.getTestMethod().orElseThrow().getName();
+    holderThread = Executors.newSingleThreadExecutor();
+    waiterThread = Executors.newSingleThreadExecutor();
+  }
+
+  @AfterEach
+  void tearDown() throws InterruptedException {
+    holderThread.shutdownNow();
+    assertThat(holderThread.awaitTermination(10, TimeUnit.SECONDS)).isTrue();
+    RedisInvariants.assertCleanAfterTest(redis.server(), waiterThread, factories, name);
+  }
+
+  private RedisLockFactory factory(String uri) {
+    RedisLockFactory factory =
+        RedisLockFactory.builder().standalone(uri).commandTimeout(Duration.ofMillis(500)).build();
+    factories.add(factory);
+    return factory;
+  }
+
+  @Test
+  void aSubscriptionThatWentSilentIsReplacedAndReleasesWakeWaitersAgain() throws Exception {
+    try (TcpProxy proxy = TcpProxy.start(redis.server().port());
+        Jedis jedis = redis.server().jedis()) {
+      RedisDistributedLock holder = factory(redis.server().uri()).getLock(name);
+      RedisDistributedLock waiter = factory(proxy.uri()).getLock(name);
+      holderThread.submit(holder::lock).get();
+      Future<?> waiting = waiterThread.submit(() -> lockAndUnlock(waiter));
+      String channel = awaitOneSubscriber(jedis);
+
+      // The subscription's connection goes silent: Redis forgets the subscriber, and the waiter's
+      // factory hears nothing on it any more, nor any error.
+      assertThat(proxy.blackHole(subscriberPort(jedis))).isTrue();
+      await().atMost(Timing.awaitAtMost()).until(() -> subscribers(jedis, channel) == 0);
+
+      await("the waiter's factory subscribed again")
+          .atMost(REPLACED_WITHIN)
+          .until(() -> subscribers(jedis, channel) == 1);
+      holderThread.submit(holder::unlock).get();
+      assertThat(waiting).as("the waiter, woken by the release").succeedsWithin(PROMPTLY);
+    }
+  }
+
+  @Test
+  void aQuietHealthySubscriptionIsKept() throws Exception {
+    RedisDistributedLock holder = factory(redis.server().uri()).getLock(name);
+    RedisDistributedLock waiter = factory(redis.server().uri()).getLock(name);
+    try (Jedis jedis = redis.server().jedis()) {
+      holderThread.submit(holder::lock).get();
+      Future<?> waiting = waiterThread.submit(() -> lockAndUnlock(waiter));
+      awaitOneSubscriber(jedis);
+      long subscriber = subscriberId(jedis);
+      long pingsBefore = pings(jedis);
+
+      // Several health checks pass, with nothing published: the connection answers them.
+      await()
+          .during(Timing.scaled(Duration.ofSeconds(7)))
+          .atMost(Timing.scaled(Duration.ofSeconds(10)))
+          .until(() -> subscriberId(jedis) == subscriber);
+      assertThat(pings(jedis)).as("health checks on the subscription").isGreaterThan(pingsBefore);
+
+      holderThread.submit(holder::unlock).get();
+      assertThat(waiting).as("the waiter, woken by the release").succeedsWithin(PROMPTLY);
+    }
+  }
+
+  private static void lockAndUnlock(RedisDistributedLock lock) {
+    lock.lock();
+    lock.unlock();
+  }
+
+  /** Waits until one client subscribes to one channel, and returns the channel. */
+  private static String awaitOneSubscriber(Jedis jedis) {
+    await().atMost(Timing.awaitAtMost()).until(() -> jedis.pubsubChannels().size() == 1);
+    String channel = jedis.pubsubChannels().get(0);
+    await().atMost(Timing.awaitAtMost()).until(() -> subscribers(jedis, channel) == 1);
+    return channel;
+  }
+
+  private static long subscribers(Jedis jedis, String channel) {
+    Map<String, Long> counts = jedis.pubsubNumSub(channel);
+    return counts.getOrDefault(channel, 0L);
+  }
+
+  /** The {@code CLIENT LIST} line of the one subscribed client. */
+  private static String subscriberLine(Jedis jedis) {
+    List<String> lines =
+        jedis.clientList().lines().filter(line -> !line.contains(" sub=0 ")).toList();
+    assertThat(lines).as("subscribed clients").hasSize(1);
+    return lines.get(0);
+  }
+
+  private static long subscriberId(Jedis jedis) {
+    return Long.parseLong(field(subscriberLine(jedis), "id"));
+  }
+
+  /** The port of the subscribed client's address, as the server sees it. */
+  private static int subscriberPort(Jedis jedis) {
+    String addr = field(subscriberLine(jedis), "addr");
+    return Integer.parseInt(addr.substring(addr.lastIndexOf(':') + 1));
+  }
+
+  private static String field(String clientLine, String key) {
+    for (String part : clientLine.split(" ")) {
+      if (part.startsWith(key + "=")) {
+        return part.substring(key.length() + 1);
+      }
+    }
+    throw new AssertionError("no " + key + " in " + clientLine);
+  }
+
+  private static long pings(Jedis jedis) {
+    for (String line : jedis.info("commandstats").lines().toList()) {
+      if (line.startsWith("cmdstat_ping:")) {
+        String rest = line.substring(line.indexOf("calls=") + 6);
+        return Long.parseLong(rest.substring(0, rest.indexOf(',')));
+      }
+    }
+    return 0;
+  }
+}
