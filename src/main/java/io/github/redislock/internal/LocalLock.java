@@ -27,6 +27,9 @@ final class LocalLock extends AbstractQueuedLongSynchronizer {
   private static final long MAX_COUNT = Integer.MAX_VALUE;
   private static final int MAX_WAKE_ROUNDS = 1000;
 
+  /** No state word: a hold count never reaches {@code 0xffffffff}. */
+  private static final long NOT_OWNED = -1;
+
   /** The argument of {@link #release} that only wakes the next waiter. */
   private static final long WAKE = 0;
 
@@ -72,8 +75,8 @@ final class LocalLock extends AbstractQueuedLongSynchronizer {
   boolean reenter() {
     Thread current = Thread.currentThread();
     while (true) {
-      long state = getState();
-      if (!owns(current, state)) {
+      long state = ownedState(current);
+      if (state == NOT_OWNED) {
         return false;
       }
       if (count(state) == MAX_COUNT) {
@@ -92,8 +95,8 @@ final class LocalLock extends AbstractQueuedLongSynchronizer {
   boolean unlockOnce() {
     Thread current = Thread.currentThread();
     while (true) {
-      long state = getState();
-      if (!owns(current, state)) {
+      long state = ownedState(current);
+      if (state == NOT_OWNED) {
         return false;
       }
       if (compareAndSetState(state, state - 1)) {
@@ -112,8 +115,8 @@ final class LocalLock extends AbstractQueuedLongSynchronizer {
   boolean unlockAll() {
     Thread current = Thread.currentThread();
     while (true) {
-      long state = getState();
-      if (!owns(current, state)) {
+      long state = ownedState(current);
+      if (state == NOT_OWNED) {
         return false;
       }
       if (compareAndSetState(state, epoch(state))) {
@@ -126,13 +129,13 @@ final class LocalLock extends AbstractQueuedLongSynchronizer {
   // ---- queries ----
 
   boolean isHeldByCurrentThread() {
-    return owns(Thread.currentThread(), getState());
+    return ownedState(Thread.currentThread()) != NOT_OWNED;
   }
 
   /** The calling thread's hold count, 0 when it does not own the lock. */
   int getHoldCount() {
-    long state = getState();
-    return owns(Thread.currentThread(), state) ? (int) count(state) : 0;
+    long state = ownedState(Thread.currentThread());
+    return state == NOT_OWNED ? 0 : (int) count(state);
   }
 
   /**
@@ -140,15 +143,16 @@ final class LocalLock extends AbstractQueuedLongSynchronizer {
    * does not own the lock.
    */
   long ownedEpoch() {
-    long state = getState();
-    return owns(Thread.currentThread(), state) ? epoch(state) : -1;
+    long state = ownedState(Thread.currentThread());
+    return state == NOT_OWNED ? -1 : epoch(state);
   }
 
   /** The thread owning epoch {@code epoch}, or {@code null} when that ownership has ended. */
   Thread ownerOf(long epoch) {
+    long epochOwned = ownerEpoch; // read first: an acquirer writes it last
     Thread thread = owner;
     long state = getState();
-    return count(state) > 0 && epoch(state) == epoch && ownerEpoch == epoch ? thread : null;
+    return count(state) > 0 && epoch(state) == epoch && epochOwned == epoch ? thread : null;
   }
 
   // ---- other threads ----
@@ -214,8 +218,18 @@ final class LocalLock extends AbstractQueuedLongSynchronizer {
     return isHeldByCurrentThread();
   }
 
-  private boolean owns(Thread thread, long state) {
-    return count(state) > 0 && owner == thread && ownerEpoch == epoch(state);
+  /**
+   * The state word when {@code thread} owns the lock, else {@link #NOT_OWNED}. An acquirer writes
+   * the state, then the owner, then the owned epoch; so this reads them in the opposite order: an
+   * epoch that is the state's own was written after the owner that goes with it.
+   */
+  private long ownedState(Thread thread) {
+    long epochOwned = ownerEpoch;
+    if (owner != thread) {
+      return NOT_OWNED;
+    }
+    long state = getState();
+    return count(state) > 0 && epoch(state) == epochOwned ? state : NOT_OWNED;
   }
 
   private static long count(long state) {
