@@ -32,10 +32,13 @@ import redis.clients.jedis.UnifiedJedis;
  * confirms; release goes to every node.
  *
  * <p>Fencing: each node issues its own token, with the acquisition when asked to ({@link
- * Ask#FENCED}), else at the holder's first request ({@link #reissueFence}); the hold's token is the
- * maximum over the nodes that issued one. Before anyone sees it, {@link #confirmFence} raises the
- * counters of a majority to it, and so does every release: any two majorities share a node, so
- * every later hold's token is greater.
+ * Ask#FENCED}), else at the holder's first request ({@link #reissueFence}, only where the key still
+ * holds the hold's owner token); the hold's token is the maximum over the majority that issued one.
+ * Before anyone sees it, {@link #confirmFence} raises the counters to it on the nodes where the key
+ * still holds the owner token, and it counts only when a majority did: any later hold's majority
+ * shares a node with them, where its key was set after the raise, so every later hold's token is
+ * greater. When no majority still holds the key, the hold is lost and no token is given out. A
+ * release raises the counters of the nodes it releases on, too.
  */
 public final class RedlockBackend implements LockBackend {
   private final List<Node> nodes;
@@ -287,8 +290,9 @@ public final class RedlockBackend implements LockBackend {
   /**
    * {@inheritDoc}
    *
-   * <p>Every node still holding the lock issues a token; the maximum is taken and raised on a
-   * majority, as at acquisition.
+   * <p>Every node still holding the lock with {@code token} issues a token; once a majority did,
+   * the maximum of theirs is {@linkplain #confirmFence confirmed}, as at acquisition. Either step
+   * finding that no majority holds the key any more answers {@code -1}.
    */
   @Override
   public long reissueFence(LockKeys keys, String token, Object grant) {
@@ -309,9 +313,16 @@ public final class RedlockBackend implements LockBackend {
     return confirmFence(keys, token, fence) ? fence : -1;
   }
 
+  /**
+   * {@inheritDoc}
+   *
+   * <p>Raises the counter to {@code fencingToken} on every node whose key still holds {@code
+   * token}: {@code true} once a majority did, {@code false} when so many nodes no longer hold it
+   * that no majority can.
+   */
   @Override
   public boolean confirmFence(LockKeys keys, String token, long fencingToken) {
-    return decide(commands.raiseFence(keys, fencingToken), "fence", keys);
+    return decide(commands.raiseFence(keys, token, fencingToken), "fence", keys);
   }
 
   @Override

@@ -247,12 +247,57 @@ class RedlockBackendTest {
     awaitHeldEverywhere(token); // master 4 may not be in the majority that answered first
     assertThat(redlock.confirmFence(keys, token, Math.max(held.fencingToken(), ahead + 1)))
         .isTrue();
-    for (int i = 0; i < 5; i++) {
+    for (int i = 0; i < 5; i++) { // a majority before the call returned, the others soon after
       try (Jedis jedis = masters.get(i).jedis()) {
-        assertThat(Long.parseLong(jedis.hget(keys.companion(), "c"))).isGreaterThan(ahead);
+        await()
+            .atMost(Timing.awaitAtMost())
+            .untilAsserted(
+                () ->
+                    assertThat(Long.parseLong(jedis.hget(keys.companion(), "c")))
+                        .isGreaterThan(ahead));
       }
     }
     redlock.release(keys, token, held.fencingToken(), held.grant());
     awaitNoKeyOfOurs();
+  }
+
+  @Test
+  void confirmingAFenceNeedsAMajorityThatStillHoldsTheKey() {
+    RedlockBackend redlock = backend(Timing.scaled(Duration.ofSeconds(2)));
+    String token = Tokens.next();
+    Acquisition held = redlock.tryAcquire(keys, token, true, false);
+    awaitHeldEverywhere(token);
+    deleteKeyOn(1, 2, 3, 4);
+    long later = held.fencingToken() + 1_000_000;
+    assertThat(redlock.confirmFence(keys, token, later)).as("confirmed for a lost hold").isFalse();
+    for (int i = 1; i < 5; i++) {
+      try (Jedis jedis = masters.get(i).jedis()) {
+        assertThat(Long.parseLong(jedis.hget(keys.companion(), "c")))
+            .as("master %d's counter, raised for a hold it does not know", i)
+            .isLessThan(later);
+      }
+    }
+    redlock.release(keys, token, 0, held.grant());
+    awaitNoKeyOfOurs();
+  }
+
+  @Test
+  void reissuingAFenceNeedsAMajorityThatStillHoldsTheKey() {
+    RedlockBackend redlock = backend(Timing.scaled(Duration.ofSeconds(2)));
+    String token = Tokens.next();
+    Acquisition held = redlock.tryAcquire(keys, token, false, true);
+    awaitHeldEverywhere(token);
+    deleteKeyOn(0, 1, 2);
+    assertThat(redlock.reissueFence(keys, token, held.grant())).isEqualTo(-1);
+    redlock.release(keys, token, 0, held.grant());
+    awaitNoKeyOfOurs();
+  }
+
+  private void deleteKeyOn(int... nodes) {
+    for (int node : nodes) {
+      try (Jedis jedis = masters.get(node).jedis()) {
+        jedis.del(keys.lock());
+      }
+    }
   }
 }
