@@ -300,4 +300,27 @@ class RedlockBackendTest {
       }
     }
   }
+
+  @Test
+  void aReleaseWithAFencingTokenRefreshesTheCountersExpiryWhereItReleases() {
+    RedlockBackend redlock = backend(Timing.scaled(Duration.ofSeconds(2)));
+    String token = Tokens.next();
+    Acquisition held = redlock.tryAcquire(keys, token, true, false);
+    awaitHeldEverywhere(token);
+    for (RedisServer master : masters) {
+      try (Jedis jedis = master.jedis()) {
+        // every counter is at the token or above: the release has nothing to raise
+        jedis.hset(keys.companion(), "c", Long.toString(held.fencingToken()));
+        jedis.pexpire(keys.companion(), 30_000);
+      }
+    }
+    assertThat(redlock.release(keys, token, held.fencingToken(), held.grant()).released()).isTrue();
+    for (RedisServer master : masters) {
+      try (Jedis jedis = master.jedis()) {
+        await()
+            .atMost(Timing.awaitAtMost())
+            .untilAsserted(() -> assertThat(jedis.pttl(keys.companion())).isGreaterThan(30_000));
+      }
+    }
+  }
 }
