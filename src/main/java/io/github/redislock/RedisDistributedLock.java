@@ -255,8 +255,9 @@ public class RedisDistributedLock implements Lock {
    *
    * @throws IllegalMonitorStateException if the current thread does not hold this lock
    * @throws LockLostException if the hold was lost before this release
-   * @throws RedisLockException if Redis could not be reached to release the key; the local hold is
-   *     cleared all the same, and the key expires with its lease
+   * @throws RedisLockException if Redis could not be reached to release the key (under Redlock:
+   *     fewer than a majority of masters confirmed the release); the local hold is cleared all the
+   *     same, and the key expires with its lease
    */
   @Override
   public void unlock() {

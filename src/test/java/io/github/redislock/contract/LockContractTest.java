@@ -987,6 +987,29 @@ public abstract class LockContractTest {
     }
 
     @Test
+    void unlockThrowsRedisLockExceptionAndClearsTheLocalHold() {
+      RedisDistributedLock lock = lock();
+      lock.lock();
+      deployment.stop();
+      try {
+        assertThatThrownBy(lock::unlock)
+            .isInstanceOf(RedisLockException.class)
+            .isNotInstanceOf(LockLostException.class);
+        assertThat(lock.isHeldByCurrentThread()).isFalse();
+        assertThat(lock.getHoldCount()).isZero();
+        assertThatThrownBy(lock::unlock)
+            .as("a second unlock: the hold is gone")
+            .isInstanceOf(IllegalMonitorStateException.class)
+            .isNotInstanceOf(LockLostException.class);
+      } finally {
+        deployment.restart();
+      }
+      RedisDistributedLock again = lock();
+      assertThat(again.tryLock()).isTrue();
+      again.unlock();
+    }
+
+    @Test
     void holdIsReportedLostWhenRedisRestartsEmpty() {
       RedisDistributedLock lock = factory(b -> b.leaseTime(SHORT_LEASE)).getLock(name);
       lock.lock();

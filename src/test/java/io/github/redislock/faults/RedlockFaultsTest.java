@@ -273,6 +273,47 @@ class RedlockFaultsTest {
   }
 
   @Test
+  void unlockThatOnlyAMinorityConfirmsThrowsRedisLockExceptionAndClearsTheLocalHold() {
+    RedisDistributedLock lock = factory().getLock(name);
+    lock.lock();
+    for (int i = 0; i < 5; i++) {
+      int master = i;
+      await().atMost(Timing.awaitAtMost()).until(() -> valueOn(master) != null);
+    }
+    masters.get(0).kill();
+    masters.get(2).kill();
+    masters.get(4).kill();
+    assertThatThrownBy(lock::unlock)
+        .isInstanceOf(RedisLockException.class)
+        .isNotInstanceOf(LockLostException.class)
+        .cause()
+        .hasMessageContaining("majority")
+        .hasMessageContaining(masters.get(0).uri());
+    assertThat(lock.isHeldByCurrentThread()).isFalse();
+    assertThatThrownBy(lock::unlock).isInstanceOf(IllegalMonitorStateException.class);
+    assertThat(valueOn(1)).as("released where reachable").isNull();
+    assertThat(valueOn(3)).as("released where reachable").isNull();
+  }
+
+  @Test
+  void unlockOfAHoldKnownLostThrowsLockLostEvenWithNoMasterReachable() {
+    RedisDistributedLock lock =
+        factory(builder -> builder.leaseTime(Duration.ofMillis(600))).getLock(name);
+    lock.lock();
+    for (RedisServer master : masters) {
+      try (Jedis jedis = master.jedis()) {
+        jedis.del(name);
+      }
+    }
+    await()
+        .atMost(Timing.awaitAtMost())
+        .pollInSameThread()
+        .until(() -> !lock.isHeldByCurrentThread());
+    masters.forEach(RedisServer::kill);
+    assertThatThrownBy(lock::unlock).isInstanceOf(LockLostException.class);
+  }
+
+  @Test
   void aReleaseOnAnyMasterWakesAWaiter() throws Exception {
     RedisLockFactory factory = factory();
     RedisDistributedLock held = factory().getLock(name);

@@ -222,8 +222,9 @@ public final class RedlockBackend implements LockBackend {
   /**
    * Releases on every node, and judges the release by the nodes that granted the hold ({@link
    * Quorum#release}): a lost hold is {@link Release#NOT_OURS}; a release that fewer than a majority
-   * confirmed, because the other granting nodes are unreachable, is released still (their keys
-   * expire with the lease: a node failure is not a lost hold).
+   * confirmed, because the other granting nodes could not be reached, throws a (transient) {@link
+   * io.github.redislock.RedisLockException} naming them: their keys expire with the lease, but
+   * nothing confirmed the release (a node failure is not a lost hold either).
    */
   @Override
   public Release release(LockKeys keys, String token, long fencingToken, Object grant) {
@@ -257,7 +258,7 @@ public final class RedlockBackend implements LockBackend {
       return Release.NOT_OURS;
     }
     if (verdict == ReleaseVerdict.UNCONFIRMED) {
-      reports.releaseUnconfirmed(round, keys, confirmed, releaseTimeoutNanos);
+      throw reports.releaseUnconfirmed(round, keys, confirmed, releaseTimeoutNanos);
     }
     long listeners = 0;
     for (Release reply : round.replies()) {

@@ -222,7 +222,7 @@ class RedlockBackendTest {
   }
 
   @Test
-  void aReleaseWhoseGrantingMastersAreUnreachableIsNotALostHold() {
+  void aReleaseThatFewerThanAMajorityConfirmedIsAnErrorNotALostHold() {
     RedlockBackend redlock = backend(Duration.ofMillis(200));
     String token = Tokens.next();
     Acquisition held = redlock.tryAcquire(keys, token, false, true);
@@ -230,7 +230,12 @@ class RedlockBackendTest {
     masters.get(0).kill();
     masters.get(1).kill();
     masters.get(2).kill();
-    assertThat(redlock.release(keys, token, held.fencingToken(), held.grant()).released()).isTrue();
+    assertThatThrownBy(() -> redlock.release(keys, token, held.fencingToken(), held.grant()))
+        .isInstanceOf(RedisLockException.class)
+        .hasMessageContaining("majority")
+        .hasMessageContaining(masters.get(0).uri())
+        .satisfies(e -> assertThat(Failures.isTransient(e)).as("worth one retry").isTrue());
+    awaitNoKeyOfOurs();
   }
 
   @Test
