@@ -50,6 +50,7 @@ public final class RedlockBackend implements LockBackend {
   private final long nodeTimeoutNanos;
   private final long releaseTimeoutNanos;
   private final ExecutorService executor;
+  private final MasterIdentities identities;
 
   /**
    * Acquisitions and releases, the calls a caller waits for: pipelined when every master allows it,
@@ -127,6 +128,7 @@ public final class RedlockBackend implements LockBackend {
             TimeUnit.SECONDS,
             new SynchronousQueue<>(),
             Threads.daemon("redis-lock-redlock"));
+    this.identities = new MasterIdentities(nodes, executor, ticker);
     this.threads = new FanOut(nodes, executor, ticker);
     this.plainFirst = Pipelined.supports(nodes);
     this.transport = plainFirst ? new Pipelined(nodes, ticker) : threads;
@@ -149,8 +151,20 @@ public final class RedlockBackend implements LockBackend {
    * the acquire script with the same token, which confirms the first round's grants and tells how
    * long the busy nodes stay busy. Otherwise every node runs the acquire script at once.
    */
+  /**
+   * Asks every master which Redis server it is, waiting for the longer of the node and the command
+   * timeout, and refuses two masters that are one server ({@link MasterIdentities}). Masters that
+   * do not answer in time are checked when they do; until then, nothing fails.
+   *
+   * @throws IllegalArgumentException if two masters that answered are one server
+   */
+  public void checkDistinctMasters() {
+    identities.learn(releaseTimeoutNanos);
+  }
+
   @Override
   public Acquisition tryAcquire(LockKeys keys, String token, boolean fenced, boolean expectBusy) {
+    identities.check();
     Ask ask = Ask.of(fenced, expectBusy);
     long start = ticker.read();
     Round<Acquisition> round;
@@ -216,6 +230,7 @@ public final class RedlockBackend implements LockBackend {
 
   @Override
   public boolean extend(LockKeys keys, String token) {
+    identities.check();
     return decide(commands.extend(keys, token), "renew", keys);
   }
 
@@ -297,6 +312,7 @@ public final class RedlockBackend implements LockBackend {
    */
   @Override
   public long reissueFence(LockKeys keys, String token, Object grant) {
+    identities.check();
     Round<Long> round =
         threads
             .send(commands.reissueFence(keys, token), ticker.read() + nodeTimeoutNanos)
@@ -323,6 +339,7 @@ public final class RedlockBackend implements LockBackend {
    */
   @Override
   public boolean confirmFence(LockKeys keys, String token, long fencingToken) {
+    identities.check();
     return decide(commands.raiseFence(keys, token, fencingToken), "fence", keys);
   }
 
