@@ -55,10 +55,17 @@ public final class RedisLockFactory implements AutoCloseable {
    * Returns the lock of the given name. Locks of the same name are the same lock: across the
    * instances this factory returns, and across processes using the same Redis and key prefix.
    *
+   * <p>Besides its key, a lock keeps companion keys in Redis (its fencing counter, {@code
+   * "{name}:lock-meta"} for a name without braces, and its wake-up channel), whose names end in
+   * {@code ":lock-"} followed by lowercase letters. No lock key may end so, or one lock would be
+   * another's companion: the name {@code "{a}:lock-meta"} is refused, since it is lock {@code a}'s
+   * fencing counter.
+   *
    * @param name the lock's name; its Redis key is {@code keyPrefix + name}
    * @return the lock
    * @throws NullPointerException if {@code name} is null
-   * @throws IllegalArgumentException if {@code name} is empty
+   * @throws IllegalArgumentException if {@code name} is empty, or its key ends in {@code ":lock-"}
+   *     followed by lowercase letters (reserved for companion keys)
    * @throws IllegalStateException if this factory is closed
    */
   public RedisDistributedLock getLock(String name) {
@@ -109,6 +116,7 @@ public final class RedisLockFactory implements AutoCloseable {
     if (name.isEmpty()) {
       throw new IllegalArgumentException("lock name must not be empty");
     }
+    engine.checkName(name);
     engine.checkOpen();
     return name;
   }
