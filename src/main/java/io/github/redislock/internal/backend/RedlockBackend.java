@@ -144,14 +144,6 @@ public final class RedlockBackend implements LockBackend {
   }
 
   /**
-   * {@inheritDoc}
-   *
-   * <p>For {@link Ask#PLAIN} (with pipelined masters) every node first gets a plain {@code SET NX
-   * PX}; when that finds the lock busy somewhere without a majority granting, a second round runs
-   * the acquire script with the same token, which confirms the first round's grants and tells how
-   * long the busy nodes stay busy. Otherwise every node runs the acquire script at once.
-   */
-  /**
    * Asks every master which Redis server it is, waiting for the longer of the node and the command
    * timeout, and refuses two masters that are one server ({@link MasterIdentities}). Masters that
    * do not answer in time are checked when they do; until then, nothing fails.
@@ -162,6 +154,14 @@ public final class RedlockBackend implements LockBackend {
     identities.learn(releaseTimeoutNanos);
   }
 
+  /**
+   * {@inheritDoc}
+   *
+   * <p>For {@link Ask#PLAIN} (with pipelined masters) every node first gets a plain {@code SET NX
+   * PX}; when that finds the lock busy somewhere without a majority granting, a second round runs
+   * the acquire script with the same token, which confirms the first round's grants and tells how
+   * long the busy nodes stay busy. Otherwise every node runs the acquire script at once.
+   */
   @Override
   public Acquisition tryAcquire(LockKeys keys, String token, boolean fenced, boolean expectBusy) {
     identities.check();
@@ -237,9 +237,9 @@ public final class RedlockBackend implements LockBackend {
   /**
    * Releases on every node, and judges the release by the nodes that granted the hold ({@link
    * Quorum#release}): a lost hold is {@link Release#NOT_OURS}; a release that fewer than a majority
-   * confirmed, because the other granting nodes could not be reached, throws a (transient) {@link
-   * io.github.redislock.RedisLockException} naming them: their keys expire with the lease, but
-   * nothing confirmed the release (a node failure is not a lost hold either).
+   * confirmed, because the other granting nodes could not be reached, throws a {@link
+   * io.github.redislock.RedisLockException} naming them, not to be retried: their keys expire with
+   * the lease, but nothing confirmed the release (a node failure is not a lost hold either).
    */
   @Override
   public Release release(LockKeys keys, String token, long fencingToken, Object grant) {

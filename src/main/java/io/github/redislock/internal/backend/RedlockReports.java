@@ -152,8 +152,9 @@ final class RedlockReports {
   /**
    * The exception for a release that fewer than a majority confirmed: the other nodes could not be
    * reached (or did not answer in time), and expire the key with its lease. Every node failure is
-   * attached, as in {@link #noMajority}; transient unless a node failed permanently, so that the
-   * owner's release is retried once.
+   * attached, suppressed. It is not {@linkplain Failures#isTransient transient}, so the owner's
+   * release is not tried again: the release already waited for every node's reply, and a second one
+   * would find the nodes that the first released "not ours", like a lost hold.
    *
    * @param round the release's replies
    * @param keys the lock
@@ -163,18 +164,30 @@ final class RedlockReports {
    */
   RedisLockException releaseUnconfirmed(
       Round<?> round, LockKeys keys, int confirmed, long timeoutNanos) {
-    return withNodeFailures(
-        round,
-        "Redlock could not release lock key '"
-            + keys.lock()
-            + "' on a majority ("
-            + quorum.majority()
-            + " of "
-            + quorum.nodes()
-            + "): "
-            + confirmed
-            + " confirmed; the others expire it with its lease: "
-            + round.describeFailures(TimeUnit.NANOSECONDS.toMillis(timeoutNanos)));
+    RedisLockException failure =
+        new RedisLockException(
+            "Redlock could not release lock key '"
+                + keys.lock()
+                + "' on a majority ("
+                + quorum.majority()
+                + " of "
+                + quorum.nodes()
+                + "): "
+                + confirmed
+                + " confirmed; the others expire it with its lease: "
+                + round.describeFailures(TimeUnit.NANOSECONDS.toMillis(timeoutNanos)),
+            new UnconfirmedRelease());
+    round.failures().forEach(failure::addSuppressed);
+    return failure;
+  }
+
+  /** The cause of {@link #releaseUnconfirmed}: judged, not worth another try. */
+  private static final class UnconfirmedRelease extends RuntimeException {
+    private static final long serialVersionUID = 1L;
+
+    UnconfirmedRelease() {
+      super("fewer than a majority of the masters that granted the hold confirmed its release");
+    }
   }
 
   /**
