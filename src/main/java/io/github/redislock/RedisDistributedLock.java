@@ -62,8 +62,8 @@ import java.util.concurrent.locks.ReentrantLock;
  * of a minority of masters, which one master does not. Its safety still rests on timing
  * assumptions: process pauses, network delays and clock drift well below the lease, and masters
  * that do not forget keys on restart (persistence, or a restart delayed beyond the longest lease).
- * The token of a Redlock hold is the maximum of its majority's tokens, made binding on a majority
- * at the first {@link #getFencingToken()}.
+ * The token of a Redlock hold is the maximum of its majority's tokens, made binding at the first
+ * {@link #getFencingToken()} on a majority of masters that still hold the key for this hold.
  *
  * <p><b>Redis failures.</b> {@link #tryLock()} returns {@code false} only when another owner holds
  * the lock; when Redis cannot be reached or answers with an error it throws {@link
@@ -272,8 +272,8 @@ public class RedisDistributedLock implements Lock {
    * @throws LockLostException if the hold was lost before this release (and the thread was not told
    *     yet: then it holds the lock no more, whatever its count)
    * @throws RedisLockException if Redis could not be reached to release the key, or could not
-   *     confirm the release; the local hold is cleared all the same, and the key expires with its
-   *     lease
+   *     confirm the release (under Redlock: fewer than a majority of masters confirmed it); the
+   *     local hold is cleared all the same, and the key expires with its lease
    */
   @Override
   public void unlock() {
@@ -350,7 +350,10 @@ public class RedisDistributedLock implements Lock {
    * programs which do not pay nothing for them. A thread that got the lock from another thread of
    * its JVM without a release in Redis (a local handoff, see {@link #unlock()}) always gets its
    * own, greater token at its first call. Under Redlock each of these costs one parallel round
-   * more, which raises the fencing counters of a majority of masters to the token.
+   * more, which raises the fencing counters to the token on the masters whose key still holds this
+   * hold's owner token; the token is returned only when a majority of masters did, and otherwise
+   * the hold was lost ({@link LockLostException}, reported to the factory's {@code onLockLost}
+   * listener).
    *
    * @return the current hold's fencing token
    * @throws IllegalMonitorStateException if the current thread does not hold this lock

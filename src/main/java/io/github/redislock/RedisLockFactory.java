@@ -59,10 +59,17 @@ public final class RedisLockFactory implements AutoCloseable {
    * Returns the lock of the given name. Locks of the same name are the same lock: across the
    * instances this factory returns, and across processes using the same Redis and key prefix.
    *
+   * <p>Besides its key, a lock keeps companion keys in Redis (its fencing counter, {@code
+   * "{name}:lock-meta"} for a name without braces, and its wake-up channel), whose names end in
+   * {@code ":lock-"} followed by lowercase letters. No lock key may end so, or one lock would be
+   * another's companion: the name {@code "{a}:lock-meta"} is refused, since it is lock {@code a}'s
+   * fencing counter.
+   *
    * @param name the lock's name; its Redis key is {@code keyPrefix + name}
    * @return the lock
    * @throws NullPointerException if {@code name} is null
-   * @throws IllegalArgumentException if {@code name} is empty
+   * @throws IllegalArgumentException if {@code name} is empty, or its key ends in {@code ":lock-"}
+   *     followed by lowercase letters (reserved for companion keys)
    * @throws IllegalStateException if this factory is closed
    */
   public RedisDistributedLock getLock(String name) {
@@ -113,6 +120,7 @@ public final class RedisLockFactory implements AutoCloseable {
     if (name.isEmpty()) {
       throw new IllegalArgumentException("lock name must not be empty");
     }
+    engine.checkName(name);
     engine.checkOpen();
     return name;
   }
@@ -207,6 +215,11 @@ public final class RedisLockFactory implements AutoCloseable {
      * and does not promise. An even number of masters is allowed but wasteful: four tolerate no
      * more failures than three.
      *
+     * <p>Each master must be a different Redis server: {@link #build()} asks every master which
+     * server it is and refuses two URIs that reach the same one (such as {@code localhost} and
+     * {@code 127.0.0.1}, or databases {@code /0} and {@code /1} of one server), which would count
+     * twice towards a majority.
+     *
      * <p>In this implementation an operation that succeeds on a majority while some masters fail
      * logs a warning naming them, at most every 10 seconds. Unless {@link #commandTimeout} is set,
      * the clients' socket timeout is ten times the {@linkplain #redlockNodeTimeout node timeout},
@@ -261,7 +274,8 @@ public final class RedisLockFactory implements AutoCloseable {
 
     /**
      * Uses the Redlock algorithm over caller's clients of independent masters. The factory never
-     * closes them.
+     * closes them. Each client must reach a different Redis server: {@link #build()} refuses two
+     * that reach the same one, as for {@link #redlock}.
      *
      * @param masters one client per master, at least three
      * @return this builder
@@ -378,11 +392,22 @@ public final class RedisLockFactory implements AutoCloseable {
      * Builds the factory. With {@link #standalone} or {@link #client} no Redis call is made: an
      * unreachable Redis shows at the first lock operation, as a {@link RedisLockException}. With
      * {@link #sentinel} or {@link #cluster}, the client this factory creates learns the topology
-     * now.
+     * now. With {@link #redlock} or {@link #redlockClients}, every master is asked which Redis
+     * server it is, all at once; masters that do not answer do not fail the build.
+     *
+     * <p>In this implementation the Redlock masters are asked for their {@code run_id} ({@code INFO
+     * server}), and waited for as long as the longer of the node timeout and the command timeout. A
+     * master that does not answer by then is asked again, in the background and at most once a
+     * second, while lock operations run; should it turn out to be the same server as another
+     * master, every later acquisition, renewal and fencing call of the factory throws {@link
+     * RedisLockException} naming both. A master whose server refuses {@code INFO} is trusted to be
+     * distinct, and a warning is logged.
      *
      * @return the factory
      * @throws IllegalStateException if no endpoint was set
-     * @throws IllegalArgumentException if the Redlock node timeout is not shorter than the lease
+     * @throws IllegalArgumentException if the Redlock node timeout is not shorter than the lease,
+     *     or two Redlock masters are the same Redis server (the message names both); the clients
+     *     the factory created are closed again
      * @throws RedisLockException with {@link #sentinel} or {@link #cluster}, if no Sentinel or seed
      *     node answered, or the Sentinels do not know the master
      */

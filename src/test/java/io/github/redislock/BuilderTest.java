@@ -218,4 +218,21 @@ class BuilderTest {
       assertThat(client.getPool().isClosed()).isFalse();
     }
   }
+
+  @Test
+  void aNameWhoseKeyIsAnotherLocksCompanionKeyIsRefused() {
+    try (RedisLockFactory factory = RedisLockFactory.builder().standalone(URI).build()) {
+      assertThatThrownBy(() -> factory.getLock("{a}:lock-meta")) // lock a's fencing counter
+          .isInstanceOf(IllegalArgumentException.class)
+          .hasMessageContaining("{a}:lock-meta")
+          .hasMessageContaining(":lock-");
+      assertThat(factory.getLock("a:lock-1").getName()).isEqualTo("a:lock-1");
+    }
+    try (RedisLockFactory factory =
+        RedisLockFactory.builder().standalone(URI).keyPrefix("{a}").build()) {
+      assertThatThrownBy(() -> factory.getLock(":lock-meta"))
+          .as("the key, prefix included, is what must not alias")
+          .isInstanceOf(IllegalArgumentException.class);
+    }
+  }
 }

@@ -95,7 +95,7 @@ public final class Assembly {
       boolean owned,
       Duration nodeTimeout,
       Settings settings) {
-    LockBackend backend =
+    RedlockBackend backend =
         new RedlockBackend(
             masters,
             labels,
@@ -104,6 +104,12 @@ public final class Assembly {
             nodeTimeout.toNanos(),
             settings.commandTimeoutNanos,
             settings.ticker);
+    try {
+      backend.checkDistinctMasters();
+    } catch (RuntimeException e) {
+      backend.close();
+      throw e;
+    }
     return new LockEngine(backend, List.copyOf(masters), settings);
   }
 }

@@ -183,8 +183,12 @@ final class Hold {
     return fencingToken;
   }
 
-  /** The token to report when the hold is lost: 0 when its current holder never got one. */
+  /**
+   * The token to report when the hold is lost: 0 when its current holder never got one. A token
+   * issued with the acquisition but never asked for is not binding (under Redlock it may even be
+   * above a later hold's), so it is not reported either.
+   */
   long reportedToken() {
-    return fenceStale ? 0 : fencingToken;
+    return fenceStale || !fenceConfirmed ? 0 : fencingToken;
   }
 }

@@ -95,6 +95,16 @@ public final class LockEngine implements AutoCloseable {
     }
   }
 
+  /**
+   * Checks that {@code name} may name a lock: its key (the key prefix applied) must not be one that
+   * another lock keeps beside its own ({@link LockKeys#checkLockKey}).
+   *
+   * @throws IllegalArgumentException if it may not
+   */
+  public void checkName(String name) {
+    LockKeys.checkLockKey(settings.keyPrefix + name);
+  }
+
   /** The name {@code name} of this engine's locks, with its keys (the key prefix applied). */
   public LockName lockName(String name) {
     return new LockName(

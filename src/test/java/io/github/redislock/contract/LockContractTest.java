@@ -991,6 +991,29 @@ public abstract class LockContractTest {
     }
 
     @Test
+    void unlockThrowsRedisLockExceptionAndClearsTheLocalHold() {
+      RedisDistributedLock lock = lock();
+      lock.lock();
+      deployment.stop();
+      try {
+        assertThatThrownBy(lock::unlock)
+            .isInstanceOf(RedisLockException.class)
+            .isNotInstanceOf(LockLostException.class);
+        assertThat(lock.isHeldByCurrentThread()).isFalse();
+        assertThat(lock.getHoldCount()).isZero();
+        assertThatThrownBy(lock::unlock)
+            .as("a second unlock: the hold is gone")
+            .isInstanceOf(IllegalMonitorStateException.class)
+            .isNotInstanceOf(LockLostException.class);
+      } finally {
+        deployment.restart();
+      }
+      RedisDistributedLock again = lock();
+      assertThat(again.tryLock()).isTrue();
+      again.unlock();
+    }
+
+    @Test
     void holdIsReportedLostWhenRedisRestartsEmpty() {
       RedisDistributedLock lock = factory(b -> b.leaseTime(SHORT_LEASE)).getLock(name);
       lock.lock();
@@ -1078,6 +1101,80 @@ public abstract class LockContractTest {
           .hasMessageContaining("WRONGTYPE");
       onCopies(name, jedis -> assertThat(jedis.type(name)).isEqualTo("list"));
       onCopies(name, jedis -> jedis.del(name));
+    }
+
+    /** The fencing counter's expiry, shortened well below its time to live of at least 1 min. */
+    private static final long SHORTENED_MILLIS = 30_000;
+
+    /** The companion hash of {@code name}, which holds the fencing counter. */
+    private String counterKey() {
+      return "{" + name + "}:lock-meta";
+    }
+
+    /** Shortens the counter's expiry on every server that has it. */
+    private void shortenCounter() {
+      await()
+          .atMost(Timing.awaitAtMost())
+          .untilAsserted(
+              () -> onCopies(name, jedis -> assertThat(jedis.exists(counterKey())).isTrue()));
+      onCopies(name, jedis -> jedis.pexpire(counterKey(), SHORTENED_MILLIS));
+    }
+
+    /** Waits until every server's counter has its full time to live again. */
+    private void awaitCounterRefreshed(String cause) {
+      await(cause + " refreshes the counter's expiry")
+          .atMost(Timing.awaitAtMost())
+          .untilAsserted(
+              () ->
+                  onCopies(
+                      name,
+                      jedis ->
+                          assertThat(jedis.pttl(counterKey())).isGreaterThan(SHORTENED_MILLIS)));
+    }
+
+    @Test
+    void aTokenIssuedWithTheAcquisitionRefreshesTheCountersExpiry() {
+      RedisDistributedLock lock = lock();
+      lock.lock();
+      lock.getFencingToken(); // from now on the factory issues tokens with every acquisition
+      lock.unlock();
+      shortenCounter();
+      lock.lock();
+      try {
+        awaitCounterRefreshed("the acquisition's token");
+      } finally {
+        lock.unlock();
+      }
+    }
+
+    @Test
+    void aTokenIssuedWhenFirstAskedForRefreshesTheCountersExpiry() {
+      RedisDistributedLock earlier = lock();
+      earlier.lock();
+      earlier.getFencingToken();
+      earlier.unlock();
+      shortenCounter();
+      RedisDistributedLock lock = lock(); // a new factory: it issues tokens when first asked
+      lock.lock();
+      try {
+        lock.getFencingToken();
+        awaitCounterRefreshed("the first request's token");
+      } finally {
+        lock.unlock();
+      }
+    }
+
+    @Test
+    void renewalRefreshesTheCountersExpiry() {
+      RedisDistributedLock lock = factory(b -> b.leaseTime(SHORT_LEASE)).getLock(name);
+      lock.lock();
+      try {
+        lock.getFencingToken();
+        shortenCounter();
+        awaitCounterRefreshed("renewal");
+      } finally {
+        lock.unlock();
+      }
     }
 
     @Test

@@ -153,6 +153,22 @@ class HoldTest {
   }
 
   @Test
+  void aTokenIssuedWithTheAcquisitionIsReportedOnlyOnceTheHolderGotIt() {
+    Hold hold = acquire(true);
+    assertThat(hold.reportedToken()).as("issued, not yet binding").isZero();
+    long token = hold.fencingToken();
+    assertThat(hold.reportedToken()).isEqualTo(token).isPositive();
+  }
+
+  @Test
+  void aTokenThatCouldNotBeConfirmedIsNeverReported() {
+    Hold hold = acquire(true);
+    backend.answerNotOursNext(Op.CONFIRM_FENCE, 1);
+    assertThat(hold.fencingToken()).isEqualTo(-1);
+    assertThat(hold.reportedToken()).isZero();
+  }
+
+  @Test
   void theLastIssuedTokenOutlivesAHandoffForTheRelease() {
     Hold hold = acquire(true);
     long issued = hold.fencingToken();

@@ -1,6 +1,7 @@
 package io.github.redislock.process;
 
 import io.github.redislock.RedisDistributedLock;
+import io.github.redislock.RedisLockException;
 import io.github.redislock.RedisLockFactory;
 import io.github.redislock.testing.JvmProcess;
 import io.github.redislock.testing.Timing;
@@ -27,9 +28,12 @@ import redis.clients.jedis.Jedis;
  *       non-atomically ({@code GET}, then {@code SET value + 1}) under the lock, on its own raw
  *       connection. Each critical section also checks, in Redis, that nobody else is inside ({@code
  *       INCR} {@link #insideKey(String)} must answer 1) and that its fencing token is greater than
- *       the greatest one seen so far under the lock (kept in {@link #fenceKey(String)}). Prints
- *       {@code done violations=N fencing-violations=M handoffs=H}, where a handoff is an
- *       acquisition right after a hold by another JVM, and exits 0.
+ *       the greatest one seen so far under the lock (kept in {@link #fenceKey(String)}). A hold
+ *       that gets no fencing token because Redis could not make one binding ({@code
+ *       RedisLockException}) writes nothing and the thread tries again; such failures, and unlocks
+ *       that Redis could not confirm, are counted as unconfirmed. Prints {@code done violations=N
+ *       fencing-violations=M handoffs=H unconfirmed=U}, where a handoff is an acquisition right
+ *       after a hold by another JVM, and exits 0.
  *   <li>{@code hold <redisUri> <lockName> <leaseMillis>}: acquires the lock, prints {@code locked
  *       token=T} and blocks until killed.
  *   <li>{@code acquire <redisUri> <lockName> <leaseMillis> <timeoutMillis>}: {@code tryLock} with
@@ -161,6 +165,7 @@ public final class LockWorker {
     AtomicLong violations = new AtomicLong();
     AtomicLong fencingViolations = new AtomicLong();
     AtomicLong handoffs = new AtomicLong();
+    AtomicLong unconfirmed = new AtomicLong();
     AtomicReference<Throwable> failure = new AtomicReference<>();
 
     try (RedisLockFactory factory = builderFor(uri).build()) {
@@ -181,7 +186,8 @@ public final class LockWorker {
               new Thread(
                   () -> {
                     try {
-                      for (int i = 0; i < increments; i++) {
+                      for (int done = 0; done < increments; ) {
+                        boolean counted = false;
                         lock.lock();
                         try {
                           long entered = jedis.incr(inside);
@@ -189,27 +195,31 @@ public final class LockWorker {
                             if (entered != 1) {
                               violations.incrementAndGet();
                             }
-                            long token = lock.getFencingToken();
-                            String greatest = jedis.get(fence);
-                            if (greatest != null && token <= Long.parseLong(greatest)) {
-                              fencingViolations.incrementAndGet();
-                            } else {
-                              jedis.set(fence, Long.toString(token));
+                            long token = fencingToken(lock, unconfirmed);
+                            if (token > 0) {
+                              String greatest = jedis.get(fence);
+                              if (greatest != null && token <= Long.parseLong(greatest)) {
+                                fencingViolations.incrementAndGet();
+                              } else {
+                                jedis.set(fence, Long.toString(token));
+                              }
+                              String previous = jedis.setGet(lastHolder, me);
+                              if (!me.equals(previous)) {
+                                handoffs.incrementAndGet();
+                              }
+                              String value = jedis.get(counterKey);
+                              long next = (value == null ? 0 : Long.parseLong(value)) + 1;
+                              Thread.yield(); // widen the read-modify-write window a little
+                              jedis.set(counterKey, Long.toString(next));
+                              counted = true;
                             }
-                            String previous = jedis.setGet(lastHolder, me);
-                            if (!me.equals(previous)) {
-                              handoffs.incrementAndGet();
-                            }
-                            String value = jedis.get(counterKey);
-                            long next = (value == null ? 0 : Long.parseLong(value)) + 1;
-                            Thread.yield(); // widen the read-modify-write window a little
-                            jedis.set(counterKey, Long.toString(next));
                           } finally {
                             jedis.decr(inside);
                           }
                         } finally {
-                          lock.unlock();
+                          unlock(lock, unconfirmed);
                         }
+                        done += counted ? 1 : 0;
                       }
                     } catch (Throwable e) {
                       failure.compareAndSet(null, e);
@@ -235,7 +245,34 @@ public final class LockWorker {
             + " fencing-violations="
             + fencingViolations.get()
             + " handoffs="
-            + handoffs.get());
+            + handoffs.get()
+            + " unconfirmed="
+            + unconfirmed.get());
+  }
+
+  /**
+   * The hold's fencing token, or 0 when Redis could not make one binding: under Redlock, while a
+   * master is down, a hold whose majority included it cannot, and its writes must not be made.
+   */
+  private static long fencingToken(RedisDistributedLock lock, AtomicLong unconfirmed) {
+    try {
+      return lock.getFencingToken();
+    } catch (RedisLockException e) {
+      unconfirmed.incrementAndGet();
+      return 0;
+    }
+  }
+
+  /**
+   * Unlocks; a release that Redis could not confirm (under Redlock, while a master of the hold's
+   * majority is down) is counted: the key expires with its lease.
+   */
+  private static void unlock(RedisDistributedLock lock, AtomicLong unconfirmed) {
+    try {
+      lock.unlock();
+    } catch (RedisLockException e) {
+      unconfirmed.incrementAndGet();
+    }
   }
 
   private static void awaitGo(Jedis jedis, String goKey) throws InterruptedException {

@@ -40,7 +40,8 @@ public interface LockBackend extends AutoCloseable {
   /**
    * Makes {@code fencingToken} binding before anyone sees it: every later hold gets a greater
    * token. One node issues it atomically with the acquisition, so this is a no-op there; Redlock
-   * raises a majority's counters. {@code false} when the hold is known not to be ours any more.
+   * raises the counters of a majority of nodes on which the key still holds {@code token}. {@code
+   * false} when the hold is not ours any more: the token must not be given out.
    */
   boolean confirmFence(LockKeys keys, String token, long fencingToken);
 

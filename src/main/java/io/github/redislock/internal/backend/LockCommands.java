@@ -149,14 +149,17 @@ final class LockCommands {
         LockCommands::fence);
   }
 
-  /** The fence script: raises the node's fencing counter to at least {@code fencingToken}. */
-  Request<Boolean> raiseFence(LockKeys keys, long fencingToken) {
+  /**
+   * The fence script: raises the node's fencing counter to at least {@code fencingToken} where the
+   * key still holds {@code token}; {@code false}, writing nothing, where it does not.
+   */
+  Request<Boolean> raiseFence(LockKeys keys, String token, long fencingToken) {
     return new ScriptCall<>(
         "fence",
         keys,
         Script.FENCE,
-        List.of(keys.companion()),
-        List.of(Long.toString(fencingToken), companionTtl),
+        List.of(keys.lock(), keys.companion()),
+        List.of(token, Long.toString(fencingToken), companionTtl),
         LockCommands::isOne);
   }
 

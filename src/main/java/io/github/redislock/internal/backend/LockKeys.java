@@ -21,10 +21,51 @@ public record LockKeys(String lock, String companion, String channel) {
     Objects.requireNonNull(channel, "channel");
   }
 
-  /** Derives the keys of the lock whose Redis key is {@code lockKey}. */
+  /** The start of the suffix of every companion key (and channel) of a lock. */
+  private static final String RESERVED = ":lock-";
+
+  /**
+   * Derives the keys of the lock whose Redis key is {@code lockKey}.
+   *
+   * @throws IllegalArgumentException if {@code lockKey} is reserved ({@link #checkLockKey})
+   */
   public static LockKeys of(String lockKey) {
+    checkLockKey(lockKey);
     String base = companionBase(lockKey);
-    return new LockKeys(lockKey, base + ":lock-meta", base + ":lock-wake");
+    return new LockKeys(lockKey, base + RESERVED + "meta", base + RESERVED + "wake");
+  }
+
+  /**
+   * Refuses a lock key that could be another lock's companion key: one that ends in {@code
+   * ":lock-"} followed by lowercase letters, the form of every companion key and channel, now and
+   * in later versions. The lock named {@code "{a}:lock-meta"} would be lock {@code a}'s fencing
+   * counter, and each would break the other ({@code WRONGTYPE}).
+   *
+   * @param lockKey the lock key, {@code prefix + name}
+   * @throws IllegalArgumentException if the key is reserved
+   */
+  public static void checkLockKey(String lockKey) {
+    int suffix = lockKey.lastIndexOf(RESERVED);
+    if (suffix < 0 || suffix + RESERVED.length() == lockKey.length()) {
+      return;
+    }
+    for (int i = suffix + RESERVED.length(); i < lockKey.length(); i++) {
+      char c = lockKey.charAt(i);
+      if (c < 'a' || c > 'z') {
+        return;
+      }
+    }
+    throw new IllegalArgumentException(
+        "the lock key '"
+            + lockKey
+            + "' ends in '"
+            + lockKey.substring(suffix)
+            + "': keys ending in '"
+            + RESERVED
+            + "' and lowercase letters are reserved for the keys a lock keeps beside its own (the"
+            + " fencing counter of lock 'a' is '{a}"
+            + RESERVED
+            + "meta'), so no lock may have one; choose another name");
   }
 
   /*

@@ -20,7 +20,8 @@ final class Quorum {
     RELEASED,
     /**
      * Released where it could be, but fewer than a majority confirmed: the other granting nodes
-     * could not be reached, and expire the key with its lease (a node failure is not a lost hold).
+     * could not be reached, and expire the key with its lease. Not a lost hold (a node failure is
+     * not a loss), and not a release either: the owner is told that Redis could not confirm it.
      */
     UNCONFIRMED,
     /** So many granting nodes no longer held it that no majority can have kept it: lost. */

@@ -32,10 +32,13 @@ import redis.clients.jedis.UnifiedJedis;
  * confirms; release goes to every node.
  *
  * <p>Fencing: each node issues its own token, with the acquisition when asked to ({@link
- * Ask#FENCED}), else at the holder's first request ({@link #reissueFence}); the hold's token is the
- * maximum over the nodes that issued one. Before anyone sees it, {@link #confirmFence} raises the
- * counters of a majority to it, and so does every release: any two majorities share a node, so
- * every later hold's token is greater.
+ * Ask#FENCED}), else at the holder's first request ({@link #reissueFence}, only where the key still
+ * holds the hold's owner token); the hold's token is the maximum over the majority that issued one.
+ * Before anyone sees it, {@link #confirmFence} raises the counters to it on the nodes where the key
+ * still holds the owner token, and it counts only when a majority did: any later hold's majority
+ * shares a node with them, where its key was set after the raise, so every later hold's token is
+ * greater. When no majority still holds the key, the hold is lost and no token is given out. A
+ * release raises the counters of the nodes it releases on, too.
  */
 public final class RedlockBackend implements LockBackend {
   private final List<Node> nodes;
@@ -47,6 +50,7 @@ public final class RedlockBackend implements LockBackend {
   private final long nodeTimeoutNanos;
   private final long releaseTimeoutNanos;
   private final ExecutorService executor;
+  private final MasterIdentities identities;
 
   /**
    * Acquisitions and releases, the calls a caller waits for: pipelined when every master allows it,
@@ -124,6 +128,7 @@ public final class RedlockBackend implements LockBackend {
             TimeUnit.SECONDS,
             new SynchronousQueue<>(),
             Threads.daemon("redis-lock-redlock"));
+    this.identities = new MasterIdentities(nodes, executor, ticker);
     this.threads = new FanOut(nodes, executor, ticker);
     this.plainFirst = Pipelined.supports(nodes);
     this.transport = plainFirst ? new Pipelined(nodes, ticker) : threads;
@@ -139,6 +144,17 @@ public final class RedlockBackend implements LockBackend {
   }
 
   /**
+   * Asks every master which Redis server it is, waiting for the longer of the node and the command
+   * timeout, and refuses two masters that are one server ({@link MasterIdentities}). Masters that
+   * do not answer in time are checked when they do; until then, nothing fails.
+   *
+   * @throws IllegalArgumentException if two masters that answered are one server
+   */
+  public void checkDistinctMasters() {
+    identities.learn(releaseTimeoutNanos);
+  }
+
+  /**
    * {@inheritDoc}
    *
    * <p>For {@link Ask#PLAIN} (with pipelined masters) every node first gets a plain {@code SET NX
@@ -148,6 +164,7 @@ public final class RedlockBackend implements LockBackend {
    */
   @Override
   public Acquisition tryAcquire(LockKeys keys, String token, boolean fenced, boolean expectBusy) {
+    identities.check();
     Ask ask = Ask.of(fenced, expectBusy);
     long start = ticker.read();
     Round<Acquisition> round;
@@ -213,14 +230,16 @@ public final class RedlockBackend implements LockBackend {
 
   @Override
   public boolean extend(LockKeys keys, String token) {
+    identities.check();
     return decide(commands.extend(keys, token), "renew", keys);
   }
 
   /**
    * Releases on every node, and judges the release by the nodes that granted the hold ({@link
    * Quorum#release}): a lost hold is {@link Release#NOT_OURS}; a release that fewer than a majority
-   * confirmed, because the other granting nodes are unreachable, is released still (their keys
-   * expire with the lease: a node failure is not a lost hold).
+   * confirmed, because the other granting nodes could not be reached, throws a {@link
+   * io.github.redislock.RedisLockException} naming them, not to be retried: their keys expire with
+   * the lease, but nothing confirmed the release (a node failure is not a lost hold either).
    */
   @Override
   public Release release(LockKeys keys, String token, long fencingToken, Object grant) {
@@ -254,7 +273,7 @@ public final class RedlockBackend implements LockBackend {
       return Release.NOT_OURS;
     }
     if (verdict == ReleaseVerdict.UNCONFIRMED) {
-      reports.releaseUnconfirmed(round, keys, confirmed, releaseTimeoutNanos);
+      throw reports.releaseUnconfirmed(round, keys, confirmed, releaseTimeoutNanos);
     }
     long listeners = 0;
     for (Release reply : round.replies()) {
@@ -287,11 +306,13 @@ public final class RedlockBackend implements LockBackend {
   /**
    * {@inheritDoc}
    *
-   * <p>Every node still holding the lock issues a token; the maximum is taken and raised on a
-   * majority, as at acquisition.
+   * <p>Every node still holding the lock with {@code token} issues a token; once a majority did,
+   * the maximum of theirs is {@linkplain #confirmFence confirmed}, as at acquisition. Either step
+   * finding that no majority holds the key any more answers {@code -1}.
    */
   @Override
   public long reissueFence(LockKeys keys, String token, Object grant) {
+    identities.check();
     Round<Long> round =
         threads
             .send(commands.reissueFence(keys, token), ticker.read() + nodeTimeoutNanos)
@@ -309,9 +330,17 @@ public final class RedlockBackend implements LockBackend {
     return confirmFence(keys, token, fence) ? fence : -1;
   }
 
+  /**
+   * {@inheritDoc}
+   *
+   * <p>Raises the counter to {@code fencingToken} on every node whose key still holds {@code
+   * token}: {@code true} once a majority did, {@code false} when so many nodes no longer hold it
+   * that no majority can.
+   */
   @Override
   public boolean confirmFence(LockKeys keys, String token, long fencingToken) {
-    return decide(commands.raiseFence(keys, fencingToken), "fence", keys);
+    identities.check();
+    return decide(commands.raiseFence(keys, token, fencingToken), "fence", keys);
   }
 
   @Override

@@ -49,21 +49,18 @@ final class RedlockReports {
    */
   RedisLockException noMajority(
       Round<?> round, String operation, LockKeys keys, long timeoutNanos) {
-    RedisLockException failure =
-        new RedisLockException(
-            "Redlock could not "
-                + operation
-                + " lock key '"
-                + keys.lock()
-                + "' on a majority ("
-                + quorum.majority()
-                + " of "
-                + quorum.nodes()
-                + "): "
-                + round.describeFailures(TimeUnit.NANOSECONDS.toMillis(timeoutNanos)),
-            transientUnlessPermanent(round));
-    round.failures().stream().filter(f -> f != failure.getCause()).forEach(failure::addSuppressed);
-    return failure;
+    return withNodeFailures(
+        round,
+        "Redlock could not "
+            + operation
+            + " lock key '"
+            + keys.lock()
+            + "' on a majority ("
+            + quorum.majority()
+            + " of "
+            + quorum.nodes()
+            + "): "
+            + round.describeFailures(TimeUnit.NANOSECONDS.toMillis(timeoutNanos)));
   }
 
   /**
@@ -153,22 +150,54 @@ final class RedlockReports {
   }
 
   /**
-   * Warns that fewer than a majority confirmed a release: the others were unreachable, and expire
-   * the key with its lease.
+   * The exception for a release that fewer than a majority confirmed: the other nodes could not be
+   * reached (or did not answer in time), and expire the key with its lease. Every node failure is
+   * attached, suppressed. It is not {@linkplain Failures#isTransient transient}, so the owner's
+   * release is not tried again: the release already waited for every node's reply, and a second one
+   * would find the nodes that the first released "not ours", like a lost hold.
    *
    * @param round the release's replies
    * @param keys the lock
    * @param confirmed how many granting nodes confirmed
    * @param timeoutNanos how long the nodes were waited for
+   * @return the exception to throw
    */
-  void releaseUnconfirmed(Round<?> round, LockKeys keys, int confirmed, long timeoutNanos) {
-    log.warn(
-        "Redlock release of lock key '{}' confirmed by {} of {} nodes; the others could not"
-            + " be reached and expire it with its lease: {}",
-        keys.lock(),
-        confirmed,
-        quorum.nodes(),
-        round.describeFailures(TimeUnit.NANOSECONDS.toMillis(timeoutNanos)));
+  RedisLockException releaseUnconfirmed(
+      Round<?> round, LockKeys keys, int confirmed, long timeoutNanos) {
+    RedisLockException failure =
+        new RedisLockException(
+            "Redlock could not release lock key '"
+                + keys.lock()
+                + "' on a majority ("
+                + quorum.majority()
+                + " of "
+                + quorum.nodes()
+                + "): "
+                + confirmed
+                + " confirmed; the others expire it with its lease: "
+                + round.describeFailures(TimeUnit.NANOSECONDS.toMillis(timeoutNanos)),
+            new UnconfirmedRelease());
+    round.failures().forEach(failure::addSuppressed);
+    return failure;
+  }
+
+  /** The cause of {@link #releaseUnconfirmed}: judged, not worth another try. */
+  private static final class UnconfirmedRelease extends RuntimeException {
+    private static final long serialVersionUID = 1L;
+
+    UnconfirmedRelease() {
+      super("fewer than a majority of the masters that granted the hold confirmed its release");
+    }
+  }
+
+  /**
+   * An exception with {@code message} whose cause is the round's most telling node failure ({@link
+   * #transientUnlessPermanent}), with the other node failures suppressed.
+   */
+  private static RedisLockException withNodeFailures(Round<?> round, String message) {
+    RedisLockException failure = new RedisLockException(message, transientUnlessPermanent(round));
+    round.failures().stream().filter(f -> f != failure.getCause()).forEach(failure::addSuppressed);
+    return failure;
   }
 
   /**

@@ -8,7 +8,8 @@
 --          "c" is the fencing counter
 -- ARGV[1]  the caller's token
 -- ARGV[2]  the lease in milliseconds
--- ARGV[3]  with KEYS[2]: the companion hash's time to live in milliseconds
+-- ARGV[3]  with KEYS[2]: the companion hash's time to live in milliseconds, set again with every
+--          token issued
 --
 -- Replies:
 --   1                       acquired, no fencing token asked for (also when the key already
@@ -47,7 +48,6 @@ end
 local time = redis.call('time')
 local fence = math.max(tonumber(counter or '0') + 1,
     tonumber(time[1]) * 1000000 + tonumber(time[2]))
-if redis.call('hset', KEYS[2], 'c', string.format('%d', fence)) == 1 then
-  redis.call('pexpire', KEYS[2], ARGV[3]) -- the field is new: the hash may be too
-end
+redis.call('hset', KEYS[2], 'c', string.format('%d', fence))
+redis.call('pexpire', KEYS[2], ARGV[3]) -- the counter outlives its last token, not its first
 return {1, fence}

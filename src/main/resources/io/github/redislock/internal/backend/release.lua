@@ -10,7 +10,8 @@
 -- ARGV[4]  with KEYS[2]: the hold's fencing token. The counter is raised to it, so that every
 --          node this hold was released on issues greater tokens afterwards (under Redlock a
 --          hold's token may come from another node's counter)
--- ARGV[5]  with KEYS[2]: the companion hash's time to live in milliseconds
+-- ARGV[5]  with KEYS[2]: the companion hash's time to live in milliseconds, set again where the
+--          key is released
 --
 -- Replies (an integer: cheaper for the server than an array):
 --   1 + n   released now; n clients (of other JVMs or factories) were waiting on the channel
@@ -24,8 +25,8 @@ if redis.pcall('get', KEYS[1]) == ARGV[1] then
     local counter = tonumber(redis.call('hget', KEYS[2], 'c') or '0')
     if counter < tonumber(ARGV[4]) then
       redis.call('hset', KEYS[2], 'c', ARGV[4])
-      redis.call('pexpire', KEYS[2], ARGV[5])
     end
+    redis.call('pexpire', KEYS[2], ARGV[5])
   end
   if ARGV[3] == 'spublish' then
     local n = redis.pcall('spublish', ARGV[2], 'released')

@@ -77,8 +77,9 @@ class LockCommandsTest {
             "EVALSHA", sha("extend"), "2", "orders", keys.companion(), "t", "10000", "60000");
     assertThat(words(commands.reissueFence(keys, "t").command()))
         .containsExactly("EVALSHA", sha("refence"), "2", "orders", keys.companion(), "t", "60000");
-    assertThat(words(commands.raiseFence(keys, 42).command()))
-        .containsExactly("EVALSHA", sha("fence"), "1", keys.companion(), "42", "60000");
+    assertThat(words(commands.raiseFence(keys, "t", 42).command()))
+        .containsExactly(
+            "EVALSHA", sha("fence"), "2", "orders", keys.companion(), "t", "42", "60000");
     assertThat(words(commands.isLocked(keys).command())).containsExactly("EXISTS", "orders");
   }
 
@@ -116,7 +117,8 @@ class LockCommandsTest {
   void yesOrNoAndTokenRepliesAreReadAsNumbers() {
     assertThat(commands.extend(keys, "t").parse(1L)).isTrue();
     assertThat(commands.extend(keys, "t").parse(0L)).isFalse();
-    assertThat(commands.raiseFence(keys, 42).parse(1L)).isTrue();
+    assertThat(commands.raiseFence(keys, "t", 42).parse(1L)).isTrue();
+    assertThat(commands.raiseFence(keys, "t", 42).parse(0L)).isFalse();
     assertThat(commands.reissueFence(keys, "t").parse(-1L)).isEqualTo(-1L);
     assertThat(commands.reissueFence(keys, "t").parse(77L)).isEqualTo(77L);
     assertThat(commands.isLocked(keys).parse(1L)).isTrue();

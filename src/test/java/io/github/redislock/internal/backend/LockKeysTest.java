@@ -1,6 +1,7 @@
 package io.github.redislock.internal.backend;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.util.List;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -43,5 +44,28 @@ class LockKeysTest {
     assertThat(LockKeys.of("orders").companion()).isEqualTo("{orders}:lock-meta");
     assertThat(LockKeys.of("orders").channel()).isEqualTo("{orders}:lock-wake");
     assertThat(LockKeys.of("{user:1}:cart").companion()).isEqualTo("{user:1}:cart:lock-meta");
+  }
+
+  @ParameterizedTest
+  @ValueSource(strings = {"orders", "{user:1}:cart", "a}b", "{}x", "{a}{b}", "ünïcødé"})
+  void noLockKeyIsAnotherLocksCompanionKey(String key) {
+    LockKeys keys = LockKeys.of(key);
+    assertThatThrownBy(() -> LockKeys.of(keys.companion()))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining(keys.companion());
+    assertThatThrownBy(() -> LockKeys.of(keys.channel()))
+        .isInstanceOf(IllegalArgumentException.class);
+  }
+
+  @ParameterizedTest
+  @ValueSource(strings = {"x:lock-queue", "x:lock-a", "{x}:lock-meta:lock-meta"})
+  void keysEndingInAReservedSuffixAreRefused(String key) {
+    assertThatThrownBy(() -> LockKeys.of(key)).isInstanceOf(IllegalArgumentException.class);
+  }
+
+  @ParameterizedTest
+  @ValueSource(strings = {"lock-meta", "x:lock-", "x:lock-1", "x:lock-Meta", "x:lock-meta:1"})
+  void keysThatOnlyLookLikeCompanionKeysAreAccepted(String key) {
+    assertThat(LockKeys.of(key).lock()).isEqualTo(key);
   }
 }

@@ -222,7 +222,7 @@ class RedlockBackendTest {
   }
 
   @Test
-  void aReleaseWhoseGrantingMastersAreUnreachableIsNotALostHold() {
+  void aReleaseThatFewerThanAMajorityConfirmedIsAnErrorNotALostHold() {
     RedlockBackend redlock = backend(Duration.ofMillis(200));
     String token = Tokens.next();
     Acquisition held = redlock.tryAcquire(keys, token, false, true);
@@ -230,7 +230,13 @@ class RedlockBackendTest {
     masters.get(0).kill();
     masters.get(1).kill();
     masters.get(2).kill();
-    assertThat(redlock.release(keys, token, held.fencingToken(), held.grant()).released()).isTrue();
+    assertThatThrownBy(() -> redlock.release(keys, token, held.fencingToken(), held.grant()))
+        .isInstanceOf(RedisLockException.class)
+        .hasMessageContaining("majority")
+        .hasMessageContaining(masters.get(0).uri())
+        .satisfies(
+            e -> assertThat(Failures.isTransient(e)).as("judged already: not to retry").isFalse());
+    awaitNoKeyOfOurs();
   }
 
   @Test
@@ -247,12 +253,80 @@ class RedlockBackendTest {
     awaitHeldEverywhere(token); // master 4 may not be in the majority that answered first
     assertThat(redlock.confirmFence(keys, token, Math.max(held.fencingToken(), ahead + 1)))
         .isTrue();
-    for (int i = 0; i < 5; i++) {
+    for (int i = 0; i < 5; i++) { // a majority before the call returned, the others soon after
       try (Jedis jedis = masters.get(i).jedis()) {
-        assertThat(Long.parseLong(jedis.hget(keys.companion(), "c"))).isGreaterThan(ahead);
+        await()
+            .atMost(Timing.awaitAtMost())
+            .untilAsserted(
+                () ->
+                    assertThat(Long.parseLong(jedis.hget(keys.companion(), "c")))
+                        .isGreaterThan(ahead));
       }
     }
     redlock.release(keys, token, held.fencingToken(), held.grant());
     awaitNoKeyOfOurs();
+  }
+
+  @Test
+  void confirmingAFenceNeedsAMajorityThatStillHoldsTheKey() {
+    RedlockBackend redlock = backend(Timing.scaled(Duration.ofSeconds(2)));
+    String token = Tokens.next();
+    Acquisition held = redlock.tryAcquire(keys, token, true, false);
+    awaitHeldEverywhere(token);
+    deleteKeyOn(1, 2, 3, 4);
+    long later = held.fencingToken() + 1_000_000;
+    assertThat(redlock.confirmFence(keys, token, later)).as("confirmed for a lost hold").isFalse();
+    for (int i = 1; i < 5; i++) {
+      try (Jedis jedis = masters.get(i).jedis()) {
+        assertThat(Long.parseLong(jedis.hget(keys.companion(), "c")))
+            .as("master %d's counter, raised for a hold it does not know", i)
+            .isLessThan(later);
+      }
+    }
+    redlock.release(keys, token, 0, held.grant());
+    awaitNoKeyOfOurs();
+  }
+
+  @Test
+  void reissuingAFenceNeedsAMajorityThatStillHoldsTheKey() {
+    RedlockBackend redlock = backend(Timing.scaled(Duration.ofSeconds(2)));
+    String token = Tokens.next();
+    Acquisition held = redlock.tryAcquire(keys, token, false, true);
+    awaitHeldEverywhere(token);
+    deleteKeyOn(0, 1, 2);
+    assertThat(redlock.reissueFence(keys, token, held.grant())).isEqualTo(-1);
+    redlock.release(keys, token, 0, held.grant());
+    awaitNoKeyOfOurs();
+  }
+
+  private void deleteKeyOn(int... nodes) {
+    for (int node : nodes) {
+      try (Jedis jedis = masters.get(node).jedis()) {
+        jedis.del(keys.lock());
+      }
+    }
+  }
+
+  @Test
+  void aReleaseWithAFencingTokenRefreshesTheCountersExpiryWhereItReleases() {
+    RedlockBackend redlock = backend(Timing.scaled(Duration.ofSeconds(2)));
+    String token = Tokens.next();
+    Acquisition held = redlock.tryAcquire(keys, token, true, false);
+    awaitHeldEverywhere(token);
+    for (RedisServer master : masters) {
+      try (Jedis jedis = master.jedis()) {
+        // every counter is at the token or above: the release has nothing to raise
+        jedis.hset(keys.companion(), "c", Long.toString(held.fencingToken()));
+        jedis.pexpire(keys.companion(), 30_000);
+      }
+    }
+    assertThat(redlock.release(keys, token, held.fencingToken(), held.grant()).released()).isTrue();
+    for (RedisServer master : masters) {
+      try (Jedis jedis = master.jedis()) {
+        await()
+            .atMost(Timing.awaitAtMost())
+            .untilAsserted(() -> assertThat(jedis.pttl(keys.companion())).isGreaterThan(30_000));
+      }
+    }
   }
 }
