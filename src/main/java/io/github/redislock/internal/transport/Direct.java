@@ -128,8 +128,20 @@ public final class Direct {
         throw request.failure(
             sent ? SendFailure.mayHaveRun(e, server) : SendFailure.notRun(e, server));
       } finally {
-        connection.close();
+        closeQuietly(connection);
       }
+    }
+  }
+
+  /**
+   * Gives the connection back; a broken one whose return fails (its server is gone) must not hide
+   * the failure the caller is reporting.
+   */
+  private static void closeQuietly(Connection connection) {
+    try {
+      connection.close();
+    } catch (RuntimeException e) {
+      log.debug("could not give a connection back to its pool", e);
     }
   }
 
