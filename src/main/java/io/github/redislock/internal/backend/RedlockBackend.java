@@ -49,18 +49,13 @@ public final class RedlockBackend implements LockBackend {
   private final ExecutorService executor;
 
   /**
-   * Acquisitions and releases, the calls a caller waits for: pipelined when every master allows it,
-   * else {@link #threads}.
+   * Every operation a caller waits for: pipelined when every master allows it (which bounds each
+   * master by the node timeout, connection set-up included, and skips a master that stopped
+   * answering until it answers again), else {@link #threads}.
    */
   private final Transport transport;
 
-  /**
-   * Renewal, fencing and inspection, and the clean-up nobody waits for. On threads, which return as
-   * soon as a majority decides, whatever a stalled minority does: the pipelined transport reads
-   * every master, and until it keeps per-node health and sets connections up without blocking
-   * (issue 9), a frozen master could hold every renewal in its connection set-up, beyond the node
-   * timeout.
-   */
+  /** The clean-up nobody waits for: releases of failed attempts and of late grants. */
   private final FanOut threads;
 
   /**
@@ -126,7 +121,10 @@ public final class RedlockBackend implements LockBackend {
             Threads.daemon("redis-lock-redlock"));
     this.threads = new FanOut(nodes, executor, ticker);
     this.plainFirst = Pipelined.supports(nodes);
-    this.transport = plainFirst ? new Pipelined(nodes, ticker) : threads;
+    this.transport =
+        plainFirst
+            ? new Pipelined(nodes, ticker, nodeTimeoutNanos, executor, Script.loadAll())
+            : threads;
     this.acquisitionDecided =
         round ->
             quorum.decided(
@@ -293,7 +291,7 @@ public final class RedlockBackend implements LockBackend {
   @Override
   public long reissueFence(LockKeys keys, String token, Object grant) {
     Round<Long> round =
-        threads
+        transport
             .send(commands.reissueFence(keys, token), ticker.read() + nodeTimeoutNanos)
             .await(fenceDecided);
     if (quorum.impossible(round.count(fence -> fence < 0))) {
@@ -326,6 +324,7 @@ public final class RedlockBackend implements LockBackend {
 
   @Override
   public void close() {
+    transport.close();
     executor.shutdownNow();
     if (ownsClients) {
       nodes.forEach(node -> node.client().close());
@@ -339,7 +338,7 @@ public final class RedlockBackend implements LockBackend {
    */
   private boolean decide(Request<Boolean> request, String operation, LockKeys keys) {
     Round<Boolean> round =
-        threads.send(request, ticker.read() + nodeTimeoutNanos).await(yesOrNoDecided);
+        transport.send(request, ticker.read() + nodeTimeoutNanos).await(yesOrNoDecided);
     if (quorum.reached(round.count(Boolean::booleanValue))) {
       reports.warnAboutMinority(round, keys, operation);
       return true;

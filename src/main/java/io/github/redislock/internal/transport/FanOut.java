@@ -74,6 +74,10 @@ public final class FanOut implements Transport {
     }
   }
 
+  /** Nothing to release: the executor is the caller's. */
+  @Override
+  public void close() {}
+
   /** One node's call, which records its outcome in the round. */
   private record NodeCall<T>(Round<T> round, int index, Node node, Request<T> request)
       implements Runnable {

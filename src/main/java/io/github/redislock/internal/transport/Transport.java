@@ -2,13 +2,13 @@ package io.github.redislock.internal.transport;
 
 /**
  * How one request reaches every node of a multi-node lock at once, and how the replies come back.
- * The nodes are fixed when a transport is made, so that what it learns about each node (a
- * connection, a health record) can stay with it.
+ * The nodes are fixed when a transport is made, so that what it learns about each node (its
+ * connections, whether it answers) can stay with it.
  *
  * <p>Two implementations: {@link FanOut} hands each node to a thread, so the caller can stop
  * waiting as soon as it has seen enough to decide; {@link Pipelined} writes the command to every
- * node from the calling thread and then reads each reply in turn, which wakes no thread but always
- * reads every node (each bounded by the deadline).
+ * node from the calling thread and then reads each reply in turn, which wakes no thread, and skips
+ * a node that stopped answering until it answers again.
  */
 public interface Transport {
 
@@ -23,4 +23,7 @@ public interface Transport {
    * @return the replies, as they come
    */
   <T> Round<T> send(Request<T> request, long deadlineNanos);
+
+  /** Releases what the transport holds (connections, background work); it is not used again. */
+  void close();
 }
