@@ -24,8 +24,8 @@ import redis.clients.jedis.exceptions.JedisDataException;
  * <p>Idle links wait in a stack, at most {@value #MAX_LINKS} links per node. A caller takes one
  * without blocking; a new one is opened on a background thread, never in the caller's, so that a
  * node that stopped answering cannot hold the caller in a connection's set-up. A link whose reply
- * is late goes to a background drainer, which reads the late replies as they come and gives the
- * link back.
+ * is late goes to a background drainer, which reads the late replies as they come, records them,
+ * and gives the link back.
  *
  * <p>A node is <em>down</em> from a late reply or a failed connection until it answers again (a
  * late reply comes, or a new connection is made): while down, requests skip it at once, and a
@@ -168,11 +168,11 @@ final class Endpoint {
   }
 
   /**
-   * Hands {@code link}, whose reply did not come in time, to a background drainer; the node is down
-   * until it answers.
+   * Hands {@code link}, whose reply {@code late} did not come in time, to a background drainer; the
+   * node is down until it answers.
    */
-  void late(Link link, String cause) {
-    link.owe();
+  void late(Link link, Late<?> late, String cause) {
+    link.owe(late);
     markDown(cause, false);
     synchronized (this) {
       if (!closed) {
@@ -186,28 +186,36 @@ final class Endpoint {
       }
     }
     link.close();
+    link.failOwed(new JedisConnectionException("closed"));
     lost();
   }
 
   /** Reads the late replies {@code link} owes, as they come, then gives it back. */
   private void drain(Link link) {
-    while (link.owes()) {
+    for (Late<?> next = link.nextOwed(); next != null; next = link.nextOwed()) {
       try {
         if (!link.awaitReply(DRAIN_SLICE_MILLIS)) {
           continue;
         }
+        Object reply;
         try {
-          link.read();
+          reply = link.read();
         } catch (JedisDataException e) {
-          log.debug("a late reply of {} is an error", node.label(), e);
+          link.paidWithError(next, e);
+          markUp();
+          continue;
         }
         link.paid();
+        next.complete(reply);
         markUp();
       } catch (RuntimeException e) {
+        JedisConnectionException failure =
+            e instanceof JedisConnectionException c ? c : new JedisConnectionException(e);
         synchronized (this) {
           draining.remove(link);
         }
-        drop(link, e);
+        drop(link, failure);
+        link.failOwed(failure);
         return;
       }
     }

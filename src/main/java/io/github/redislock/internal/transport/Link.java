@@ -4,7 +4,9 @@ import java.io.IOException;
 import java.lang.invoke.MethodHandle;
 import java.lang.invoke.MethodHandles;
 import java.net.SocketTimeoutException;
+import java.util.ArrayDeque;
 import java.util.List;
+import java.util.concurrent.locks.ReentrantLock;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import redis.clients.jedis.CommandArguments;
@@ -20,7 +22,9 @@ import redis.clients.jedis.util.RedisOutputStream;
  * One connection to one node, driven by the {@link Pipelined} transport without a pool: commands
  * are written and flushed, and replies read, by whoever owns the link. That is the caller that took
  * it from its {@link Endpoint}, or, once a reply is late, a background drainer, which reads the
- * late replies as they come ({@link #owe}) so that the connection can be used again.
+ * late replies as they come and records each in its round ({@link #owe}). A command that must not
+ * overtake a late one is written behind it on the same connection ({@link #appendIfOwing}), so that
+ * the node runs it after, never before.
  *
  * <p>The connection is made by the client's own factory (its handshake, credentials, TLS and
  * timeouts); its streams are used directly, so that a reply can be awaited without consuming it
@@ -36,8 +40,11 @@ final class Link {
   private final RedisOutputStream out;
   private int timeoutMillis;
 
-  /** The late replies a drainer still has to read; 0 unless one is late. */
-  private int owed;
+  /** Guards {@link #owed} and writes while a drainer owns the link. */
+  private final ReentrantLock lock = new ReentrantLock();
+
+  /** The late replies a drainer still has to read, in order; empty unless one is late. */
+  private final ArrayDeque<Late<?>> owed = new ArrayDeque<>(1);
 
   private Link(Connection connection, RedisInputStream in, RedisOutputStream out) {
     this.connection = connection;
@@ -149,18 +156,95 @@ final class Link {
   }
 
   /** Notes a late reply for the drainer; the link is stuck until every owed reply is read. */
-  void owe() {
-    owed++;
+  void owe(Late<?> late) {
+    lock.lock();
+    try {
+      owed.add(late);
+    } finally {
+      lock.unlock();
+    }
   }
 
-  /** Whether a late reply is still to be read. */
-  boolean owes() {
-    return owed > 0;
+  /**
+   * Writes {@code command} behind the late replies this link still owes, for the drainer to read
+   * its reply too.
+   *
+   * @return false when the link owes nothing any more (its late replies came): the caller may use
+   *     any connection
+   */
+  boolean appendIfOwing(CommandArguments command, Late<?> late) {
+    lock.lock();
+    try {
+      if (owed.isEmpty()) {
+        return false;
+      }
+      owed.add(late);
+      try {
+        write(command);
+        flush();
+      } catch (JedisConnectionException e) {
+        close(); // the drainer sees the failure and fails every owed reply, this one included
+      }
+      return true;
+    } finally {
+      lock.unlock();
+    }
   }
 
-  /** Notes that a late reply was read. */
+  /** The first owed reply, or {@code null} when none is owed (the link is free again). */
+  Late<?> nextOwed() {
+    lock.lock();
+    try {
+      return owed.peek();
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  /**
+   * Records the first owed reply, an error, and removes it. A script the node had forgotten is run
+   * again through the node's client only when nothing is written behind it on this link (no later
+   * request can then overtake the retry: appending waits for it); else it fails.
+   */
+  void paidWithError(Late<?> first, JedisDataException e) {
+    lock.lock();
+    try {
+      if (owed.size() == 1) {
+        first.error(e);
+      } else {
+        first.refuse(e);
+      }
+      owed.poll();
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  /** Removes the first owed reply, once read. */
   void paid() {
-    owed--;
+    lock.lock();
+    try {
+      owed.poll();
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  /** Fails every owed reply with {@code failure} and forgets them. */
+  void failOwed(JedisConnectionException failure) {
+    while (true) {
+      Late<?> late;
+      lock.lock();
+      try {
+        late = owed.poll();
+      } finally {
+        lock.unlock();
+      }
+      if (late == null) {
+        return;
+      }
+      late.fail(failure);
+    }
   }
 
   /** Closes the connection at once; a thread reading it gets an exception. */

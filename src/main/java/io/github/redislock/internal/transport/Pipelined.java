@@ -7,11 +7,11 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.function.Predicate;
 import redis.clients.jedis.CommandArguments;
 import redis.clients.jedis.RedisClient;
 import redis.clients.jedis.exceptions.JedisConnectionException;
 import redis.clients.jedis.exceptions.JedisDataException;
-import redis.clients.jedis.exceptions.JedisNoScriptException;
 
 /**
  * The pipelined transport: one command to every node from the calling thread, without a thread per
@@ -21,11 +21,12 @@ import redis.clients.jedis.exceptions.JedisNoScriptException;
  * node's round trip, at most the node timeout, and no thread is woken.
  *
  * <p>A node that does not answer in time costs the caller nothing more: its connection goes to a
- * background drainer, which reads the late reply when it comes (so that no one else reads it) and
- * keeps the connection. The node counts as down until it answers: later requests skip it at once (a
- * failure), and it is reconnected in the background with a backoff. A connection is never set up in
- * the caller's thread: when a node has no idle one, it is opened in the background while the caller
- * writes to the other nodes, and used if it is ready within the node timeout.
+ * background drainer, which records the late reply in the round when it comes (where {@link
+ * Round#whenEachDone} sees it) and keeps the connection. The node counts as down until it answers:
+ * later requests skip it at once (a failure), and it is reconnected in the background with a
+ * backoff. A connection is never set up in the caller's thread: when a node has no idle one, it is
+ * opened in the background while the caller writes to the other nodes, and used if it is ready
+ * within the node timeout.
  *
  * <p>It needs each node's client to be a {@link RedisClient}, and Jedis's connection streams, which
  * Jedis keeps private; where either is missing, use {@link FanOut}.
@@ -41,14 +42,14 @@ public final class Pipelined implements Transport {
    *
    * @param nodes the nodes
    * @param ticker the clock of every deadline
-   * @param nodeTimeoutNanos how long the caller waits for each node's reply
+   * @param nodeTimeoutNanos how long the caller waits for each node's reply; a release may wait
+   *     longer for the replies it needs, which then come in the background
    * @param executor runs the background work (opening connections, reading late replies, probing
    *     nodes that are down); it must not queue tasks behind each other, and whoever made it shuts
    *     it down after {@link #close()}
    * @param greeting commands every new connection runs before it is used, their error replies
-   *     ignored: a backend loads its scripts, so that its {@code EVALSHA}s find them (after a
-   *     restart, the client's own pooled connections, through which a script is run again after
-   *     {@code NOSCRIPT}, are stale)
+   *     ignored: a backend loads its scripts, so that its {@code EVALSHA}s find them (a script run
+   *     again after {@code NOSCRIPT} would run out of order with what was written behind it)
    */
   public Pipelined(
       List<Node> nodes,
@@ -97,6 +98,37 @@ public final class Pipelined implements Transport {
    */
   @Override
   public <T> Round<T> send(Request<T> request, long deadlineNanos) {
+    return exchange(null, null, request, deadlineNanos);
+  }
+
+  /**
+   * {@inheritDoc}
+   *
+   * <p>Here a node whose reply to {@code earlier} is late gets {@code request} written behind it on
+   * the same connection, even while the node counts as down; its reply is recorded when it comes.
+   */
+  @Override
+  public <T> Round<T> sendAfter(Round<?> earlier, Request<T> request, long deadlineNanos) {
+    return exchange(earlier, null, request, deadlineNanos);
+  }
+
+  /** {@inheritDoc} Here it reads the replies of the nodes that answer in time. */
+  @Override
+  public <E> void followUp(
+      Round<E> earlier, Predicate<? super E> needed, Request<?> request, long deadlineNanos) {
+    exchange(earlier, needed, request, deadlineNanos);
+  }
+
+  @Override
+  public void close() {
+    for (Endpoint endpoint : endpoints) {
+      endpoint.close();
+    }
+  }
+
+  /** Writes to every node asked, then reads their replies. */
+  private <T, E> Round<T> exchange(
+      Round<E> earlier, Predicate<? super E> needed, Request<T> request, long deadlineNanos) {
     int n = endpoints.length;
     Round<T> round = new Round<>(nodes, ticker, deadlineNanos);
     CommandArguments command = request.command();
@@ -105,6 +137,11 @@ public final class Pipelined implements Transport {
     Link[] links = new Link[n];
     CompletableFuture<Link>[] opening = null;
     for (int i = 0; i < n; i++) {
+      if (earlier != null
+          && ((needed != null && !earlier.needs(i, needed))
+              || behind(earlier, i, command, round, request))) {
+        continue;
+      }
       Endpoint endpoint = endpoints[i];
       if (endpoint.isDown()) {
         round.record(i, null, request.failure(endpoint.downFailure()));
@@ -138,11 +175,17 @@ public final class Pipelined implements Transport {
     return round;
   }
 
-  @Override
-  public void close() {
-    for (Endpoint endpoint : endpoints) {
-      endpoint.close();
+  /**
+   * Writes {@code request} behind node {@code i}'s late reply to {@code earlier}, if it owes one.
+   */
+  private <T> boolean behind(
+      Round<?> earlier, int i, CommandArguments command, Round<T> round, Request<T> request) {
+    if (earlier.carrier(i) instanceof Link link
+        && link.appendIfOwing(command, new Late<>(round, i, nodes.get(i), request))) {
+      round.carry(i, link);
+      return true;
     }
+    return false;
   }
 
   /** Writes and flushes; a link that fails is dropped and the node's failure recorded. */
@@ -170,15 +213,17 @@ public final class Pipelined implements Transport {
     try {
       // Past readBy (a slow node was read first), replies that have come are still taken.
       if (!link.awaitReply(ceilMillis(readBy - ticker.read()))) {
-        String cause = "no reply within " + ceilMillis(readBy - start) + " ms";
-        endpoint.late(link, cause);
-        round.record(i, null, request.failure(new JedisConnectionException(cause)));
+        round.carry(i, link);
+        endpoint.late(
+            link,
+            new Late<>(round, i, endpoint.node(), request),
+            "no reply within " + ceilMillis(readBy - start) + " ms");
         return;
       }
       reply = link.read();
     } catch (JedisDataException e) {
       endpoint.giveBack(link);
-      recordError(round, i, endpoint.node(), request, e);
+      Late.recordError(round, i, endpoint.node(), request, e);
       return;
     } catch (JedisConnectionException e) {
       endpoint.drop(link, e);
@@ -190,7 +235,7 @@ public final class Pipelined implements Transport {
       return;
     }
     endpoint.giveBack(link);
-    recordReply(round, i, request, reply);
+    Late.recordReply(round, i, request, reply);
   }
 
   /**
@@ -237,38 +282,6 @@ public final class Pipelined implements Transport {
         Thread.currentThread().interrupt();
       }
     }
-  }
-
-  /** Records node {@code i}'s raw {@code reply} in {@code round}, parsed. */
-  private static <T> void recordReply(Round<T> round, int i, Request<T> request, Object reply) {
-    T parsed;
-    try {
-      parsed = request.parse(reply);
-    } catch (RuntimeException e) {
-      round.record(i, null, e);
-      return;
-    }
-    round.record(i, parsed, null);
-  }
-
-  /**
-   * Records node {@code i}'s error reply in {@code round}; a script the node has forgotten is run
-   * again through the node's client.
-   */
-  private static <T> void recordError(
-      Round<T> round, int i, Node node, Request<T> request, JedisDataException e) {
-    if (!(e instanceof JedisNoScriptException)) {
-      round.record(i, null, request.failure(e));
-      return;
-    }
-    T parsed;
-    try {
-      parsed = request.call(node.client());
-    } catch (RuntimeException again) {
-      round.record(i, null, again);
-      return;
-    }
-    round.record(i, parsed, null);
   }
 
   private static long ceilMillis(long nanos) {
