@@ -223,7 +223,14 @@ public final class RedisLockFactory implements AutoCloseable {
      * <p>In this implementation an operation that succeeds on a majority while some masters fail
      * logs a warning naming them, at most every 10 seconds. Unless {@link #commandTimeout} is set,
      * the clients' socket timeout is ten times the {@linkplain #redlockNodeTimeout node timeout},
-     * and at least 200 milliseconds.
+     * and at least 200 milliseconds. Each master gets connections of its own, at most 64, opened on
+     * a background thread (within the socket timeout) while an operation asks the other masters. A
+     * master that has not answered within the node timeout, or whose connection failed, is skipped
+     * by the following operations until it answers again: its late reply comes, or a new connection
+     * succeeds, tried in the background after 5 to 10 milliseconds and then with a backoff that
+     * doubles up to 1 second. So a dead, frozen or unreachable master costs one operation about the
+     * node timeout, and the next ones nothing. A release waits for the replies it needs up to the
+     * longer of the node timeout and the socket timeout.
      *
      * @param redisUris one {@code redis://} or {@code rediss://} URI per master, at least three
      * @return this builder
@@ -277,6 +284,13 @@ public final class RedisLockFactory implements AutoCloseable {
      * closes them. Each client must reach a different Redis server: {@link #build()} refuses two
      * that reach the same one, as for {@link #redlock}.
      *
+     * <p>In this implementation a {@link RedisClient} master is spoken to as with {@link #redlock}:
+     * on connections of the factory's own, made by the client's connection factory (so with its
+     * address, credentials and timeouts), and closed with the factory. Other clients are called
+     * from one thread per master and operation, through their own API: a master that stopped
+     * answering then costs each operation up to the client's socket timeout on that thread, though
+     * the operation still returns within the node timeout.
+     *
      * @param masters one client per master, at least three
      * @return this builder
      * @throws NullPointerException if the list or a client is null
@@ -300,9 +314,11 @@ public final class RedisLockFactory implements AutoCloseable {
 
     /**
      * Sets how long a Redlock operation waits for each master: a master that has not answered by
-     * then counts as failed for this operation. It should be much smaller than the lease, so that a
-     * dead or frozen master costs an acquisition little. Default: 50 milliseconds. Used only with
-     * {@link #redlock} and {@link #redlockClients}.
+     * then counts as failed for this operation (and, when the masters are reached with Jedis {@link
+     * RedisClient}s, as with {@link #redlock}, is skipped by the next ones until it answers again).
+     * It should be much smaller than the lease, so that a dead or frozen master costs an
+     * acquisition little. Default: 50 milliseconds. Used only with {@link #redlock} and {@link
+     * #redlockClients}.
      *
      * @param nodeTimeout between 1 millisecond and 10 seconds, and shorter than the lease
      * @return this builder

@@ -37,7 +37,8 @@ final class InJvmRuns {
       String key,
       Duration duration) {
     return switch (scenario) {
-      case UNCONTENDED -> run(impl, scenario, locks, round, 1, i -> key, duration);
+      case UNCONTENDED, ONE_FROZEN, TWO_FROZEN ->
+          run(impl, scenario, locks, round, 1, i -> key, duration);
       case REENTRANT -> run(impl, scenario, locks, round, 1, i -> key, duration);
       case ONE_KEY -> run(impl, scenario, locks, round, threads, i -> key, duration);
       case OWN_KEYS -> run(impl, scenario, locks, round, threads, i -> key + ":" + i, duration);

@@ -1,5 +1,6 @@
 package io.github.redislock.bench;
 
+import io.github.redislock.testing.RedisServer;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
@@ -256,11 +257,14 @@ public final class LockBenchmark {
         if (scenario == Scenario.TWO_JVMS) {
           return pair(impl).run(round, key, settings.duration());
         }
-        boolean pin =
-            pinning && (scenario == Scenario.UNCONTENDED || scenario == Scenario.REENTRANT);
+        boolean pin = pinning && (scenario.uncontended() || scenario == Scenario.REENTRANT);
         if (pin) {
           CpuPinning.pin(redisOf(impl).pids());
         }
+        List<RedisServer> servers = redisOf(impl).servers();
+        List<RedisServer> frozen =
+            servers.subList(servers.size() - scenario.frozenMasters(), servers.size());
+        frozen.forEach(RedisServer::pause);
         try {
           return InJvmRuns.run(
               impl,
@@ -271,6 +275,7 @@ public final class LockBenchmark {
               key,
               round == 0 ? settings.warmup() : settings.duration());
         } finally {
+          frozen.forEach(RedisServer::resume);
           if (pin) {
             CpuPinning.unpin(redisOf(impl).pids());
           }

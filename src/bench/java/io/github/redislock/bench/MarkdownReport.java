@@ -105,6 +105,9 @@ final class MarkdownReport {
       line(prefix + "not available | | | | | | | |");
       return;
     }
+    if (!s.appliesTo(impl) && s.frozenMasters() > 0) {
+      return; // Redlock rows only
+    }
     if (!s.appliesTo(impl)) {
       line(
           prefix
@@ -125,10 +128,10 @@ final class MarkdownReport {
         prefix
             + String.format(
                 Locale.ROOT,
-                "%,.0f | %,.0f–%,.0f | %s | %s | %s | %s | %s | %s |",
-                a.opsPerSecond(),
-                a.slowestRound(),
-                a.fastestRound(),
+                "%s | %s–%s | %s | %s | %s | %s | %s | %s |",
+                ops(a.opsPerSecond()),
+                ops(a.slowestRound()),
+                ops(a.fastestRound()),
                 formatMicros(micros(a.latency(), 50)),
                 formatMicros(micros(a.latency(), 99)),
                 formatMicros(micros(a.latency(), 99.9)),
@@ -143,6 +146,11 @@ final class MarkdownReport {
       return "n/a";
     }
     return times(a.opsPerSecond() / base.opsPerSecond());
+  }
+
+  /** Operations per second: whole numbers, but two decimals below 10 (a frozen master's rows). */
+  static String ops(double perSecond) {
+    return String.format(Locale.ROOT, perSecond >= 10 ? "%,.0f" : "%.2f", perSecond);
   }
 
   static String times(double ratio) {
@@ -214,10 +222,10 @@ final class MarkdownReport {
         line(
             String.format(
                 Locale.ROOT,
-                "| %s | %,.0f | %,.0f | %s | %s | %s | %s | %s | %s | %s | %s | %s |",
+                "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |",
                 title,
-                after.opsPerSecond(),
-                before.opsPerSecond(),
+                ops(after.opsPerSecond()),
+                ops(before.opsPerSecond()),
                 banded(ops),
                 roundRatios(now, base, s),
                 formatMicros(micros(after.latency(), 50)),

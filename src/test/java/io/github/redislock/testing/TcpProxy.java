@@ -151,12 +151,30 @@ public final class TcpProxy implements AutoCloseable {
   }
 
   /**
-   * Resumes forwarding after {@link #stall()} or {@link #stallReplies()}; held bytes are delivered.
+   * Stops forwarding bytes, in both directions, on the connections open now only: they stay open
+   * and silent, while connections opened afterwards work normally. A client that gives up on one of
+   * them and reconnects gets through at once, while what it sent on the old one is held back (a
+   * delayed packet). Undo with {@link #unstall()}, which delivers the held bytes.
+   */
+  public void holdOpenConnections() {
+    synchronized (lock) {
+      for (Connection c : connections) {
+        c.held = true;
+      }
+    }
+  }
+
+  /**
+   * Resumes forwarding after {@link #stall()}, {@link #stallReplies()} or {@link
+   * #holdOpenConnections()}; held bytes are delivered.
    */
   public void unstall() {
     synchronized (lock) {
       stalled = false;
       repliesStalled = false;
+      for (Connection c : connections) {
+        c.held = false;
+      }
       lock.notifyAll();
     }
   }
@@ -193,6 +211,15 @@ public final class TcpProxy implements AutoCloseable {
       }
     }
     return false;
+  }
+
+  /**
+   * The number of connections the proxy has opened to its target so far, closed ones included.
+   *
+   * @return the count
+   */
+  public int connectionsOpened() {
+    return connectionIds.get();
   }
 
   /**
@@ -282,7 +309,7 @@ public final class TcpProxy implements AutoCloseable {
         if (c.closed || closed) {
           return false;
         }
-        boolean held = stalled || (reply && repliesStalled);
+        boolean held = stalled || (reply && repliesStalled) || c.held;
         long remaining = readAt + delayNanos - System.nanoTime();
         if (!held && remaining <= 0) {
           return true;
@@ -316,6 +343,7 @@ public final class TcpProxy implements AutoCloseable {
     private final List<Thread> pumps;
     private boolean closed; // guarded by lock
     private boolean blackHoled; // guarded by lock
+    private boolean held; // guarded by lock
 
     Connection(int id, Socket client, Socket upstream) {
       this.client = client;

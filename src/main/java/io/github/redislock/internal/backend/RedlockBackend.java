@@ -16,7 +16,6 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.SynchronousQueue;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Predicate;
 import redis.clients.jedis.UnifiedJedis;
 
@@ -27,9 +26,11 @@ import redis.clients.jedis.UnifiedJedis;
  * <p>Every operation goes to all nodes at once, each bounded by the per-node timeout, and is
  * decided by a majority ({@link Quorum}): an acquisition holds when a majority said yes and the
  * time it took leaves a positive validity (lease - elapsed - drift, drift = 1% of the lease + 2
- * ms); otherwise it is released on every node, also those that failed or did not answer (their
- * reply may have been lost), as soon as each has answered. Renewal keeps the hold while a majority
- * confirms; release goes to every node.
+ * ms); otherwise it is released on every node that did not refuse it, also those that failed or did
+ * not answer (their reply may have been lost). Renewal keeps the hold while a majority confirms;
+ * release goes to every node. A release, like every request meant to follow another, is sent with
+ * {@link Transport#sendAfter}: a node that has not answered the acquisition yet gets it behind the
+ * acquisition, so that a late grant is released when it lands, never before.
  *
  * <p>Fencing: each node issues its own token, with the acquisition when asked to ({@link
  * Ask#FENCED}), else at the holder's first request ({@link #reissueFence}, only where the key still
@@ -53,19 +54,11 @@ public final class RedlockBackend implements LockBackend {
   private final MasterIdentities identities;
 
   /**
-   * Acquisitions and releases, the calls a caller waits for: pipelined when every master allows it,
-   * else {@link #threads}.
+   * Every operation: pipelined when every master allows it (which bounds each master by the node
+   * timeout, connection set-up included, and skips a master that stopped answering until it answers
+   * again), else one thread per master.
    */
   private final Transport transport;
-
-  /**
-   * Renewal, fencing and inspection, and the clean-up nobody waits for. On threads, which return as
-   * soon as a majority decides, whatever a stalled minority does: the pipelined transport reads
-   * every master, and until it keeps per-node health and sets connections up without blocking
-   * (issue 9), a frozen master could hold every renewal in its connection set-up, beyond the node
-   * timeout.
-   */
-  private final FanOut threads;
 
   /**
    * Whether a {@link Ask#PLAIN} acquisition first tries a plain {@code SET} round: with pipelining
@@ -79,11 +72,10 @@ public final class RedlockBackend implements LockBackend {
   private final Predicate<Round<Long>> fenceDecided;
 
   /**
-   * What a release must know of a hold: which nodes granted it (the acquisition's replies, which
-   * keep arriving from nodes that answer after the majority did), and whether it was released (a
-   * node that grants it after that is released at once).
+   * What a release must know of a hold: the acquisition's round, whose replies tell which nodes
+   * granted it and keep arriving from nodes that answer late; the release is sent behind those.
    */
-  private record Grant(Round<Acquisition> round, AtomicBoolean released) {}
+  private record Grant(Round<Acquisition> round) {}
 
   /**
    * Redlock over {@code clients}.
@@ -129,9 +121,11 @@ public final class RedlockBackend implements LockBackend {
             new SynchronousQueue<>(),
             Threads.daemon("redis-lock-redlock"));
     this.identities = new MasterIdentities(nodes, executor, ticker);
-    this.threads = new FanOut(nodes, executor, ticker);
     this.plainFirst = Pipelined.supports(nodes);
-    this.transport = plainFirst ? new Pipelined(nodes, ticker) : threads;
+    this.transport =
+        plainFirst
+            ? new Pipelined(nodes, ticker, nodeTimeoutNanos, executor, Script.loadAll())
+            : new FanOut(nodes, executor, ticker);
     this.acquisitionDecided =
         round ->
             quorum.decided(
@@ -172,9 +166,11 @@ public final class RedlockBackend implements LockBackend {
       round = transport.send(commands.plainAcquire(keys, token), start + nodeTimeoutNanos);
       if (!quorum.reached(round.count(Acquisition::acquired))
           && round.count(RedlockBackend::busy) > 0) {
+        // Behind the first round on every master that has not answered it yet.
         round =
             transport
-                .send(commands.acquire(keys, token, false), ticker.read() + nodeTimeoutNanos)
+                .sendAfter(
+                    round, commands.acquire(keys, token, false), ticker.read() + nodeTimeoutNanos)
                 .await(acquisitionDecided);
       }
     } else {
@@ -197,7 +193,7 @@ public final class RedlockBackend implements LockBackend {
             fence = Math.max(fence, reply.fencingToken());
           }
         }
-        return Acquisition.acquired(fence, grant(round, keys, token));
+        return Acquisition.acquired(fence, new Grant(round));
       }
       releaseEverywhere(round, keys, token);
       throw reports.slowerThanTheLease(keys, ticker.read() - start, commands.leaseMillis());
@@ -239,26 +235,27 @@ public final class RedlockBackend implements LockBackend {
    * Quorum#release}): a lost hold is {@link Release#NOT_OURS}; a release that fewer than a majority
    * confirmed, because the other granting nodes could not be reached, throws a {@link
    * io.github.redislock.RedisLockException} naming them, not to be retried: their keys expire with
-   * the lease, but nothing confirmed the release (a node failure is not a lost hold either).
+   * the lease, but nothing confirmed the release (a node failure is not a lost hold either). A node
+   * that has not answered the acquisition yet gets the release behind it, so that a late grant is
+   * released when it comes; it does not count as granting.
    */
   @Override
   public Release release(LockKeys keys, String token, long fencingToken, Object grant) {
     long start = ticker.read();
     boolean[] granting = new boolean[nodes.size()];
+    Request<Release> request = commands.release(keys, token, fencingToken);
+    Round<Release> round;
     if (grant instanceof Grant held) {
-      // Nodes still granting are given until the release timeout, so that they count as holders.
-      held.round().awaitUntil(start + releaseTimeoutNanos, round -> round.unanswered() == 0);
-      held.released().set(true);
       List<Acquisition> replies = held.round().replies();
       for (int i = 0; i < granting.length; i++) {
         granting[i] = replies.get(i) != null && replies.get(i).acquired();
       }
+      round = transport.sendAfter(held.round(), request, start + releaseTimeoutNanos);
     } else {
       Arrays.fill(granting, true); // an attempt that was not granted: ask all
+      round = transport.send(request, start + releaseTimeoutNanos);
     }
     int granted = countTrue(granting);
-    Round<Release> round =
-        transport.send(commands.release(keys, token, fencingToken), start + releaseTimeoutNanos);
     if (round.unanswered() > 0) {
       round.await(
           r ->
@@ -314,7 +311,7 @@ public final class RedlockBackend implements LockBackend {
   public long reissueFence(LockKeys keys, String token, Object grant) {
     identities.check();
     Round<Long> round =
-        threads
+        transport
             .send(commands.reissueFence(keys, token), ticker.read() + nodeTimeoutNanos)
             .await(fenceDecided);
     if (quorum.impossible(round.count(fence -> fence < 0))) {
@@ -355,6 +352,7 @@ public final class RedlockBackend implements LockBackend {
 
   @Override
   public void close() {
+    transport.close();
     executor.shutdownNow();
     if (ownsClients) {
       nodes.forEach(node -> node.client().close());
@@ -368,7 +366,7 @@ public final class RedlockBackend implements LockBackend {
    */
   private boolean decide(Request<Boolean> request, String operation, LockKeys keys) {
     Round<Boolean> round =
-        threads.send(request, ticker.read() + nodeTimeoutNanos).await(yesOrNoDecided);
+        transport.send(request, ticker.read() + nodeTimeoutNanos).await(yesOrNoDecided);
     if (quorum.reached(round.count(Boolean::booleanValue))) {
       reports.warnAboutMinority(round, keys, operation);
       return true;
@@ -380,31 +378,20 @@ public final class RedlockBackend implements LockBackend {
     throw reports.noMajority(round, operation, keys, nodeTimeoutNanos);
   }
 
-  /**
-   * A majority granted the hold, which is returned while other nodes' grants may be in flight.
-   * Should one of those land after the hold's release was sent, it is released then.
-   */
-  private Grant grant(Round<Acquisition> round, LockKeys keys, String token) {
-    Grant grant = new Grant(round, new AtomicBoolean());
-    if (round.unanswered() > 0) {
-      round.whenEachDone(
-          (node, reply) -> {
-            if (grant.released().get() && reply != null && reply.acquired()) {
-              threads.sendAndForget(node, commands.release(keys, token, 0));
-            }
-          });
-    }
-    return grant;
-  }
-
   /** Whether a node's reply to an acquisition is a refusal. */
   private static boolean busy(Acquisition reply) {
     return !reply.acquired();
   }
 
-  /** Releases {@code token} on every node as soon as that node has answered the acquisition. */
+  /**
+   * Releases {@code token} on every node that may hold it: all but those that refused; a node that
+   * has not answered the acquisition gets the release behind it.
+   */
   private void releaseEverywhere(Round<Acquisition> round, LockKeys keys, String token) {
-    Request<Release> release = commands.release(keys, token, 0);
-    round.whenEachDone((node, reply) -> threads.sendAndForget(node, release));
+    transport.followUp(
+        round,
+        Acquisition::acquired,
+        commands.release(keys, token, 0),
+        ticker.read() + nodeTimeoutNanos);
   }
 }

@@ -6,6 +6,7 @@ import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
+import java.util.ArrayList;
 import java.util.HexFormat;
 import java.util.List;
 import redis.clients.jedis.CommandArguments;
@@ -19,6 +20,9 @@ import redis.clients.jedis.exceptions.JedisNoScriptException;
  * by {@code EVAL}, which also caches it again on that server.
  */
 final class Script {
+  /** Every script, in the order loaded; before the constants, which add themselves. */
+  private static final List<Script> ALL = new ArrayList<>();
+
   static final Script ACQUIRE = load("acquire.lua");
   static final Script RELEASE = load("release.lua");
   static final Script EXTEND = load("extend.lua");
@@ -49,6 +53,20 @@ final class Script {
     return name;
   }
 
+  /**
+   * {@code SCRIPT LOAD} of every script, for a connection to run before its first {@code EVALSHA}.
+   */
+  static List<CommandArguments> loadAll() {
+    List<CommandArguments> commands = new ArrayList<>(ALL.size());
+    for (Script script : ALL) {
+      commands.add(
+          new CommandArguments(Protocol.Command.SCRIPT)
+              .add(Protocol.Keyword.LOAD)
+              .add(script.source));
+    }
+    return commands;
+  }
+
   /** The {@code EVALSHA} command for this script, for callers that send it themselves. */
   CommandArguments evalsha(List<String> keys, List<String> args) {
     CommandArguments command =
@@ -72,7 +90,9 @@ final class Script {
       if (in == null) {
         throw new IllegalStateException("missing script resource " + resource);
       }
-      return new Script(resource, new String(in.readAllBytes(), StandardCharsets.UTF_8));
+      Script script = new Script(resource, new String(in.readAllBytes(), StandardCharsets.UTF_8));
+      ALL.add(script);
+      return script;
     } catch (IOException e) {
       throw new UncheckedIOException("cannot read script resource " + resource, e);
     }

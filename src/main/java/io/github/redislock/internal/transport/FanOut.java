@@ -4,6 +4,7 @@ import io.github.redislock.internal.util.Ticker;
 import java.util.List;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
+import java.util.function.Predicate;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -43,34 +44,70 @@ public final class FanOut implements Transport {
   public <T> Round<T> send(Request<T> request, long deadlineNanos) {
     Round<T> round = new Round<>(nodes, ticker, deadlineNanos);
     for (int i = 0; i < nodes.size(); i++) {
-      try {
-        executor.execute(new NodeCall<>(round, i, nodes.get(i), request));
-      } catch (RejectedExecutionException e) {
-        round.record(i, null, e);
-      }
+      call(round, i, request);
     }
     return round;
   }
 
   /**
-   * Sends {@code request} to one node on a thread of its own, and forgets it: for clean-up that
-   * nobody waits for. A failure is logged at debug level.
+   * {@inheritDoc}
    *
-   * @param node the node
-   * @param request what to ask it
+   * <p>Here a node that has not answered {@code earlier} is asked once it has, on a thread of its
+   * own. A call that failed by the client's socket timeout may still land on the node later (the
+   * client discards its connection): a node this slow is beyond what this transport can order.
    */
-  public void sendAndForget(Node node, Request<?> request) {
-    try {
-      executor.execute(
-          () -> {
-            try {
-              request.call(node.client());
-            } catch (RuntimeException e) {
-              log.debug("a background call to {} failed", node.label(), e);
+  @Override
+  public <T> Round<T> sendAfter(Round<?> earlier, Request<T> request, long deadlineNanos) {
+    Round<T> round = new Round<>(nodes, ticker, deadlineNanos);
+    after(earlier, null, round, request);
+    return round;
+  }
+
+  /** {@inheritDoc} Here it returns at once: the calls run on threads, their failures logged. */
+  @Override
+  public <E> void followUp(
+      Round<E> earlier, Predicate<? super E> needed, Request<?> request, long deadlineNanos) {
+    after(earlier, needed, new Round<>(nodes, ticker, deadlineNanos), request);
+  }
+
+  /** Nothing to release: the executor is the caller's. */
+  @Override
+  public void close() {}
+
+  /** Asks each node that {@code needed} lets through, once it has answered {@code earlier}. */
+  private <E, T> void after(
+      Round<E> earlier, Predicate<? super E> needed, Round<T> round, Request<T> request) {
+    boolean[] pending = new boolean[nodes.size()];
+    boolean anyPending = false;
+    for (int i = 0; i < pending.length; i++) {
+      if (needed != null && !earlier.needs(i, needed)) {
+        continue;
+      }
+      if (earlier.isDone(i)) {
+        call(round, i, request);
+      } else {
+        pending[i] = true;
+        anyPending = true;
+      }
+    }
+    if (anyPending) {
+      // Runs once per node: now for those that answered meanwhile, later for the others.
+      earlier.whenEachDone(
+          (node, reply) -> {
+            int i = nodes.indexOf(node);
+            if (pending[i] && (needed == null || reply == null || needed.test(reply))) {
+              call(round, i, request);
             }
           });
+    }
+  }
+
+  private <T> void call(Round<T> round, int i, Request<T> request) {
+    try {
+      executor.execute(new NodeCall<>(round, i, nodes.get(i), request));
     } catch (RejectedExecutionException e) {
-      log.debug("closed; not calling {} in the background", node.label());
+      log.debug("closed; not calling {}", nodes.get(i).label());
+      round.record(i, null, e);
     }
   }
 

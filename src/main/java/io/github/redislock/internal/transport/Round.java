@@ -36,6 +36,12 @@ public final class Round<T> {
   /** Actions to run as each missing reply comes; {@code null} until one is registered. */
   private List<BiConsumer<Node, T>> listeners;
 
+  /**
+   * Per node whose reply is late, what carries it (a {@link Link} of the pipelined transport), so
+   * that a later request can be sent behind it; {@code null} until a reply is late.
+   */
+  private Object[] carriers;
+
   /** A round that the transport fills by {@link #record}. */
   Round(List<Node> nodes, Ticker ticker, long deadlineNanos) {
     this.nodes = nodes;
@@ -283,6 +289,57 @@ public final class Round<T> {
       if (ready[i]) {
         action.accept(nodes.get(i), replyOrNull(i));
       }
+    }
+  }
+
+  /**
+   * Whether node {@code index} has answered or failed.
+   *
+   * @param index the node's position
+   * @return whether its outcome is recorded
+   */
+  boolean isDone(int index) {
+    lock.lock();
+    try {
+      return done[index];
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  /**
+   * Whether node {@code index}'s part of this round may call for a follow-up: it has not answered,
+   * it failed, or its reply satisfies {@code needed}.
+   */
+  boolean needs(int index, Predicate<? super T> needed) {
+    lock.lock();
+    try {
+      return !done[index] || failures[index] != null || needed.test(reply(index));
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  /** Notes what carries node {@code index}'s late reply. */
+  void carry(int index, Object carrier) {
+    lock.lock();
+    try {
+      if (carriers == null) {
+        carriers = new Object[nodes.size()];
+      }
+      carriers[index] = carrier;
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  /** What carries node {@code index}'s reply while it has not come, else {@code null}. */
+  Object carrier(int index) {
+    lock.lock();
+    try {
+      return carriers == null || done[index] ? null : carriers[index];
+    } finally {
+      lock.unlock();
     }
   }
 

@@ -1,14 +1,20 @@
 package io.github.redislock.internal.transport;
 
+import java.util.function.Predicate;
+
 /**
  * How one request reaches every node of a multi-node lock at once, and how the replies come back.
- * The nodes are fixed when a transport is made, so that what it learns about each node (a
- * connection, a health record) can stay with it.
+ * The nodes are fixed when a transport is made, so that what it learns about each node (its
+ * connections, whether it answers) can stay with it.
  *
  * <p>Two implementations: {@link FanOut} hands each node to a thread, so the caller can stop
  * waiting as soon as it has seen enough to decide; {@link Pipelined} writes the command to every
- * node from the calling thread and then reads each reply in turn, which wakes no thread but always
- * reads every node (each bounded by the deadline).
+ * node from the calling thread and then reads each reply in turn, which wakes no thread, and skips
+ * a node that stopped answering until it answers again.
+ *
+ * <p>A request meant to undo an earlier one (a release after an acquisition) is sent with {@link
+ * #sendAfter} or {@link #followUp}: a node that has not answered the earlier request gets the later
+ * one behind it, never before it, so that a delayed acquisition cannot land after its release.
  */
 public interface Transport {
 
@@ -17,10 +23,40 @@ public interface Transport {
    *
    * @param request what to ask each node
    * @param deadlineNanos when the caller stops waiting, on the transport's {@code Ticker}: replies
-   *     that have not come by then count as missing (a transport that reads replies itself stops
-   *     reading then)
+   *     that have not come by then count as missing, and may still be recorded later, where {@link
+   *     Round#whenEachDone} sees them
    * @param <T> the parsed reply type
    * @return the replies, as they come
    */
   <T> Round<T> send(Request<T> request, long deadlineNanos);
+
+  /**
+   * Sends {@code request} to every node, each after its part of {@code earlier}: a node that has
+   * not answered {@code earlier} yet gets {@code request} behind it (on the same connection, or
+   * once it answered), so that it runs it after, never before; its reply then comes after that one.
+   *
+   * @param earlier a round of this transport
+   * @param request what to ask each node
+   * @param deadlineNanos as for {@link #send}
+   * @param <T> the parsed reply type
+   * @return the replies, as they come
+   */
+  <T> Round<T> sendAfter(Round<?> earlier, Request<T> request, long deadlineNanos);
+
+  /**
+   * Clean-up after {@code earlier}, whose replies nobody needs: sends {@code request}, as {@link
+   * #sendAfter} does, to each node whose part of {@code earlier} may need it, namely every node but
+   * those whose reply {@code needed} rejects. It may return before the replies come.
+   *
+   * @param earlier a round of this transport
+   * @param needed whether a node's reply to {@code earlier} calls for {@code request}
+   * @param request what to send
+   * @param deadlineNanos when to stop waiting for the replies
+   * @param <E> the earlier round's reply type
+   */
+  <E> void followUp(
+      Round<E> earlier, Predicate<? super E> needed, Request<?> request, long deadlineNanos);
+
+  /** Releases what the transport holds (connections, background work); it is not used again. */
+  void close();
 }

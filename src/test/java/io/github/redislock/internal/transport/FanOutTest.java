@@ -80,6 +80,66 @@ class FanOutTest {
   }
 
   @Test
+  void aRequestSentAfterAnotherReachesASlowNodeOnlyOnceItAnsweredTheFirst()
+      throws InterruptedException {
+    CountDownLatch slow = new CountDownLatch(1);
+    List<String> seen = java.util.Collections.synchronizedList(new java.util.ArrayList<>());
+    AtomicInteger firsts = new AtomicInteger();
+    FanOut fanOut = new FanOut(nodes, executor, Ticker.SYSTEM);
+    Round<String> first =
+        fanOut
+            .send(
+                new Answering(
+                    client -> {
+                      if (firsts.incrementAndGet() == 1) {
+                        await(slow);
+                        seen.add("first, late");
+                      }
+                      return "granted";
+                    }),
+                Long.MAX_VALUE)
+            .await(r -> r.count("granted"::equals) >= 2);
+    assertThat(first.unanswered()).isEqualTo(1);
+    Round<String> after =
+        fanOut
+            .sendAfter(
+                first,
+                new Answering(
+                    client -> {
+                      seen.add("after");
+                      return "released";
+                    }),
+                Long.MAX_VALUE)
+            .await(r -> r.count("released"::equals) >= 2);
+    assertThat(after.unanswered()).as("the slow node is not asked yet").isEqualTo(1);
+    slow.countDown();
+    after.await(r -> false);
+    assertThat(after.count("released"::equals)).isEqualTo(3);
+    assertThat(seen.indexOf("first, late")).isLessThan(seen.lastIndexOf("after"));
+  }
+
+  @Test
+  void aFollowUpSkipsTheNodesWhoseReplyNeedsNone() throws InterruptedException {
+    AtomicInteger calls = new AtomicInteger();
+    FanOut fanOut = new FanOut(nodes, executor, Ticker.SYSTEM);
+    Round<String> first =
+        fanOut
+            .send(
+                new Answering(client -> calls.incrementAndGet() == 2 ? "busy" : "granted"),
+                Long.MAX_VALUE)
+            .await(r -> false);
+    AtomicInteger releases = new AtomicInteger();
+    fanOut.followUp(
+        first,
+        "granted"::equals,
+        new Answering(client -> String.valueOf(releases.incrementAndGet())),
+        Long.MAX_VALUE);
+    executor.shutdown(); // the calls are submitted already: let them finish
+    assertThat(executor.awaitTermination(10, TimeUnit.SECONDS)).isTrue();
+    assertThat(releases).hasValue(2);
+  }
+
+  @Test
   void aClosedExecutorIsAFailurePerNodeNotAnException() {
     executor.shutdown();
     Round<String> round =

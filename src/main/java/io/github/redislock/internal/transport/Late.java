@@ -1,0 +1,71 @@
+package io.github.redislock.internal.transport;
+
+import redis.clients.jedis.exceptions.JedisConnectionException;
+import redis.clients.jedis.exceptions.JedisDataException;
+import redis.clients.jedis.exceptions.JedisNoScriptException;
+
+/**
+ * A node's reply that did not come while its caller waited, or a request written behind such a
+ * reply: where to record it when it comes. The {@link Link} that carries it is drained in the
+ * background.
+ *
+ * @param round the round the reply belongs to
+ * @param index the node's position in it
+ * @param node the node
+ * @param request the request, to parse the reply with
+ * @param <T> the parsed reply type
+ */
+record Late<T>(Round<T> round, int index, Node node, Request<T> request) {
+
+  /** Records {@code reply}, the node's raw answer. */
+  void complete(Object reply) {
+    recordReply(round, index, request, reply);
+  }
+
+  /** Records an error reply (see {@link #recordError}). */
+  void error(JedisDataException e) {
+    recordError(round, index, node, request, e);
+  }
+
+  /** Records an error reply as this node's failure, whatever it is. */
+  void refuse(JedisDataException e) {
+    round.record(index, null, request.failure(e));
+  }
+
+  /** Records that the connection failed before the reply came. */
+  void fail(JedisConnectionException e) {
+    round.record(index, null, request.failure(e));
+  }
+
+  /** Records node {@code index}'s raw {@code reply} in {@code round}, parsed. */
+  static <T> void recordReply(Round<T> round, int index, Request<T> request, Object reply) {
+    T parsed;
+    try {
+      parsed = request.parse(reply);
+    } catch (RuntimeException e) {
+      round.record(index, null, e);
+      return;
+    }
+    round.record(index, parsed, null);
+  }
+
+  /**
+   * Records node {@code index}'s error reply in {@code round}; a script the node has forgotten is
+   * run again through the node's client, in the calling thread.
+   */
+  static <T> void recordError(
+      Round<T> round, int index, Node node, Request<T> request, JedisDataException e) {
+    if (!(e instanceof JedisNoScriptException)) {
+      round.record(index, null, request.failure(e));
+      return;
+    }
+    T parsed;
+    try {
+      parsed = request.call(node.client());
+    } catch (RuntimeException again) {
+      round.record(index, null, again);
+      return;
+    }
+    round.record(index, parsed, null);
+  }
+}

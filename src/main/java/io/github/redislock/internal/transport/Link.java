@@ -1,0 +1,269 @@
+package io.github.redislock.internal.transport;
+
+import java.io.IOException;
+import java.lang.invoke.MethodHandle;
+import java.lang.invoke.MethodHandles;
+import java.net.SocketTimeoutException;
+import java.util.ArrayDeque;
+import java.util.List;
+import java.util.concurrent.locks.ReentrantLock;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import redis.clients.jedis.CommandArguments;
+import redis.clients.jedis.Connection;
+import redis.clients.jedis.Protocol;
+import redis.clients.jedis.RedisClient;
+import redis.clients.jedis.exceptions.JedisConnectionException;
+import redis.clients.jedis.exceptions.JedisDataException;
+import redis.clients.jedis.util.RedisInputStream;
+import redis.clients.jedis.util.RedisOutputStream;
+
+/**
+ * One connection to one node, driven by the {@link Pipelined} transport without a pool: commands
+ * are written and flushed, and replies read, by whoever owns the link. That is the caller that took
+ * it from its {@link Endpoint}, or, once a reply is late, a background drainer, which reads the
+ * late replies as they come and records each in its round ({@link #owe}). A command that must not
+ * overtake a late one is written behind it on the same connection ({@link #appendIfOwing}), so that
+ * the node runs it after, never before.
+ *
+ * <p>The connection is made by the client's own factory (its handshake, credentials, TLS and
+ * timeouts); its streams are used directly, so that a reply can be awaited without consuming it
+ * ({@link #awaitReply}) and a late reply leaves the connection usable.
+ */
+final class Link {
+  private static final Logger log = LoggerFactory.getLogger(Link.class);
+  private static final MethodHandle INPUT = getter("inputStream", RedisInputStream.class);
+  private static final MethodHandle OUTPUT = getter("outputStream", RedisOutputStream.class);
+
+  private final Connection connection;
+  private final RedisInputStream in;
+  private final RedisOutputStream out;
+  private int timeoutMillis;
+
+  /** Guards {@link #owed} and writes while a drainer owns the link. */
+  private final ReentrantLock lock = new ReentrantLock();
+
+  /** The late replies a drainer still has to read, in order; empty unless one is late. */
+  private final ArrayDeque<Late<?>> owed = new ArrayDeque<>(1);
+
+  private Link(Connection connection, RedisInputStream in, RedisOutputStream out) {
+    this.connection = connection;
+    this.in = in;
+    this.out = out;
+    this.timeoutMillis = connection.getSoTimeout();
+  }
+
+  /** Whether links can be made here: Jedis's connection streams are accessible. */
+  static boolean available() {
+    return INPUT != null && OUTPUT != null;
+  }
+
+  /**
+   * Opens a connection with {@code client}'s own factory, handshake included; blocks up to the
+   * client's connect and socket timeouts.
+   */
+  static Link open(RedisClient client) {
+    Connection connection;
+    try {
+      connection = client.getPool().getFactory().makeObject().getObject();
+    } catch (RuntimeException e) {
+      throw e;
+    } catch (Exception e) {
+      throw new JedisConnectionException(e);
+    }
+    try {
+      return new Link(
+          connection,
+          (RedisInputStream) INPUT.invoke(connection),
+          (RedisOutputStream) OUTPUT.invoke(connection));
+    } catch (Throwable e) {
+      connection.close();
+      throw new JedisConnectionException("cannot reach Jedis's connection streams", e);
+    }
+  }
+
+  /**
+   * Runs {@code commands} (a backend's {@code SCRIPT LOAD}s) and reads their replies, ignoring
+   * error replies; blocks up to the client's socket timeout per reply.
+   *
+   * @throws JedisConnectionException when the connection fails
+   */
+  void greet(List<CommandArguments> commands) {
+    if (commands.isEmpty()) {
+      return;
+    }
+    commands.forEach(this::write);
+    flush();
+    for (int i = 0; i < commands.size(); i++) {
+      try {
+        read();
+      } catch (JedisDataException e) {
+        log.debug("a greeting command failed", e);
+      }
+    }
+  }
+
+  /** Writes {@code command} into the connection's buffer; {@link #flush} sends it. */
+  void write(CommandArguments command) {
+    Protocol.sendCommand(out, command);
+  }
+
+  /** Sends what was written. */
+  void flush() {
+    try {
+      out.flush();
+    } catch (IOException e) {
+      throw new JedisConnectionException(e);
+    }
+  }
+
+  /**
+   * Waits until a reply starts to arrive, for at most {@code millis} (at least 1), without reading
+   * it.
+   *
+   * @return whether one is arriving; false when the time ran out, and the link is still usable
+   * @throws JedisConnectionException when the connection failed
+   */
+  boolean awaitReply(long millis) {
+    int timeout = (int) Math.max(1, Math.min(millis, Integer.MAX_VALUE));
+    if (timeout != timeoutMillis) {
+      connection.setSoTimeout(timeout);
+      timeoutMillis = timeout;
+    }
+    try {
+      in.peek((byte) 0);
+      return true;
+    } catch (JedisConnectionException e) {
+      if (e.getCause() instanceof SocketTimeoutException) {
+        return false;
+      }
+      throw e;
+    }
+  }
+
+  /**
+   * Reads one reply, which has started to arrive ({@link #awaitReply}).
+   *
+   * @throws JedisDataException for an error reply: the link stays usable
+   * @throws JedisConnectionException when the connection failed, or the rest of the reply did not
+   *     come in time: the link is not usable any more
+   */
+  // Deprecated for its default treatment of RESP3 push messages, which it returns as replies; these
+  // connections never subscribe nor track keys, so no push comes.
+  @SuppressWarnings("deprecation")
+  Object read() {
+    return Protocol.read(in);
+  }
+
+  /** Notes a late reply for the drainer; the link is stuck until every owed reply is read. */
+  void owe(Late<?> late) {
+    lock.lock();
+    try {
+      owed.add(late);
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  /**
+   * Writes {@code command} behind the late replies this link still owes, for the drainer to read
+   * its reply too.
+   *
+   * @return false when the link owes nothing any more (its late replies came): the caller may use
+   *     any connection
+   */
+  boolean appendIfOwing(CommandArguments command, Late<?> late) {
+    lock.lock();
+    try {
+      if (owed.isEmpty()) {
+        return false;
+      }
+      owed.add(late);
+      try {
+        write(command);
+        flush();
+      } catch (JedisConnectionException e) {
+        close(); // the drainer sees the failure and fails every owed reply, this one included
+      }
+      return true;
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  /** The first owed reply, or {@code null} when none is owed (the link is free again). */
+  Late<?> nextOwed() {
+    lock.lock();
+    try {
+      return owed.peek();
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  /**
+   * Records the first owed reply, an error, and removes it. A script the node had forgotten is run
+   * again through the node's client only when nothing is written behind it on this link (no later
+   * request can then overtake the retry: appending waits for it); else it fails.
+   */
+  void paidWithError(Late<?> first, JedisDataException e) {
+    lock.lock();
+    try {
+      if (owed.size() == 1) {
+        first.error(e);
+      } else {
+        first.refuse(e);
+      }
+      owed.poll();
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  /** Removes the first owed reply, once read. */
+  void paid() {
+    lock.lock();
+    try {
+      owed.poll();
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  /** Fails every owed reply with {@code failure} and forgets them. */
+  void failOwed(JedisConnectionException failure) {
+    while (true) {
+      Late<?> late;
+      lock.lock();
+      try {
+        late = owed.poll();
+      } finally {
+        lock.unlock();
+      }
+      if (late == null) {
+        return;
+      }
+      late.fail(failure);
+    }
+  }
+
+  /** Closes the connection at once; a thread reading it gets an exception. */
+  void close() {
+    try {
+      connection.forceDisconnect();
+    } catch (IOException | RuntimeException e) {
+      log.debug("closing a Redlock connection failed", e);
+    }
+  }
+
+  private static MethodHandle getter(String field, Class<?> type) {
+    try {
+      MethodHandles.Lookup lookup =
+          MethodHandles.privateLookupIn(Connection.class, MethodHandles.lookup());
+      return lookup.findGetter(Connection.class, field, type);
+    } catch (ReflectiveOperationException | RuntimeException e) {
+      log.debug("Jedis's Connection.{} is not accessible; Redlock uses threads", field, e);
+      return null;
+    }
+  }
+}
