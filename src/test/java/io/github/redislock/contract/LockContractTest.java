@@ -54,6 +54,11 @@ public abstract class LockContractTest {
   private ExecutorService threads;
   private String name;
 
+  /** The threads a test runs beside its own: platform threads, unless a subclass says so. */
+  protected ExecutorService newThreads() {
+    return Executors.newCachedThreadPool();
+  }
+
   /** Starts the deployment this subclass tests. */
   protected abstract Deployment startDeployment();
 
@@ -70,7 +75,7 @@ public abstract class LockContractTest {
   @BeforeEach
   void setUp(TestInfo info) {
     name = "contract:" + info.getTestMethod().orElseThrow().getName() + ":" + System.nanoTime();
-    threads = Executors.newCachedThreadPool();
+    threads = newThreads();
     lostEvents.clear();
   }
 
