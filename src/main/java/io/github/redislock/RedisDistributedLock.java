@@ -1,6 +1,6 @@
 package io.github.redislock;
 
-import io.github.redislock.internal.LockEngine;
+import io.github.redislock.internal.Mutexes;
 import java.util.Objects;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.Condition;
@@ -84,7 +84,7 @@ public class RedisDistributedLock implements Lock {
    * A thin facade: the engine does all the work, keyed by name, for the calling thread.
    */
 
-  private final LockEngine engine;
+  private final Mutexes engine;
   private final String name;
 
   /*
@@ -92,15 +92,15 @@ public class RedisDistributedLock implements Lock {
    * that a lock object nobody uses stays small. Immutable (final fields), so a thread that sees
    * another's racy write sees it whole; at worst two threads derive it once each.
    */
-  private LockEngine.LockName lockName;
+  private Mutexes.LockName lockName;
 
-  RedisDistributedLock(LockEngine engine, String name) {
+  RedisDistributedLock(Mutexes engine, String name) {
     this.engine = Objects.requireNonNull(engine, "engine");
     this.name = Objects.requireNonNull(name, "name");
   }
 
-  private LockEngine.LockName lockName() {
-    LockEngine.LockName derived = lockName;
+  private Mutexes.LockName lockName() {
+    Mutexes.LockName derived = lockName;
     if (derived == null) {
       derived = engine.lockName(name);
       lockName = derived;

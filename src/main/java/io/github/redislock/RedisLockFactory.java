@@ -73,7 +73,7 @@ public final class RedisLockFactory implements AutoCloseable {
    * @throws IllegalStateException if this factory is closed
    */
   public RedisDistributedLock getLock(String name) {
-    return new RedisDistributedLock(engine, checkName(name));
+    return new RedisDistributedLock(engine.exclusive(), checkName(name));
   }
 
   /**
@@ -120,7 +120,7 @@ public final class RedisLockFactory implements AutoCloseable {
     if (name.isEmpty()) {
       throw new IllegalArgumentException("lock name must not be empty");
     }
-    engine.checkName(name);
+    engine.exclusive().checkName(name);
     engine.checkOpen();
     return name;
   }

@@ -35,6 +35,12 @@ interface LockKind {
   /** A new, binding fencing token for the hold's current holder; {@code -1} when not ours. */
   long reissueFence(Hold hold);
 
+  /**
+   * A holder asked for a fencing token: a kind that can issue tokens with its acquisitions does so
+   * from now on, which saves the holders that ask a round trip.
+   */
+  void fencingWanted();
+
   /** Makes the hold's token binding; {@code false} when the hold is not ours any more. */
   boolean confirmFence(Hold hold, long fencingToken);
 }

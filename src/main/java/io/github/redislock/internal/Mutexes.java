@@ -1,0 +1,329 @@
+package io.github.redislock.internal;
+
+import io.github.redislock.LockLostException;
+import io.github.redislock.RedisLockException;
+import io.github.redislock.internal.backend.Acquisition;
+import io.github.redislock.internal.backend.LockKeys;
+import io.github.redislock.internal.backend.Release;
+import java.util.Objects;
+
+/**
+ * The {@code Lock} operations of one family of mutually exclusive locks of a factory (the plain
+ * locks, or the fair ones), written once for every backend: reentrancy counted in the JVM, a
+ * JVM-local queue per name (only its head talks to Redis), and the names in use. A family's {@link
+ * Policy} says what differs: the kind of lock in Redis, whether a hold may pass to the next local
+ * waiter without a release, whether the local queue is first come, first served.
+ *
+ * <p>Everything here is keyed by lock name; {@code RedisDistributedLock} forwards to it with the
+ * calling thread.
+ */
+public final class Mutexes {
+  private static final long MAX_TIMEOUT_NANOS = Long.MAX_VALUE / 4;
+
+  /**
+   * What a family of locks does its own way.
+   *
+   * @param kind what its locks do in Redis
+   * @param handOff whether an unlock may pass the hold to the next local waiter
+   * @param firstComeFirstServed whether the local queue serves waiters in their order of arrival
+   *     (else it lets an arriving thread barge, as a non-fair {@code ReentrantLock} does)
+   */
+  record Policy(LockKind kind, boolean handOff, boolean firstComeFirstServed) {}
+
+  private final Toolkit t;
+  private final Policy policy;
+  private final LockKind kind;
+  private final NameRegistry states;
+  private final LostHolds lost;
+
+  Mutexes(Toolkit toolkit, Policy policy) {
+    this.t = toolkit;
+    this.policy = policy;
+    this.kind = policy.kind();
+    this.states = new NameRegistry(toolkit.lifecycle(), policy.firstComeFirstServed());
+    this.lost = new LostHolds(states);
+  }
+
+  /**
+   * A lock name with its Redis keys, derived once per lock object rather than at every call.
+   * Obtained from {@link #lockName(String)}.
+   */
+  public static final class LockName {
+    final String name;
+    final LockKeys keys;
+
+    private LockName(String name, LockKeys keys) {
+      this.name = name;
+      this.keys = keys;
+    }
+
+    @Override
+    public String toString() {
+      return name;
+    }
+  }
+
+  /**
+   * Checks that {@code name} may name a lock: its key (the key prefix applied) must not be one that
+   * another lock keeps beside its own ({@link LockKeys#checkLockKey}).
+   *
+   * @throws IllegalArgumentException if it may not
+   */
+  public void checkName(String name) {
+    LockKeys.checkLockKey(t.settings().keyPrefix + name);
+  }
+
+  /** The name {@code name} of this engine's locks, with its keys (the key prefix applied). */
+  public LockName lockName(String name) {
+    return new LockName(
+        name, LockKeys.of(t.settings().keyPrefix + Objects.requireNonNull(name, "name")));
+  }
+
+  // ---- Lock ----
+
+  public void lock(LockName name) {
+    try {
+      acquire(name, Mode.UNINTERRUPTIBLE, 0);
+    } catch (InterruptedException e) {
+      throw new AssertionError("lock() does not throw InterruptedException", e);
+    }
+  }
+
+  public void lockInterruptibly(LockName name) throws InterruptedException {
+    acquire(name, Mode.INTERRUPTIBLE, 0);
+  }
+
+  public boolean tryLock(LockName name) {
+    try {
+      return acquire(name, Mode.ONCE, 0);
+    } catch (InterruptedException e) {
+      throw new AssertionError("tryLock() does not throw InterruptedException", e);
+    }
+  }
+
+  public boolean tryLock(LockName name, long timeoutNanos) throws InterruptedException {
+    if (timeoutNanos <= 0) {
+      if (Thread.interrupted()) {
+        throw new InterruptedException();
+      }
+      return acquire(name, Mode.ONCE, 0);
+    }
+    return acquire(name, Mode.TIMED, Math.min(timeoutNanos, MAX_TIMEOUT_NANOS));
+  }
+
+  public void unlock(LockName lockName) {
+    String name = lockName.name;
+    NameState state = states.get(name);
+    if (state == null || !state.local.isHeldByCurrentThread()) {
+      throw lost.lostOrNotHeld(name, true);
+    }
+    Hold hold = state.hold;
+    if (hold.isLost()) {
+      throw lost.drop(state, hold);
+    }
+    if (state.local.getHoldCount() > 1) {
+      if (!state.local.unlockOnce()) {
+        throw lost.lostOrNotHeld(name, true);
+      }
+      return;
+    }
+    if (!t.lifecycle().isClosed() && policy.handOff() && t.handoff().mayHandOff(state, hold)) {
+      if (!t.handoff().handOff(state, hold)) {
+        throw lost.lostOrNotHeld(name, true);
+      }
+      states.exit(state);
+      return;
+    }
+    if (!hold.beginRelease()) {
+      throw lost.drop(state, hold);
+    }
+    Release release;
+    try {
+      release = t.releases().releaseWithRetry(hold);
+    } catch (RedisLockException e) {
+      states.drop(state);
+      throw new RedisLockException(
+          "lock '"
+              + name
+              + "' was released in this JVM, but Redis could not confirm the release;"
+              + " its key expires within the lease ("
+              + t.settings().leaseMillis
+              + " ms)",
+          e);
+    }
+    // Recorded before the local queue moves on, so that the next local holder sees it.
+    if (Turns.othersWaited(release, t.wakeUps().isSubscribed(state.keys.channel()))) {
+      t.turns().giveWay(state.name);
+    }
+    states.drop(state);
+    if (!release.released()) {
+      throw new LockLostException(name, LossReporter.NOT_OURS + " before unlock");
+    }
+  }
+
+  // ---- queries ----
+
+  public boolean isHeldByCurrentThread(LockName name) {
+    NameState state = states.get(name.name);
+    if (state == null || !state.local.isHeldByCurrentThread()) {
+      return false;
+    }
+    Hold hold = state.hold;
+    return hold != null && hold.isValid();
+  }
+
+  public int getHoldCount(LockName name) {
+    NameState state = states.get(name.name);
+    return isHeldByCurrentThread(name) ? state.local.getHoldCount() : 0;
+  }
+
+  public boolean isLocked(LockName name) {
+    t.lifecycle().checkOpen();
+    return t.backend().isLocked(name.keys);
+  }
+
+  public long getFencingToken(LockName lockName) {
+    String name = lockName.name;
+    NameState state = states.get(name);
+    if (state == null || !state.local.isHeldByCurrentThread()) {
+      throw lost.lostOrNotHeld(name, false);
+    }
+    Hold hold = state.hold;
+    if (!hold.isValid()) {
+      throw new LockLostException(name, hold.lostReason());
+    }
+    kind.fencingWanted();
+    long token = hold.fencingToken();
+    if (token < 0) {
+      t.losses().lose(hold, LossReporter.NOT_OURS);
+      throw new LockLostException(name, hold.lostReason());
+    }
+    return token;
+  }
+
+  /** Every hold of this family: held, handed off, or lost but not returned. */
+  void forEachHold(java.util.function.Consumer<Hold> action) {
+    states.forEachHold(action);
+  }
+
+  /** Wakes the threads queued locally once the factory is closed. */
+  void wakeQueuedAfterClose() {
+    states.all().forEach(state -> state.local.wakeQueuedAfterClose());
+  }
+
+  /** Number of names with local state: for tests that check nothing leaks. */
+  int namesInUse() {
+    return states.size();
+  }
+
+  /** Number of threads queued locally for {@code name}: for tests. */
+  int queuedThreads(String name) {
+    NameState state = states.get(name);
+    return state == null ? 0 : state.local.getQueueLength();
+  }
+
+  // ---- acquisition ----
+
+  private boolean acquire(LockName name, Mode mode, long timeoutNanos) throws InterruptedException {
+    t.lifecycle().checkOpen();
+    if (mode == Mode.INTERRUPTIBLE || mode == Mode.TIMED) {
+      if (Thread.interrupted()) {
+        throw new InterruptedException();
+      }
+    }
+    long deadline = t.ticker().read() + timeoutNanos;
+    String lostReason = lost.learn(name.name);
+    if (lostReason != null) {
+      throw new LockLostException(name.name, lostReason);
+    }
+    NameState current = states.get(name.name);
+    if (current != null && current.local.isHeldByCurrentThread()) {
+      return reenter(current);
+    }
+    NameState state = states.enter(name);
+    boolean owned = false;
+    boolean acquired = false;
+    try {
+      owned = queueLocally(state, mode, timeoutNanos);
+      acquired = owned && (takeHandOff(state) || acquireInRedis(state, mode, deadline));
+      return acquired;
+    } finally {
+      if (!acquired) {
+        // A hold published and then lost (the factory closing) was revoked, and exited for us.
+        boolean exited = owned && !state.local.unlockAll();
+        if (exited) {
+          lost.learn(name.name); // nobody held it as far as the caller knows
+        }
+        t.handoff().releaseOrphan(state);
+        if (!exited) {
+          states.exit(state);
+        }
+      }
+    }
+  }
+
+  private boolean reenter(NameState state) {
+    Hold hold = state.hold;
+    if (hold.isLost()) {
+      throw lost.drop(state, hold);
+    }
+    if (!state.local.reenter()) {
+      throw lost.lostOrNotHeld(state.name, true);
+    }
+    return true;
+  }
+
+  private static boolean queueLocally(NameState state, Mode mode, long timeoutNanos)
+      throws InterruptedException {
+    return switch (mode) {
+      case ONCE -> state.local.tryLock();
+      case TIMED -> state.local.tryLock(timeoutNanos);
+      case INTERRUPTIBLE -> {
+        state.local.lockInterruptibly();
+        yield true;
+      }
+      case UNINTERRUPTIBLE -> {
+        state.local.lock();
+        yield true;
+      }
+    };
+  }
+
+  private boolean takeHandOff(NameState state) {
+    Hold handed = t.handoff().take(state);
+    return handed != null && lost.take(state, handed);
+  }
+
+  private boolean acquireInRedis(NameState state, Mode mode, long deadline)
+      throws InterruptedException {
+    RedisWait wait = new RedisWait(t.waiting(), state.name, state.keys, kind, mode, deadline);
+    if (!wait.run()) {
+      return false;
+    }
+    install(state, wait.token(), wait.granted(), wait.attemptStart());
+    return true;
+  }
+
+  private void install(NameState state, String token, Acquisition granted, long startNanos) {
+    Hold hold =
+        new Hold(
+            kind,
+            lost,
+            state.name,
+            state.keys,
+            token,
+            granted.fencingToken(),
+            granted.grant(),
+            startNanos,
+            startNanos + t.validNanos(),
+            t.ticker());
+    t.handoff().acquiredInRedis(state);
+    hold.takenBy(state.local); // before it is published, so that a loss can revoke it
+    state.hold = hold;
+    if (!t.renewer().start(hold)) {
+      state.hold = null;
+      t.releases().releaseLater(hold);
+      t.lifecycle().checkOpen();
+    }
+  }
+}
