@@ -89,15 +89,33 @@ public final class RedisLockFactory implements AutoCloseable {
   }
 
   /**
-   * Fair (FIFO across processes) locks are not provided yet.
+   * Returns the fair lock of the given name: a {@link RedisDistributedLock} whose waiters, in every
+   * process, acquire it in the order they reached Redis, like a {@code ReentrantLock} created with
+   * {@code new ReentrantLock(true)} across processes.
    *
-   * @param name the lock's name
-   * @return never
-   * @throws UnsupportedOperationException always
+   * <p>Waiters queue in Redis, ordered by a sequence Redis draws, never by a client's clock. Each
+   * waiter's place has a lease that its waiting renews, so that the place of a waiter whose process
+   * died is skipped once its lease runs out; a waiter that times out or is interrupted leaves the
+   * queue at once; a release wakes the first waiter alone. {@link RedisDistributedLock#tryLock()}
+   * barges, as on a fair {@code ReentrantLock}: it takes a free lock whoever waits. Timed {@code
+   * tryLock}, {@code lock} and {@code lockInterruptibly} honour the queue. Threads of this JVM also
+   * wait in their order of arrival, and a hold never passes from one of them to the next without a
+   * release in Redis, so that the order across processes holds.
+   *
+   * <p>The fair lock of a name is held in the same Redis key as the lock {@link #getLock} returns
+   * for it: the two exclude each other, but only fair waiters queue.
+   *
+   * @param name the lock's name; its Redis key is {@code keyPrefix + name}
+   * @return the lock
+   * @throws NullPointerException if {@code name} is null
+   * @throws IllegalArgumentException if {@code name} is empty, or its key is reserved (see {@link
+   *     #getLock})
+   * @throws IllegalStateException if this factory is closed
+   * @throws UnsupportedOperationException with {@link Builder#redlock}: independent masters can see
+   *     waiters in different orders, so no queue across them is first come, first served
    */
   public RedisDistributedLock getFairLock(String name) {
-    checkName(name);
-    throw new UnsupportedOperationException("fair locks are not implemented yet");
+    return new RedisDistributedLock(engine.fair(), checkName(name));
   }
 
   /**

@@ -28,6 +28,9 @@ public final class LockEngine implements AutoCloseable {
   private final Toolkit toolkit;
   private final Mutexes exclusive;
 
+  /** The fair locks, made at the first {@link #fair()} call: Redlock has none. */
+  private volatile Mutexes fair;
+
   /**
    * An engine on {@code backend}.
    *
@@ -77,6 +80,26 @@ public final class LockEngine implements AutoCloseable {
     return exclusive;
   }
 
+  /**
+   * The fair locks: {@code RedisLockFactory.getFairLock}.
+   *
+   * @throws UnsupportedOperationException where the deployment has none (Redlock)
+   */
+  public Mutexes fair() {
+    Mutexes family = fair;
+    if (family == null) {
+      synchronized (this) {
+        family = fair;
+        if (family == null) {
+          FairKind kind = new FairKind(backend, io, toolkit.settings().leaseNanos);
+          family = new Mutexes(toolkit, new Mutexes.Policy(kind, false, true));
+          fair = family;
+        }
+      }
+    }
+    return family;
+  }
+
   /** Throws {@link IllegalStateException} once the factory is closed. */
   public void checkOpen() {
     lifecycle.checkOpen();
@@ -85,6 +108,10 @@ public final class LockEngine implements AutoCloseable {
   /** Every hold of every family: what the renewer renews. */
   private void forEachHold(Consumer<Hold> action) {
     exclusive.forEachHold(action);
+    Mutexes fairLocks = fair;
+    if (fairLocks != null) {
+      fairLocks.forEachHold(action);
+    }
   }
 
   /** Number of holds being renewed: for tests that check nothing leaks. */
@@ -94,7 +121,8 @@ public final class LockEngine implements AutoCloseable {
 
   /** Number of names with local state: for tests that check nothing leaks. */
   public int namesInUse() {
-    return exclusive.namesInUse();
+    Mutexes fairLocks = fair;
+    return exclusive.namesInUse() + (fairLocks == null ? 0 : fairLocks.namesInUse());
   }
 
   /** Number of threads queued locally for the plain lock {@code name}: for tests. */
@@ -127,6 +155,10 @@ public final class LockEngine implements AutoCloseable {
     } finally {
       try {
         exclusive.wakeQueuedAfterClose();
+        Mutexes fairLocks = fair;
+        if (fairLocks != null) {
+          fairLocks.wakeQueuedAfterClose();
+        }
         toolkit.wakeUps().close();
       } finally {
         io.shutdownNow();

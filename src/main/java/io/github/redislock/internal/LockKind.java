@@ -41,6 +41,32 @@ interface LockKind {
    */
   void fencingWanted();
 
+  /**
+   * What one wait (one call's attempts, until acquired or given up) uses: this kind itself, or, for
+   * a kind whose waiters queue in Redis, an object that holds the waiter's place.
+   *
+   * @param barge whether the wait is a {@code tryLock()}: one attempt that takes a free lock
+   *     whoever waits, and leaves no place behind
+   */
+  default LockKind forWait(boolean barge) {
+    return this;
+  }
+
+  /** The wait gave up without acquiring: its place in a queue, if any, goes now. */
+  default void leave(LockKeys keys) {}
+
+  /**
+   * The waiter's id, for wake-ups meant for it alone; {@code null} when any release concerns it.
+   */
+  default String waiterId() {
+    return null;
+  }
+
+  /** The longest a waiter may wait between attempts (each attempt renews its place, if any). */
+  default long maxWaitNanos() {
+    return Long.MAX_VALUE;
+  }
+
   /** Makes the hold's token binding; {@code false} when the hold is not ours any more. */
   boolean confirmFence(Hold hold, long fencingToken);
 }

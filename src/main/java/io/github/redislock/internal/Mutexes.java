@@ -296,7 +296,9 @@ public final class Mutexes {
 
   private boolean acquireInRedis(NameState state, Mode mode, long deadline)
       throws InterruptedException {
-    RedisWait wait = new RedisWait(t.waiting(), state.name, state.keys, kind, mode, deadline);
+    RedisWait wait =
+        new RedisWait(
+            t.waiting(), state.name, state.keys, kind.forWait(mode == Mode.ONCE), mode, deadline);
     if (!wait.run()) {
       return false;
     }

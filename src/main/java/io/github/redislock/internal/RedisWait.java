@@ -147,7 +147,7 @@ final class RedisWait {
           return false;
         }
         subscribe(epoch);
-        long wait = waitNanos(attempt);
+        long wait = Math.min(waitNanos(attempt), kind.maxWaitNanos());
         if (mode == Mode.TIMED) {
           wait = Math.min(wait, deadline - now);
         }
@@ -155,6 +155,9 @@ final class RedisWait {
         afterWait();
       }
     } finally {
+      if (token == null) {
+        kind.leave(keys); // a place in a queue, if the kind keeps one
+      }
       if (signal != null) {
         context.wakeUps().forget(signal, keys.channel(), subscribed);
       }
@@ -216,7 +219,7 @@ final class RedisWait {
       pause = Math.min(pause, deadline - now);
     }
     if (signal == null) {
-      signal = context.wakeUps().newSignal();
+      signal = context.wakeUps().newSignal(kind.waiterId());
     }
     signal.await(pause);
     afterWait();
@@ -230,7 +233,7 @@ final class RedisWait {
    */
   private void subscribe(long epoch) {
     if (signal == null) {
-      signal = context.wakeUps().newSignal();
+      signal = context.wakeUps().newSignal(kind.waiterId());
     }
     if (!subscribed) {
       context.wakeUps().subscribe(keys.channel(), signal, epoch);

@@ -5,12 +5,39 @@ import java.util.concurrent.locks.LockSupport;
 
 /** Wakes one waiting thread: raised by a release's wake-up, a new subscription, or close. */
 final class Signal {
+  /** The prefix of a message for one waiter alone: {@code to:<its id>}. */
+  static final String TO = "to:";
+
   private final Thread waiter = Thread.currentThread();
   private final Ticker ticker;
+
+  /** {@code to:<id>}, or {@code null} for a waiter without an id. */
+  private final String address;
+
   private volatile boolean raised;
 
   Signal(Ticker ticker) {
+    this(ticker, null);
+  }
+
+  /**
+   * A signal for the calling thread.
+   *
+   * @param id the waiter's id, for messages meant for it alone ({@code to:<id>}); {@code null} for
+   *     a waiter that any release concerns
+   */
+  Signal(Ticker ticker, String id) {
     this.ticker = ticker;
+    this.address = id == null ? null : TO + id;
+  }
+
+  /**
+   * Whether a message on the waiter's channel concerns it: a release for everyone ({@code
+   * released}), one naming it, or any message for a waiter without an id (a plain lock's waiter,
+   * for whom any release on the key may mean free).
+   */
+  boolean isFor(String message) {
+    return address == null || message == null || !message.startsWith(TO) || message.equals(address);
   }
 
   void raise() {

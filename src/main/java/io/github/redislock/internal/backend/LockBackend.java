@@ -61,6 +61,17 @@ public interface LockBackend extends AutoCloseable {
   /** Whether anyone holds the lock. */
   boolean isLocked(LockKeys keys);
 
+  /**
+   * The fair locks of this deployment.
+   *
+   * @throws UnsupportedOperationException where there are none: under Redlock (see docs/redlock.md)
+   */
+  default FairQueue fairQueue() {
+    throw new UnsupportedOperationException(
+        "fair locks need one Redis deployment to order their waiters: Redlock's independent"
+            + " masters can see waiters in different orders (see docs/redlock.md)");
+  }
+
   /** Closes the clients this backend created; never a caller's. */
   @Override
   void close();

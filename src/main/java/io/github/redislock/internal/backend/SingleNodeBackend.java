@@ -14,6 +14,7 @@ public final class SingleNodeBackend implements LockBackend {
   private final boolean ownsClient;
   private final LockCommands commands;
   private final Direct direct;
+  private final FairQueue fairQueue;
 
   /**
    * A backend on {@code client}.
@@ -28,6 +29,14 @@ public final class SingleNodeBackend implements LockBackend {
     // A Redis Cluster carries wake-ups by sharded Pub/Sub (see the engine's PubSubClient).
     this.commands = new LockCommands(leaseMillis, client instanceof RedisClusterClient);
     this.direct = new Direct(client);
+    this.fairQueue =
+        new FairQueue(
+            client, new FairCommands(leaseMillis, client instanceof RedisClusterClient), direct);
+  }
+
+  @Override
+  public FairQueue fairQueue() {
+    return fairQueue;
   }
 
   @Override

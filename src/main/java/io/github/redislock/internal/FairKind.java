@@ -1,0 +1,158 @@
+package io.github.redislock.internal;
+
+import io.github.redislock.internal.backend.Acquisition;
+import io.github.redislock.internal.backend.FairQueue;
+import io.github.redislock.internal.backend.LockBackend;
+import io.github.redislock.internal.backend.LockKeys;
+import io.github.redislock.internal.backend.Release;
+import io.github.redislock.internal.util.Tokens;
+import java.util.concurrent.Executor;
+import java.util.concurrent.RejectedExecutionException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The fair lock ({@code RedisLockFactory.getFairLock}): waiters of every process queue in Redis and
+ * acquire in the order they reached it. Each wait holds a place ({@link #forWait}): its attempts
+ * renew the place's lease, which the wait keeps short enough ({@link #maxWaitNanos}), so that the
+ * place of a waiter whose process died is skipped once it runs out; giving up leaves the queue at
+ * once; a release wakes the first waiter alone. The lock key, its renewal and fencing are the plain
+ * lock's.
+ */
+final class FairKind implements LockKind {
+  private static final Logger log = LoggerFactory.getLogger(FairKind.class);
+
+  private final LockBackend backend;
+  private final FairQueue queue;
+  private final Executor io;
+  private final long maxWaitNanos;
+  private volatile boolean fencingWanted;
+
+  /**
+   * The fair locks of {@code backend}.
+   *
+   * @param io runs the leaving of a queue in the background
+   * @param leaseNanos the lease of holds and of places in the queue
+   * @throws UnsupportedOperationException where the backend has no fair locks (Redlock)
+   */
+  FairKind(LockBackend backend, Executor io, long leaseNanos) {
+    this.backend = backend;
+    this.queue = backend.fairQueue();
+    this.io = io;
+    this.maxWaitNanos = leaseNanos / 3;
+  }
+
+  @Override
+  public LockKind forWait(boolean barge) {
+    return barge ? this : new Place(Tokens.next());
+  }
+
+  /** A {@code tryLock()}: takes a free lock, whoever queues. */
+  @Override
+  public Acquisition tryAcquire(LockKeys keys, String token, boolean expectBusy) {
+    return queue.tryAcquire(keys, token, "", fencingWanted, true);
+  }
+
+  @Override
+  public boolean extend(Hold hold) {
+    return backend.extend(hold.keys, hold.token);
+  }
+
+  @Override
+  public Release release(Hold hold) {
+    return queue.release(hold.keys, hold.token);
+  }
+
+  @Override
+  public void releaseToken(LockKeys keys, String token) {
+    queue.release(keys, token);
+  }
+
+  @Override
+  public long reissueFence(Hold hold) {
+    return backend.reissueFence(hold.keys, hold.token, hold.grant);
+  }
+
+  @Override
+  public boolean confirmFence(Hold hold, long fencingToken) {
+    return backend.confirmFence(hold.keys, hold.token, fencingToken);
+  }
+
+  @Override
+  public void fencingWanted() {
+    if (!fencingWanted) {
+      fencingWanted = true;
+    }
+  }
+
+  /** One waiter's place in the queue: its attempts, and its leaving. */
+  private final class Place implements LockKind {
+    private final String waiterId;
+
+    Place(String waiterId) {
+      this.waiterId = waiterId;
+    }
+
+    @Override
+    public Acquisition tryAcquire(LockKeys keys, String token, boolean expectBusy) {
+      return queue.tryAcquire(keys, token, waiterId, fencingWanted, false);
+    }
+
+    @Override
+    public void leave(LockKeys keys) {
+      try {
+        io.execute(() -> leaveQuietly(keys));
+      } catch (RejectedExecutionException e) {
+        log.debug("factory closed; the place of a waiter of '{}' expires with its lease", keys);
+      }
+    }
+
+    private void leaveQuietly(LockKeys keys) {
+      try {
+        queue.leave(keys, waiterId);
+      } catch (RuntimeException e) {
+        log.debug("could not leave the queue of '{}'; the place expires", keys.lock(), e);
+      }
+    }
+
+    @Override
+    public String waiterId() {
+      return waiterId;
+    }
+
+    @Override
+    public long maxWaitNanos() {
+      return maxWaitNanos;
+    }
+
+    @Override
+    public boolean extend(Hold hold) {
+      return FairKind.this.extend(hold);
+    }
+
+    @Override
+    public Release release(Hold hold) {
+      return FairKind.this.release(hold);
+    }
+
+    @Override
+    public void releaseToken(LockKeys keys, String token) {
+      FairKind.this.releaseToken(keys, token);
+    }
+
+    @Override
+    public long reissueFence(Hold hold) {
+      return FairKind.this.reissueFence(hold);
+    }
+
+    @Override
+    public boolean confirmFence(Hold hold, long fencingToken) {
+      return FairKind.this.confirmFence(hold, fencingToken);
+    }
+
+    @Override
+    public void fencingWanted() {
+      FairKind.this.fencingWanted();
+    }
+  }
+}
