@@ -9,6 +9,7 @@ import io.github.redislock.testing.IntegrationTest;
 import io.github.redislock.testing.RedisInvariants;
 import io.github.redislock.testing.RedisServerExtension;
 import io.github.redislock.testing.Timing;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -23,7 +24,12 @@ import org.junit.jupiter.api.TestInfo;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import redis.clients.jedis.Jedis;
 
-/** Fair locks: waiters of several factories (standing for processes) acquire in arrival order. */
+/**
+ * Fair locks on one server: waiters of several factories (each standing for a process) acquire in
+ * the order they reached Redis, whatever happens to the queue around them. The cross-process and
+ * fault tests are in {@code FairProcessTest}; the {@code Lock} contract in the {@code
+ * *FairLockContractTest} classes.
+ */
 @IntegrationTest
 class FairLockTest {
   @RegisterExtension static final RedisServerExtension redis = new RedisServerExtension();
@@ -48,9 +54,63 @@ class FairLockTest {
     return factory;
   }
 
+  private String queueKey() {
+    return "{" + name + "}:lock-fq";
+  }
+
+  private String leasesKey() {
+    return "{" + name + "}:lock-ft";
+  }
+
   private long queued() {
     try (Jedis jedis = redis.server().jedis()) {
-      return jedis.zcard("{" + name + "}:lock-fq");
+      return jedis.zcard(queueKey());
+    }
+  }
+
+  private long evalshaCalls() {
+    try (Jedis jedis = redis.server().jedis()) {
+      return jedis
+          .info("commandstats")
+          .lines()
+          .filter(line -> line.startsWith("cmdstat_evalsha:"))
+          .mapToLong(line -> Long.parseLong(line.replaceAll("^[^:]*:calls=(\\d+),.*", "$1")))
+          .sum();
+    }
+  }
+
+  /**
+   * Puts a waiter that will never come into the queue by hand, as a waiter whose process froze
+   * right after queueing: place {@code sequence}, its lease running out in {@code lease}.
+   */
+  private void placeOfAWaiterThatNeverComes(String id, long sequence, Duration lease) {
+    try (Jedis jedis = redis.server().jedis()) {
+      List<String> time = jedis.time();
+      long nowMillis = Long.parseLong(time.get(0)) * 1000 + Long.parseLong(time.get(1)) / 1000;
+      jedis.zadd(queueKey(), sequence, id);
+      jedis.zadd(leasesKey(), nowMillis + lease.toMillis(), id);
+      jedis.pexpire(queueKey(), 120_000);
+      jedis.pexpire(leasesKey(), 120_000);
+    }
+  }
+
+  /** Starts a thread that takes {@code lock} with {@code lock()}, notes {@code me}, unlocks. */
+  private Future<?> queue(RedisDistributedLock lock, List<Integer> order, int me) {
+    return threads.submit(
+        () -> {
+          lock.lock();
+          try {
+            order.add(me);
+          } finally {
+            lock.unlock();
+          }
+          return null;
+        });
+  }
+
+  private static void awaitAll(List<Future<?>> futures) throws Exception {
+    for (Future<?> future : futures) {
+      future.get(Timing.awaitAtMost().toMillis(), TimeUnit.MILLISECONDS);
     }
   }
 
@@ -61,26 +121,12 @@ class FairLockTest {
     List<Integer> order = new CopyOnWriteArrayList<>();
     List<Future<?>> waiters = new ArrayList<>();
     for (int i = 0; i < 5; i++) {
-      int me = i;
-      RedisDistributedLock lock = factory().getFairLock(name); // one factory each: a process each
-      waiters.add(
-          threads.submit(
-              () -> {
-                lock.lock();
-                try {
-                  order.add(me);
-                } finally {
-                  lock.unlock();
-                }
-                return null;
-              }));
+      waiters.add(queue(factory().getFairLock(name), order, i)); // a factory each: a process each
       long expected = i + 1L;
       await().atMost(Timing.awaitAtMost()).until(() -> queued() == expected);
     }
     holder.unlock();
-    for (Future<?> waiter : waiters) {
-      waiter.get(Timing.awaitAtMost().toMillis(), TimeUnit.MILLISECONDS);
-    }
+    awaitAll(waiters);
     assertThat(order).containsExactly(0, 1, 2, 3, 4);
     assertThat(queued()).isZero();
   }
@@ -92,10 +138,7 @@ class FairLockTest {
     RedisDistributedLock other = factory().getFairLock(name);
     Future<Boolean> timed =
         threads.submit(
-            () ->
-                other.tryLock(
-                    Timing.scaled(java.time.Duration.ofMillis(300)).toMillis(),
-                    TimeUnit.MILLISECONDS));
+            () -> other.tryLock(Timing.scaled(Duration.ofMillis(300)).toMillis(), MILLISECONDS));
     await().atMost(Timing.awaitAtMost()).until(() -> queued() == 1);
     assertThat(timed.get()).isFalse();
     await().atMost(Timing.awaitAtMost()).until(() -> queued() == 0);
@@ -103,4 +146,24 @@ class FairLockTest {
     assertThat(other.tryLock()).isTrue();
     other.unlock();
   }
+
+  @Test
+  void aFirstWaiterThatNeverComesIsSkippedOnceItsPlaceRunsOutWhileTheNextWaitsQuietly()
+      throws Exception {
+    Duration ghostLease = Timing.scaled(Duration.ofSeconds(2));
+    placeOfAWaiterThatNeverComes("ghost", 1, ghostLease);
+    RedisDistributedLock lock = factory().getFairLock(name);
+    long before = evalshaCalls();
+    List<Integer> order = new CopyOnWriteArrayList<>();
+
+    awaitAll(List.of(queue(lock, order, 1)));
+
+    assertThat(order).containsExactly(1);
+    assertThat(queued()).isZero();
+    // Waiting behind a place for its lease takes a few attempts (each renews the waiter's own
+    // place), not one every millisecond.
+    assertThat(evalshaCalls() - before).as("scripts run while waiting").isLessThan(20);
+  }
+
+  private static final TimeUnit MILLISECONDS = TimeUnit.MILLISECONDS;
 }

@@ -79,10 +79,9 @@ final class FairCommands {
     if (((Number) values.get(0)).longValue() == 1) {
       return Acquisition.acquired(((Number) values.get(1)).longValue());
     }
-    long pttl = ((Number) values.get(1)).longValue();
-    // -2: free, but another waiter is first; it takes the lock next, and announces nothing.
-    return pttl == -2
-        ? Acquisition.busy(0, false)
-        : Acquisition.busy(pttl, ((Number) values.get(2)).longValue() == 1);
+    // Held: the holder's lease, and whether it publishes its release. Free, but another waiter is
+    // first: how long that waiter's place lasts, and 1 (it publishes when it releases or leaves).
+    return Acquisition.busy(
+        ((Number) values.get(1)).longValue(), ((Number) values.get(2)).longValue() == 1);
   }
 }

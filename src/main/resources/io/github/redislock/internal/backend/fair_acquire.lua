@@ -22,9 +22,14 @@
 -- Replies:
 --   {1, fencingToken}          acquired (fencingToken 0 when none was asked for); also when the
 --                              key already holds ARGV[1] (a retry after a lost reply)
---   {0, pttl, ourFormat, head} not acquired: the holder's remaining lease (-1: never expires; -2:
---                              the lock is free but another waiter is first), whether the holder's
---                              token looks like this library's, and the id of the first waiter
+--   {0, pttl, ourFormat, head} not acquired: how long to wait at most before the next attempt,
+--                              whether a wake-up will come before then, and the id of the first
+--                              waiter. While another owner holds the lock: its remaining lease
+--                              (-1: never expires) and whether its token looks like this
+--                              library's (ours publish on release). While the lock is free but
+--                              another waiter is first: the remaining lease of that waiter's place
+--                              (it takes the lock, or leaves, or is skipped once its place runs
+--                              out) and 1
 --   error                      the lock key exists but is not a string (WRONGTYPE)
 local time = redis.call('time')
 local nowMillis = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
@@ -42,6 +47,11 @@ if kind ~= 'none' and kind ~= 'string' then
 end
 local holder = redis.call('get', KEYS[1])
 local head = redis.call('zrange', KEYS[2], 0, 0)[1]
+-- A place without a lease (its entry in KEYS[3] deleted or evicted) would never run out.
+while head and not redis.call('zscore', KEYS[3], head) do
+  redis.call('zrem', KEYS[2], head)
+  head = redis.call('zrange', KEYS[2], 0, 0)[1]
+end
 local acquired = false
 if holder == ARGV[1] then
   redis.call('pexpire', KEYS[1], ARGV[2])
@@ -75,10 +85,10 @@ if ARGV[7] ~= '1' then
   redis.call('pexpire', KEYS[4], ARGV[5])
 end
 
-local pttl = -2
-local ourFormat = 0
 if holder then
-  pttl = redis.call('pttl', KEYS[1])
+  local ourFormat = 0
   if string.sub(holder, 1, 4) == 'rl1:' then ourFormat = 1 end
+  return {0, redis.call('pttl', KEYS[1]), ourFormat, head or ''}
 end
-return {0, pttl, ourFormat, head or ''}
+-- Free, but another waiter is first: wait for it no longer than its place lasts.
+return {0, math.max(tonumber(redis.call('zscore', KEYS[3], head)) - nowMillis, 0), 1, head}
