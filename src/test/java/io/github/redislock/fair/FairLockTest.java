@@ -165,5 +165,26 @@ class FairLockTest {
     assertThat(evalshaCalls() - before).as("scripts run while waiting").isLessThan(20);
   }
 
+  @Test
+  void theQueueKeepsItsOrderWhenItsSequenceCounterIsLost() throws Exception {
+    RedisDistributedLock holder = factory().getFairLock(name);
+    holder.lock();
+    List<Integer> order = new CopyOnWriteArrayList<>();
+    List<Future<?>> waiters = new ArrayList<>();
+    for (int i = 0; i < 3; i++) {
+      if (i == 2) {
+        try (Jedis jedis = redis.server().jedis()) {
+          jedis.del("{" + name + "}:lock-meta"); // deleted or evicted: it has a TTL
+        }
+      }
+      waiters.add(queue(factory().getFairLock(name), order, i));
+      long expected = i + 1L;
+      await().atMost(Timing.awaitAtMost()).until(() -> queued() == expected);
+    }
+    holder.unlock();
+    awaitAll(waiters);
+    assertThat(order).containsExactly(0, 1, 2);
+  }
+
   private static final TimeUnit MILLISECONDS = TimeUnit.MILLISECONDS;
 }

@@ -3,19 +3,18 @@
 -- The lock key is the same string key, holding the owner's token with a PX lease, as every other
 -- lock of this library (and every client of SET NX PX): a fair lock of a name excludes and is
 -- excluded by any lock of that key. The queue orders waiters by a sequence number this script
--- draws, never by a client clock; each entry has a lease of its own, refreshed by every attempt
+-- draws (one more than the last place's), never by a client clock; each entry has a lease of its own, refreshed by every attempt
 -- of its waiter, so that the entry of a waiter whose process died is skipped once it runs out.
 --
 -- KEYS[1]  the lock key
 -- KEYS[2]  the queue: a sorted set, waiter id -> sequence number (the order of arrival)
 -- KEYS[3]  the queue's leases: a sorted set, waiter id -> server time (ms) its entry expires
--- KEYS[4]  the lock's companion hash: field "q" draws the sequence; field "c" is the fencing
---          counter
+-- KEYS[4]  the lock's companion hash, whose field "c" is the fencing counter
 -- ARGV[1]  the caller's token
 -- ARGV[2]  the lease in milliseconds
 -- ARGV[3]  the waiter's id (the same for every attempt of one wait)
 -- ARGV[4]  the waiter entry's lease in milliseconds
--- ARGV[5]  the companion hash's (and the queue's) time to live in milliseconds
+-- ARGV[5]  the companion hash's and the queue's time to live in milliseconds
 -- ARGV[6]  "1" to issue a fencing token with the acquisition, else "0"
 -- ARGV[7]  "1" to barge (tryLock(): take the lock if it is free, queue or not), else "0"
 --
@@ -76,13 +75,15 @@ end
 
 if ARGV[7] ~= '1' then
   if not redis.call('zscore', KEYS[2], ARGV[3]) then
-    redis.call('zadd', KEYS[2], redis.call('hincrby', KEYS[4], 'q', 1), ARGV[3])
+    -- One more than the last place: the order needs no counter that could be lost without the
+    -- queue (a counter restarting at 1 would put a newcomer before the waiters of its keys).
+    local last = redis.call('zrange', KEYS[2], -1, -1, 'WITHSCORES')[2]
+    redis.call('zadd', KEYS[2], (tonumber(last) or 0) + 1, ARGV[3])
     head = head or ARGV[3]
   end
   redis.call('zadd', KEYS[3], nowMillis + tonumber(ARGV[4]), ARGV[3])
   redis.call('pexpire', KEYS[2], ARGV[5])
   redis.call('pexpire', KEYS[3], ARGV[5])
-  redis.call('pexpire', KEYS[4], ARGV[5])
 end
 
 if holder then
