@@ -2,6 +2,7 @@ package io.github.redislock.internal;
 
 import io.github.redislock.internal.backend.Acquisition;
 import io.github.redislock.internal.backend.FairQueue;
+import io.github.redislock.internal.backend.FairQueue.Turn;
 import io.github.redislock.internal.backend.LockBackend;
 import io.github.redislock.internal.backend.LockKeys;
 import io.github.redislock.internal.backend.Release;
@@ -26,6 +27,7 @@ final class FairKind implements LockKind {
   private final FairQueue queue;
   private final Executor io;
   private final long maxWaitNanos;
+  private final LockKind inTurn = new InTurn();
   private volatile boolean fencingWanted;
 
   /**
@@ -47,10 +49,15 @@ final class FairKind implements LockKind {
     return barge ? this : new Place(Tokens.next());
   }
 
+  @Override
+  public LockKind forAttemptInTurn() {
+    return inTurn;
+  }
+
   /** A {@code tryLock()}: takes a free lock, whoever queues. */
   @Override
   public Acquisition tryAcquire(LockKeys keys, String token, boolean expectBusy) {
-    return queue.tryAcquire(keys, token, "", fencingWanted, true);
+    return queue.tryAcquire(keys, token, "", fencingWanted, Turn.BARGE);
   }
 
   @Override
@@ -85,8 +92,19 @@ final class FairKind implements LockKind {
     }
   }
 
+  /**
+   * The attempts of one {@code tryLock(0, unit)}: a free lock is taken only if nobody waits, and
+   * nothing is queued.
+   */
+  private final class InTurn extends Attempts {
+    @Override
+    public Acquisition tryAcquire(LockKeys keys, String token, boolean expectBusy) {
+      return queue.tryAcquire(keys, token, "", fencingWanted, Turn.IF_NOBODY_WAITS);
+    }
+  }
+
   /** One waiter's place in the queue: its attempts, and its leaving. */
-  private final class Place implements LockKind {
+  private final class Place extends Attempts {
     private final String waiterId;
 
     Place(String waiterId) {
@@ -95,7 +113,7 @@ final class FairKind implements LockKind {
 
     @Override
     public Acquisition tryAcquire(LockKeys keys, String token, boolean expectBusy) {
-      return queue.tryAcquire(keys, token, waiterId, fencingWanted, false);
+      return queue.tryAcquire(keys, token, waiterId, fencingWanted, Turn.QUEUE);
     }
 
     @Override
@@ -124,7 +142,10 @@ final class FairKind implements LockKind {
     public long maxWaitNanos() {
       return maxWaitNanos;
     }
+  }
 
+  /** The attempts of one wait; everything else is the fair lock's own. */
+  private abstract class Attempts implements LockKind {
     @Override
     public boolean extend(Hold hold) {
       return FairKind.this.extend(hold);

@@ -52,6 +52,15 @@ interface LockKind {
     return this;
   }
 
+  /**
+   * What a {@code tryLock(0, unit)} uses: one attempt that, for a kind whose waiters queue in
+   * Redis, takes a free lock only if nobody waits, and leaves no place behind; for other kinds,
+   * {@code forWait(true)}.
+   */
+  default LockKind forAttemptInTurn() {
+    return forWait(true);
+  }
+
   /** The wait gave up without acquiring: its place in a queue, if any, goes now. */
   default void leave(LockKeys keys) {}
 

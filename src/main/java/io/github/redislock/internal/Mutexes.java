@@ -106,7 +106,7 @@ public final class Mutexes {
       if (Thread.interrupted()) {
         throw new InterruptedException();
       }
-      return acquire(name, Mode.ONCE, 0);
+      return acquire(name, Mode.ONCE_IN_TURN, 0);
     }
     return acquire(name, Mode.TIMED, Math.min(timeoutNanos, MAX_TIMEOUT_NANOS));
   }
@@ -277,6 +277,7 @@ public final class Mutexes {
       throws InterruptedException {
     return switch (mode) {
       case ONCE -> state.local.tryLock();
+      case ONCE_IN_TURN -> state.local.tryLock(0);
       case TIMED -> state.local.tryLock(timeoutNanos);
       case INTERRUPTIBLE -> {
         state.local.lockInterruptibly();
@@ -296,9 +297,9 @@ public final class Mutexes {
 
   private boolean acquireInRedis(NameState state, Mode mode, long deadline)
       throws InterruptedException {
-    RedisWait wait =
-        new RedisWait(
-            t.waiting(), state.name, state.keys, kind.forWait(mode == Mode.ONCE), mode, deadline);
+    LockKind waiting =
+        mode == Mode.ONCE_IN_TURN ? kind.forAttemptInTurn() : kind.forWait(mode == Mode.ONCE);
+    RedisWait wait = new RedisWait(t.waiting(), state.name, state.keys, waiting, mode, deadline);
     if (!wait.run()) {
       return false;
     }

@@ -109,7 +109,7 @@ final class RedisWait {
         // cleanup must not delete what a later attempt acquires.
         String attemptToken = Tokens.next();
         // Read before the attempt: a release after its busy answer moves it (see subscribe).
-        long epoch = subscribed || mode == Mode.ONCE ? 0 : context.wakeUps().epoch(keys.channel());
+        long epoch = subscribed || mode.once() ? 0 : context.wakeUps().epoch(keys.channel());
         long start = context.ticker().read();
         Acquisition attempt;
         try {
@@ -139,7 +139,7 @@ final class RedisWait {
         }
         context.turns().busyRoundTrip(context.ticker().read() - start);
         answered = true;
-        if (mode == Mode.ONCE) {
+        if (mode.once()) {
           return false;
         }
         long now = context.ticker().read();
@@ -187,7 +187,7 @@ final class RedisWait {
    * subscribed, until one of them releases or the yield has passed.
    */
   private void giveWayIfOwed() throws InterruptedException {
-    long pause = mode == Mode.ONCE ? 0 : context.turns().takeYieldNanos(name);
+    long pause = mode.once() ? 0 : context.turns().takeYieldNanos(name);
     if (pause <= 0) {
       return;
     }
@@ -201,7 +201,7 @@ final class RedisWait {
 
   /** Redis failed: rethrows unless the mode retries, else waits a backoff. */
   private void backOff(RedisLockException failure) throws InterruptedException {
-    if (mode == Mode.ONCE || !Failures.isTransient(failure)) {
+    if (mode.once() || !Failures.isTransient(failure)) {
       throw failure;
     }
     long now = context.ticker().read();

@@ -148,6 +148,24 @@ class FairLockTest {
   }
 
   @Test
+  void zeroTimeoutTryLockHonoursTheQueueWhereTryLockBarges() throws Exception {
+    placeOfAWaiterThatNeverComes("ghost", 1, Duration.ofMinutes(1));
+    RedisDistributedLock lock = factory().getFairLock(name);
+
+    assertThat(lock.tryLock(0, TimeUnit.SECONDS)).as("tryLock(0, unit) behind a waiter").isFalse();
+    assertThat(queued()).as("places after tryLock(0, unit)").isEqualTo(1);
+    assertThat(lock.tryLock()).as("tryLock() barges").isTrue();
+    lock.unlock();
+    assertThat(queued()).as("places after tryLock()").isEqualTo(1);
+
+    try (Jedis jedis = redis.server().jedis()) {
+      jedis.del(queueKey(), leasesKey());
+    }
+    assertThat(lock.tryLock(0, TimeUnit.SECONDS)).as("tryLock(0, unit), nobody queued").isTrue();
+    lock.unlock();
+  }
+
+  @Test
   void aFirstWaiterThatNeverComesIsSkippedOnceItsPlaceRunsOutWhileTheNextWaitsQuietly()
       throws Exception {
     Duration ghostLease = Timing.scaled(Duration.ofSeconds(2));

@@ -29,12 +29,12 @@ final class FairCommands {
   }
 
   /**
-   * The fair acquire script: takes the lock when it is free and this waiter is first (or when
-   * {@code barge}, whoever is first), else queues the waiter (or refreshes its entry) and tells how
-   * long the holder's lease lasts.
+   * The fair acquire script: takes the lock when it is free and {@code turn} allows (this waiter is
+   * first; nobody waits; whoever waits), else queues the waiter (or refreshes its entry) and tells
+   * how long to wait at most.
    */
   Request<Acquisition> acquire(
-      LockKeys keys, String token, String waiterId, boolean fenced, boolean barge) {
+      LockKeys keys, String token, String waiterId, boolean fenced, FairQueue.Turn turn) {
     return new ScriptCall<>(
         "acquire",
         keys,
@@ -47,7 +47,11 @@ final class FairCommands {
             waiterLease,
             companionTtl,
             fenced ? "1" : "0",
-            barge ? "1" : "0"),
+            switch (turn) {
+              case BARGE -> "1";
+              case IF_NOBODY_WAITS -> "2";
+              case QUEUE -> "0";
+            }),
         FairCommands::acquisition);
   }
 

@@ -20,17 +20,24 @@ public final class FairQueue {
     this.direct = direct;
   }
 
+  /** How an attempt treats the queue. */
+  public enum Turn {
+    /** Takes a free lock whoever waits, and queues nothing: {@code tryLock()}. */
+    BARGE,
+    /** Takes a free lock if nobody waits, and queues nothing: {@code tryLock(0, unit)}. */
+    IF_NOBODY_WAITS,
+    /** Takes a free lock when first in the queue, else queues or renews its place: a waiter. */
+    QUEUE
+  }
+
   /**
-   * One attempt of waiter {@code waiterId}: acquired when the lock is free and the waiter is first
-   * in the queue (or {@code barge}: whoever is first); else the waiter is queued, or its entry's
-   * lease renewed, and the reply tells how long the holder's lease lasts.
-   *
-   * @param barge take a free lock even when others queue, and queue nothing (as {@code tryLock()}
-   *     does on a fair {@code ReentrantLock})
+   * One attempt of waiter {@code waiterId} (empty unless {@code turn} is {@link Turn#QUEUE}):
+   * acquired when the lock is free and {@code turn} allows it; else, for a waiter, its place is
+   * queued or its lease renewed, and the reply tells how long to wait at most.
    */
   public Acquisition tryAcquire(
-      LockKeys keys, String token, String waiterId, boolean fenced, boolean barge) {
-    return commands.acquire(keys, token, waiterId, fenced, barge).call(client);
+      LockKeys keys, String token, String waiterId, boolean fenced, Turn turn) {
+    return commands.acquire(keys, token, waiterId, fenced, turn).call(client);
   }
 
   /**

@@ -12,11 +12,14 @@
 -- KEYS[4]  the lock's companion hash, whose field "c" is the fencing counter
 -- ARGV[1]  the caller's token
 -- ARGV[2]  the lease in milliseconds
--- ARGV[3]  the waiter's id (the same for every attempt of one wait)
+-- ARGV[3]  the waiter's id (the same for every attempt of one wait); empty unless ARGV[7] is "0"
 -- ARGV[4]  the waiter entry's lease in milliseconds
 -- ARGV[5]  the companion hash's and the queue's time to live in milliseconds
 -- ARGV[6]  "1" to issue a fencing token with the acquisition, else "0"
--- ARGV[7]  "1" to barge (tryLock(): take the lock if it is free, queue or not), else "0"
+-- ARGV[7]  the turn: "0" for a waiter (take the lock if it is free and the waiter is first, else
+--          queue it or renew its place); "1" to barge (tryLock(): take the lock if it is free,
+--          whoever waits; queue nothing); "2" to take the lock if it is free and nobody waits
+--          (tryLock(0, unit); queue nothing)
 --
 -- Replies:
 --   {1, fencingToken}          acquired (fencingToken 0 when none was asked for); also when the
@@ -73,7 +76,7 @@ if acquired then
   return {1, fence}
 end
 
-if ARGV[7] ~= '1' then
+if ARGV[7] == '0' then
   if not redis.call('zscore', KEYS[2], ARGV[3]) then
     -- One more than the last place: the order needs no counter that could be lost without the
     -- queue (a counter restarting at 1 would put a newcomer before the waiters of its keys).
