@@ -103,9 +103,15 @@ final class FairKind implements LockKind {
     }
   }
 
-  /** One waiter's place in the queue: its attempts, and its leaving. */
+  /**
+   * One waiter's place in the queue: its attempts, and its leaving. An attempt may still be on its
+   * way when the wait gives up (a timed attempt runs on the I/O executor, and its caller stops
+   * waiting for it at the deadline); one that was not granted and ends after the leaving takes the
+   * place it may have queued out again.
+   */
   private final class Place extends Attempts {
     private final String waiterId;
+    private volatile boolean left;
 
     Place(String waiterId) {
       this.waiterId = waiterId;
@@ -113,11 +119,20 @@ final class FairKind implements LockKind {
 
     @Override
     public Acquisition tryAcquire(LockKeys keys, String token, boolean expectBusy) {
-      return queue.tryAcquire(keys, token, waiterId, fencingWanted, Turn.QUEUE);
+      Acquisition attempt = null;
+      try {
+        attempt = queue.tryAcquire(keys, token, waiterId, fencingWanted, Turn.QUEUE);
+        return attempt;
+      } finally {
+        if (left && (attempt == null || !attempt.acquired())) {
+          leaveQuietly(keys); // a grant is released by whoever abandoned the attempt
+        }
+      }
     }
 
     @Override
     public void leave(LockKeys keys) {
+      left = true;
       try {
         io.execute(() -> leaveQuietly(keys));
       } catch (RejectedExecutionException e) {
