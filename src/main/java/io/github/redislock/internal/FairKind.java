@@ -7,8 +7,16 @@ import io.github.redislock.internal.backend.LockBackend;
 import io.github.redislock.internal.backend.LockKeys;
 import io.github.redislock.internal.backend.Release;
 import io.github.redislock.internal.util.Tokens;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -23,11 +31,18 @@ import org.slf4j.LoggerFactory;
 final class FairKind implements LockKind {
   private static final Logger log = LoggerFactory.getLogger(FairKind.class);
 
+  /** How long a closing factory waits for its waiters' places to leave their queues. */
+  static final long LEAVE_AT_CLOSE_MILLIS = 1000;
+
   private final LockBackend backend;
   private final FairQueue queue;
   private final Executor io;
   private final long maxWaitNanos;
   private final LockKind inTurn = new InTurn();
+
+  /** The places of waits not over yet: acquired or left, a place goes. */
+  private final Set<Place> places = ConcurrentHashMap.newKeySet();
+
   private volatile boolean fencingWanted;
 
   /**
@@ -46,7 +61,36 @@ final class FairKind implements LockKind {
 
   @Override
   public LockKind forWait(boolean barge) {
-    return barge ? this : new Place(Tokens.next());
+    if (barge) {
+      return this;
+    }
+    Place place = new Place(Tokens.next());
+    places.add(place);
+    return place;
+  }
+
+  /** Every place still waiting leaves the queue, in parallel, for a bounded time. */
+  @Override
+  public void closing() {
+    List<CompletableFuture<Void>> leaving = new ArrayList<>();
+    for (Place place : places) {
+      LockKeys keys = place.leaveAtClose();
+      if (keys != null) {
+        try {
+          leaving.add(CompletableFuture.runAsync(() -> place.leaveQuietly(keys), io));
+        } catch (RejectedExecutionException e) {
+          place.leaveQuietly(keys);
+        }
+      }
+    }
+    try {
+      CompletableFuture.allOf(leaving.toArray(CompletableFuture[]::new))
+          .get(LEAVE_AT_CLOSE_MILLIS, TimeUnit.MILLISECONDS);
+    } catch (TimeoutException | ExecutionException e) {
+      log.debug("places in fair queues not all left at close; they expire with their leases", e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
   }
 
   @Override
@@ -113,15 +157,22 @@ final class FairKind implements LockKind {
     private final String waiterId;
     private volatile boolean left;
 
+    /** The keys of the queue its attempts reached, once they did. */
+    private volatile LockKeys queued;
+
     Place(String waiterId) {
       this.waiterId = waiterId;
     }
 
     @Override
     public Acquisition tryAcquire(LockKeys keys, String token, boolean expectBusy) {
+      queued = keys;
       Acquisition attempt = null;
       try {
         attempt = queue.tryAcquire(keys, token, waiterId, fencingWanted, Turn.QUEUE);
+        if (attempt.acquired()) {
+          places.remove(this);
+        }
         return attempt;
       } finally {
         if (left && (attempt == null || !attempt.acquired())) {
@@ -133,6 +184,7 @@ final class FairKind implements LockKind {
     @Override
     public void leave(LockKeys keys) {
       left = true;
+      places.remove(this);
       try {
         io.execute(() -> leaveQuietly(keys));
       } catch (RejectedExecutionException e) {
@@ -140,7 +192,14 @@ final class FairKind implements LockKind {
       }
     }
 
-    private void leaveQuietly(LockKeys keys) {
+    /** Marks the wait left, for the factory's close: the queue's keys, or null if none. */
+    LockKeys leaveAtClose() {
+      left = true;
+      places.remove(this);
+      return queued;
+    }
+
+    void leaveQuietly(LockKeys keys) {
       try {
         queue.leave(keys, waiterId);
       } catch (RuntimeException e) {

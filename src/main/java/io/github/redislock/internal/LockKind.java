@@ -65,6 +65,13 @@ interface LockKind {
   default void leave(LockKeys keys) {}
 
   /**
+   * The factory is closing, before its clients: the places its waiters keep in Redis queues, if
+   * any, go now (their waits end with the factory, and a place left behind would keep the waiters
+   * of other processes behind it until its lease ran out).
+   */
+  default void closing() {}
+
+  /**
    * The waiter's id, for wake-ups meant for it alone; {@code null} when any release concerns it.
    */
   default String waiterId() {

@@ -206,9 +206,13 @@ public final class Mutexes {
     states.forEachHold(action);
   }
 
-  /** Wakes the threads queued locally once the factory is closed. */
+  /**
+   * Wakes the threads queued locally once the factory is closed, and gives up the places its
+   * waiters keep in Redis queues.
+   */
   void wakeQueuedAfterClose() {
     states.all().forEach(state -> state.local.wakeQueuedAfterClose());
+    kind.closing();
   }
 
   /** Number of names with local state: for tests that check nothing leaks. */

@@ -1,6 +1,7 @@
 package io.github.redislock.fair;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.catchThrowable;
 import static org.awaitility.Awaitility.await;
 
 import io.github.redislock.RedisDistributedLock;
@@ -202,6 +203,25 @@ class FairLockTest {
     holder.unlock();
     awaitAll(waiters);
     assertThat(order).containsExactly(0, 1, 2);
+  }
+
+  @Test
+  void closingAFactoryTakesTheQueuePlacesOfItsWaitersOut() throws Exception {
+    RedisDistributedLock holder = factory().getFairLock(name);
+    holder.lock();
+    RedisLockFactory closing = factory();
+    RedisDistributedLock waiter = closing.getFairLock(name);
+    Future<?> waiting = threads.submit(() -> waiter.lock());
+    await().atMost(Timing.awaitAtMost()).until(() -> queued() == 1);
+
+    closing.close();
+
+    assertThat(catchThrowable(() -> waiting.get(Timing.awaitAtMost().toMillis(), MILLISECONDS)))
+        .hasCauseInstanceOf(IllegalStateException.class);
+    await("the place of a waiter whose factory closed")
+        .atMost(Timing.awaitAtMost())
+        .until(() -> queued() == 0);
+    holder.unlock();
   }
 
   private static final TimeUnit MILLISECONDS = TimeUnit.MILLISECONDS;
