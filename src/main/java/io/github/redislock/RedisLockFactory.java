@@ -115,7 +115,8 @@ public final class RedisLockFactory implements AutoCloseable {
    *     waiters in different orders, so no queue across them is first come, first served
    */
   public RedisDistributedLock getFairLock(String name) {
-    return new RedisDistributedLock(engine.fair(), checkName(name));
+    String checked = checkName(name); // bad input first, as for getLock, then Redlock's refusal
+    return new RedisDistributedLock(engine.fair(), checked);
   }
 
   /**

@@ -64,12 +64,12 @@ public interface LockBackend extends AutoCloseable {
   /**
    * The fair locks of this deployment.
    *
-   * @throws UnsupportedOperationException where there are none: under Redlock (see docs/redlock.md)
+   * @throws UnsupportedOperationException where there are none: under Redlock (see docs/fair.md)
    */
   default FairQueue fairQueue() {
     throw new UnsupportedOperationException(
         "fair locks need one Redis deployment to order their waiters: Redlock's independent"
-            + " masters can see waiters in different orders (see docs/redlock.md)");
+            + " masters can see waiters in different orders (see docs/fair.md)");
   }
 
   /** Closes the clients this backend created; never a caller's. */
