@@ -239,6 +239,10 @@ public abstract class FairLockContractTest extends LockContractTest {
       deployment().restart();
       awaitAll(waiters);
       assertThat(overlaps).hasValue(0);
+      await()
+          .atMost(Timing.awaitAtMost())
+          .pollInSameThread()
+          .until(() -> !holder.isHeldByCurrentThread());
       assertThatThrownBy(holder::unlock).isInstanceOf(LockLostException.class);
     }
 
