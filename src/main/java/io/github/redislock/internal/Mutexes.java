@@ -25,8 +25,10 @@ public final class Mutexes {
    *
    * @param kind what its locks do in Redis
    * @param handOff whether an unlock may pass the hold to the next local waiter
-   * @param firstComeFirstServed whether the local queue serves waiters in their order of arrival
-   *     (else it lets an arriving thread barge, as a non-fair {@code ReentrantLock} does)
+   * @param firstComeFirstServed whether waiters are served in their order of arrival: the local
+   *     queue (else it lets an arriving thread barge, as a non-fair {@code ReentrantLock} does),
+   *     and a queue in Redis that gives turns between processes (else a release that others waited
+   *     for makes this JVM's next attempt give way, see {@link Turns})
    */
   record Policy(LockKind kind, boolean handOff, boolean firstComeFirstServed) {}
 
@@ -151,8 +153,11 @@ public final class Mutexes {
               + " ms)",
           e);
     }
-    // Recorded before the local queue moves on, so that the next local holder sees it.
-    if (Turns.othersWaited(release, t.wakeUps().isSubscribed(state.keys.channel()))) {
+    // Recorded before the local queue moves on, so that the next local holder sees it. A family
+    // whose waiters queue in Redis owes no yield: the queue gives the turns, and a waiter giving
+    // way would not be queued meanwhile (a later waiter of another process would pass it).
+    if (!policy.firstComeFirstServed()
+        && Turns.othersWaited(release, t.wakeUps().isSubscribed(state.keys.channel()))) {
       t.turns().giveWay(state.name);
     }
     states.drop(state);

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowable;
 import static org.awaitility.Awaitility.await;
 
+import io.github.redislock.FactoryInspector;
 import io.github.redislock.RedisDistributedLock;
 import io.github.redislock.RedisLockFactory;
 import io.github.redislock.testing.IntegrationTest;
@@ -203,6 +204,22 @@ class FairLockTest {
     holder.unlock();
     awaitAll(waiters);
     assertThat(order).containsExactly(0, 1, 2);
+  }
+
+  @Test
+  void aReleaseThatOthersWaitedForOwesNoYieldTheQueueGivesTheTurns() throws Exception {
+    // A plain lock's next attempt after such a release gives way for a few milliseconds before it
+    // tries; a fair waiter that did would not be queued meanwhile, and a waiter of another process
+    // arriving later would pass it. The queue already gives the turns.
+    RedisLockFactory releasing = factory();
+    RedisDistributedLock holder = releasing.getFairLock(name);
+    holder.lock();
+    List<Integer> order = new CopyOnWriteArrayList<>();
+    Future<?> waiter = queue(factory().getFairLock(name), order, 1);
+    await().atMost(Timing.awaitAtMost()).until(() -> queued() == 1);
+    holder.unlock();
+    awaitAll(List.of(waiter));
+    assertThat(FactoryInspector.turnsGiven(releasing)).isZero();
   }
 
   @Test
