@@ -99,6 +99,15 @@ class ExamplesTest {
   }
 
   @Test
+  void fairJobClaimingClaimsEveryJobOnceAndGivesEveryWorkerTurns() throws Exception {
+    FairJobClaiming.Result result = FairJobClaiming.run(redis.uri());
+
+    assertThat(result.claimed()).isEqualTo(result.jobs());
+    assertThat(result.distinct()).isEqualTo(result.jobs());
+    assertThat(result.claimsByWorker()).allMatch(claims -> claims > 0);
+  }
+
+  @Test
   void demoCountsExactlyAcrossWorkerJvms() throws Exception {
     Demo.Result result = Demo.run(redis.uri(), 2, 2, 50);
 
@@ -118,6 +127,7 @@ class ExamplesTest {
       ReentrantLockDropIn.main(new String[0]);
       LockPassedToExistingCode.main(new String[0]);
       SynchronizedRewritten.main(new String[0]);
+      FairJobClaiming.main(new String[0]);
     } finally {
       if (previous == null) {
         System.clearProperty(ExampleRedis.PROPERTY);
