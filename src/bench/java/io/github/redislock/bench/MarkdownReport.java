@@ -38,6 +38,7 @@ final class MarkdownReport {
     redis();
     waiting();
     new TargetCheck(results, out).render();
+    new FairTargetCheck(results, out).render();
     unavailable();
     method();
     return out.toString();
@@ -68,7 +69,7 @@ final class MarkdownReport {
         "ops/s over all measured rounds (min–max of the rounds beside it); latencies in µs from"
             + " the merged HdrHistograms. *× raw* is ops/s divided by the raw floor's in the same"
             + " scenario; *× Redisson* divides by Redisson's in the same topology (single-node rows by"
-            + " `RLock`, Redlock rows by `RedissonRedLock`).");
+            + " `RLock`, Redlock rows by `RedissonRedLock`, fair rows by `RFairLock`).");
     line("");
     for (Scenario s : Scenario.values()) {
       line(
