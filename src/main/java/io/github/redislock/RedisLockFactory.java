@@ -97,13 +97,21 @@ public final class RedisLockFactory implements AutoCloseable {
    * waiter's place has a lease that its waiting renews, so that the place of a waiter whose process
    * died is skipped once its lease runs out; a waiter that times out or is interrupted leaves the
    * queue at once; a release wakes the first waiter alone. {@link RedisDistributedLock#tryLock()}
-   * barges, as on a fair {@code ReentrantLock}: it takes a free lock whoever waits. Timed {@code
-   * tryLock}, {@code lock} and {@code lockInterruptibly} honour the queue. Threads of this JVM also
-   * wait in their order of arrival, and a hold never passes from one of them to the next without a
-   * release in Redis, so that the order across processes holds.
+   * barges, as on a fair {@code ReentrantLock}: it takes a free lock whoever waits. {@code
+   * tryLock(0, unit)} honours the queue (it takes a free lock only if nobody waits), as the JDK
+   * advises for a fair {@code ReentrantLock}; a timed {@code tryLock}, {@code lock} and {@code
+   * lockInterruptibly} queue. Threads of this JVM also wait in their order of arrival, and a hold
+   * never passes from one of them to the next without a release in Redis, so that the order across
+   * processes holds.
    *
    * <p>The fair lock of a name is held in the same Redis key as the lock {@link #getLock} returns
    * for it: the two exclude each other, but only fair waiters queue.
+   *
+   * <p>In this implementation a place's lease is the {@linkplain Builder#leaseTime lease time}, and
+   * a waiter renews its place at least every third of it; so a waiter that died while first delays
+   * the others by at most one lease. Closing the factory takes its waiters' places out of their
+   * queues, waiting for Redis at most one second. Keys, scripts, faults and the reasons for the
+   * Redlock refusal: {@code docs/fair.md}.
    *
    * @param name the lock's name; its Redis key is {@code keyPrefix + name}
    * @return the lock

@@ -13,6 +13,14 @@ local head = redis.call('zrange', KEYS[1], 0, 0)[1]
 local removed = redis.call('zrem', KEYS[1], ARGV[1])
 redis.call('zrem', KEYS[2], ARGV[1])
 if removed == 1 and head == ARGV[1] and redis.call('exists', KEYS[3]) == 0 then
+  -- The next live waiter: places whose lease ran out go first (see fair_acquire.lua).
+  local time = redis.call('time')
+  local nowMillis = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
+  local dead = redis.call('zrangebyscore', KEYS[2], '-inf', nowMillis)
+  if #dead > 0 then
+    redis.call('zrem', KEYS[1], unpack(dead))
+    redis.call('zrem', KEYS[2], unpack(dead))
+  end
   local next = redis.call('zrange', KEYS[1], 0, 0)[1]
   if next then
     local published = false
