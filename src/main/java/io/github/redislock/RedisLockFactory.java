@@ -96,13 +96,13 @@ public final class RedisLockFactory implements AutoCloseable {
    * <p>Waiters queue in Redis, ordered by a sequence Redis draws, never by a client's clock. Each
    * waiter's place has a lease that its waiting renews, so that the place of a waiter whose process
    * died is skipped once its lease runs out; a waiter that times out or is interrupted leaves the
-   * queue at once; a release wakes the first waiter alone. {@link RedisDistributedLock#tryLock()}
-   * barges, as on a fair {@code ReentrantLock}: it takes a free lock whoever waits. {@code
-   * tryLock(0, unit)} honours the queue (it takes a free lock only if nobody waits), as the JDK
-   * advises for a fair {@code ReentrantLock}; a timed {@code tryLock}, {@code lock} and {@code
-   * lockInterruptibly} queue. Threads of this JVM also wait in their order of arrival, and a hold
-   * never passes from one of them to the next without a release in Redis, so that the order across
-   * processes holds.
+   * queue at once; a release hands the lock to the first waiter, and wakes it alone. {@link
+   * RedisDistributedLock#tryLock()} barges, as on a fair {@code ReentrantLock}: it takes a free
+   * lock whoever waits. {@code tryLock(0, unit)} honours the queue (it takes a free lock only if
+   * nobody waits), as the JDK advises for a fair {@code ReentrantLock}; a timed {@code tryLock},
+   * {@code lock} and {@code lockInterruptibly} queue. Threads of this JVM also wait in their order
+   * of arrival, and a hold never passes from one of them to the next without a release in Redis, so
+   * that the order across processes holds.
    *
    * <p>The fair lock of a name is held in the same Redis key as the lock {@link #getLock} returns
    * for it: the two exclude each other, but only fair waiters queue.

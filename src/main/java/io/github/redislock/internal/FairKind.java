@@ -25,8 +25,8 @@ import org.slf4j.LoggerFactory;
  * acquire in the order they reached it. Each wait holds a place ({@link #forWait}): its attempts
  * renew the place's lease, which the wait keeps short enough ({@link #maxWaitNanos}), so that the
  * place of a waiter whose process died is skipped once it runs out; giving up leaves the queue at
- * once; a release wakes the first waiter alone. The lock key, its renewal and fencing are the plain
- * lock's.
+ * once; a release hands the lock to the first waiter and wakes it alone ({@link
+ * LockKind#handedToken}). The lock key, its renewal and fencing are the plain lock's.
  */
 final class FairKind implements LockKind {
   private static final Logger log = LoggerFactory.getLogger(FairKind.class);
@@ -172,6 +172,8 @@ final class FairKind implements LockKind {
         attempt = queue.tryAcquire(keys, token, waiterId, fencingWanted, Turn.QUEUE);
         if (attempt.acquired()) {
           places.remove(this);
+        } else if (!left) {
+          places.add(this); // again, after a hand-over that came too late to be taken
         }
         return attempt;
       } finally {
@@ -209,6 +211,13 @@ final class FairKind implements LockKind {
 
     @Override
     public String waiterId() {
+      return waiterId;
+    }
+
+    /** A release handed the lock to this waiter: the key holds its id. */
+    @Override
+    public String handedToken() {
+      places.remove(this);
       return waiterId;
     }
 

@@ -78,6 +78,15 @@ interface LockKind {
     return null;
   }
 
+  /**
+   * The token under which Redis handed the lock to this waiter, once a message named it ({@code
+   * to:<id>}): for a kind whose releases hand the lock to the first waiter; {@code null} for
+   * others.
+   */
+  default String handedToken() {
+    return null;
+  }
+
   /** The longest a waiter may wait between attempts (each attempt renews its place, if any). */
   default long maxWaitNanos() {
     return Long.MAX_VALUE;

@@ -153,6 +153,9 @@ final class RedisWait {
         }
         busyStill = !signal.await(wait);
         afterWait();
+        if (signal.takeAddressed() && handedOver(start)) {
+          return true;
+        }
       }
     } finally {
       if (token == null) {
@@ -165,6 +168,28 @@ final class RedisWait {
         Thread.currentThread().interrupt();
       }
     }
+  }
+
+  /**
+   * A message named this waiter: for a kind whose releases hand the lock to the first waiter, the
+   * lock is its own, under the token the kind tells, with no further round trip. Its lease counts
+   * from the start of the last attempt, which the hand-over came after (the attempt renewed the
+   * waiter's place, whose end the handed key keeps; a hand-over before it, the attempt would have
+   * taken). A hand-over the waiter learns of only after the lease is gone is released.
+   */
+  private boolean handedOver(long lastAttemptStart) {
+    String handed = kind.handedToken();
+    if (handed == null) {
+      return false;
+    }
+    if (context.ticker().read() - lastAttemptStart >= context.validNanos()) {
+      context.releases().releaseLater(kind, keys, handed);
+      return false;
+    }
+    token = handed;
+    granted = Acquisition.acquired(0);
+    grantedAttemptStart = lastAttemptStart;
+    return true;
   }
 
   /** The token of the acquired hold. */

@@ -16,6 +16,9 @@ final class Signal {
 
   private volatile boolean raised;
 
+  /** Whether a message naming this waiter ({@code to:<id>}) came, not yet taken. */
+  private volatile boolean addressed;
+
   Signal(Ticker ticker) {
     this(ticker, null);
   }
@@ -38,6 +41,29 @@ final class Signal {
    */
   boolean isFor(String message) {
     return address == null || message == null || !message.startsWith(TO) || message.equals(address);
+  }
+
+  /** A message on the waiter's channel: raises the signal if it concerns the waiter. */
+  void receive(String message) {
+    if (!isFor(message)) {
+      return;
+    }
+    if (address != null && address.equals(message)) {
+      addressed = true;
+    }
+    raise();
+  }
+
+  /**
+   * Whether a message named this waiter since the last call: for a fair lock's waiter, a release
+   * handed it the lock.
+   */
+  boolean takeAddressed() {
+    if (!addressed) {
+      return false;
+    }
+    addressed = false;
+    return true;
   }
 
   void raise() {

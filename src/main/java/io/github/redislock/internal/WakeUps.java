@@ -304,9 +304,7 @@ final class WakeUps implements AutoCloseable {
     Set<Signal> signals = waiting.get(channel);
     if (signals != null) {
       for (Signal signal : signals) {
-        if (signal.isFor(message)) {
-          signal.raise();
-        }
+        signal.receive(message);
       }
     }
   }

@@ -157,11 +157,12 @@ class FairLockTest {
     assertThat(lock.tryLock(0, TimeUnit.SECONDS)).as("tryLock(0, unit) behind a waiter").isFalse();
     assertThat(queued()).as("places after tryLock(0, unit)").isEqualTo(1);
     assertThat(lock.tryLock()).as("tryLock() barges").isTrue();
-    lock.unlock();
-    assertThat(queued()).as("places after tryLock()").isEqualTo(1);
+    lock.unlock(); // hands the lock to the waiter that never comes
+    assertThat(queued()).as("places after tryLock()").isZero();
 
     try (Jedis jedis = redis.server().jedis()) {
-      jedis.del(queueKey(), leasesKey());
+      assertThat(jedis.get(name)).isEqualTo("ghost");
+      jedis.del(name);
     }
     assertThat(lock.tryLock(0, TimeUnit.SECONDS)).as("tryLock(0, unit), nobody queued").isTrue();
     lock.unlock();
@@ -183,6 +184,58 @@ class FairLockTest {
     // Waiting behind a place for its lease takes a few attempts (each renews the waiter's own
     // place), not one every millisecond.
     assertThat(evalshaCalls() - before).as("scripts run while waiting").isLessThan(20);
+  }
+
+  @Test
+  void aReleaseHandsTheLockToTheFirstWaiterWhoseGrantRunsOutWithItsPlaceIfItNeverComes()
+      throws Exception {
+    RedisDistributedLock holder = factory().getFairLock(name);
+    holder.lock();
+    Duration ghostLease = Timing.scaled(Duration.ofSeconds(2));
+    placeOfAWaiterThatNeverComes("rl1:ghost", 1, ghostLease);
+    List<Integer> order = new CopyOnWriteArrayList<>();
+    Future<?> next = queue(factory().getFairLock(name), order, 1);
+    await().atMost(Timing.awaitAtMost()).until(() -> queued() == 2);
+
+    holder.unlock();
+
+    try (Jedis jedis = redis.server().jedis()) {
+      assertThat(jedis.get(name)).as("the lock key right after the release").isEqualTo("rl1:ghost");
+      assertThat(jedis.pttl(name)).isBetween(1L, ghostLease.toMillis());
+    }
+    awaitAll(List.of(next));
+    assertThat(order).containsExactly(1);
+    assertThat(queued()).isZero();
+  }
+
+  @Test
+  void theWaiterWokenByAHandOverHoldsTheLockWithoutAnotherAttempt() throws Exception {
+    RedisDistributedLock holder = factory().getFairLock(name);
+    holder.lock();
+    RedisDistributedLock waiter = factory().getFairLock(name);
+    java.util.concurrent.CountDownLatch acquired = new java.util.concurrent.CountDownLatch(1);
+    java.util.concurrent.CountDownLatch release = new java.util.concurrent.CountDownLatch(1);
+    Future<?> waiting =
+        threads.submit(
+            () -> {
+              waiter.lock();
+              try {
+                acquired.countDown();
+                release.await();
+              } finally {
+                waiter.unlock();
+              }
+              return null;
+            });
+    await().atMost(Timing.awaitAtMost()).until(() -> queued() == 1);
+
+    // The waiter's next re-check is about 1.5 s away: whatever runs now is the hand-over's.
+    long before = evalshaCalls();
+    holder.unlock();
+    assertThat(acquired.await(Timing.awaitAtMost().toMillis(), MILLISECONDS)).isTrue();
+    assertThat(evalshaCalls() - before).as("scripts run: the release alone").isEqualTo(1);
+    release.countDown();
+    waiting.get(Timing.awaitAtMost().toMillis(), MILLISECONDS);
   }
 
   @Test

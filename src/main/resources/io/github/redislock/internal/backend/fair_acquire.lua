@@ -23,7 +23,8 @@
 --
 -- Replies:
 --   {1, fencingToken}          acquired (fencingToken 0 when none was asked for); also when the
---                              key already holds ARGV[1] (a retry after a lost reply)
+--                              key already holds ARGV[1] (a retry after a lost reply), and when
+--                              it holds the waiter's id (a release handed the lock to it)
 --   {0, pttl, ourFormat, head} not acquired: how long to wait at most before the next attempt,
 --                              whether a wake-up will come before then, and the id of the first
 --                              waiter. While another owner holds the lock: its remaining lease
@@ -57,6 +58,11 @@ end
 local acquired = false
 if holder == ARGV[1] then
   redis.call('pexpire', KEYS[1], ARGV[2])
+  acquired = true
+elseif ARGV[7] == '0' and holder == ARGV[3] then
+  -- A release handed the lock to this waiter (fair_release.lua), whose wake-up has not come or
+  -- was lost: the hold takes this attempt's token.
+  redis.call('set', KEYS[1], ARGV[1], 'PX', ARGV[2])
   acquired = true
 elseif not holder and (ARGV[7] == '1' or not head or head == ARGV[3]) then
   redis.call('set', KEYS[1], ARGV[1], 'PX', ARGV[2])
