@@ -1,0 +1,34 @@
+-- rw_read_release.lua: give back a read share; the last share to go wakes the waiting writers.
+--
+-- KEYS[1]  the read shares: a sorted set, share token -> server time (ms) its lease ends
+-- ARGV[1]  the share's token
+-- ARGV[2]  the wake-up channel
+-- ARGV[3]  how: 'spublish' (sharded Pub/Sub, on a Redis Cluster; a server without it gets
+--          'publish' instead) or 'publish'
+--
+-- Replies (an integer):
+--   1 + n   the share was live and is gone; n clients were subscribed to the channel when the
+--           last share went (n = 0 while other shares remain: nobody is woken)
+--   0       the share was not there, or its lease had run out (it is removed all the same)
+-- Message: 'released', when the last live share went.
+local time = redis.call('time')
+local now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
+local score = redis.pcall('zscore', KEYS[1], ARGV[1])
+if type(score) ~= 'string' then
+  return 0
+end
+redis.call('zrem', KEYS[1], ARGV[1])
+if tonumber(score) <= now then
+  return 0
+end
+redis.call('zremrangebyscore', KEYS[1], '-inf', now)
+if redis.call('zcard', KEYS[1]) > 0 then
+  return 1
+end
+if ARGV[3] == 'spublish' then
+  local n = redis.pcall('spublish', ARGV[2], 'released')
+  if type(n) == 'number' then
+    return 1 + n
+  end
+end
+return 1 + redis.call('publish', ARGV[2], 'released')
