@@ -99,6 +99,15 @@ class ExamplesTest {
   }
 
   @Test
+  void readMostlyCacheReadsConsistentlyAndRebuildsOncePerInvalidation() throws Exception {
+    ReadMostlyCache.Result result = ReadMostlyCache.run(redis.uri());
+
+    assertThat(result.inconsistent()).isZero();
+    assertThat(result.invalidations()).isPositive();
+    assertThat(result.loads()).isEqualTo(result.invalidations() + 1L);
+  }
+
+  @Test
   void demoCountsExactlyAcrossWorkerJvms() throws Exception {
     Demo.Result result = Demo.run(redis.uri(), 2, 2, 50);
 
@@ -118,6 +127,7 @@ class ExamplesTest {
       ReentrantLockDropIn.main(new String[0]);
       LockPassedToExistingCode.main(new String[0]);
       SynchronizedRewritten.main(new String[0]);
+      ReadMostlyCache.main(new String[0]);
     } finally {
       if (previous == null) {
         System.clearProperty(ExampleRedis.PROPERTY);
