@@ -9,21 +9,22 @@
 -- Replies (an integer):
 --   1 + n   the share was live and is gone; n clients were subscribed to the channel when the
 --           last share went (n = 0 while other shares remain: nobody is woken)
---   0       the share was not there, or its lease had run out (it is removed all the same)
+--   0       the share was not there: a writer (or a reader's release) removed it after its lease
+--           ran out. A share whose lease ran out and that nobody removed yet is given back as
+--           released: nobody can have taken the write lock meanwhile, since rw_write.lua removes
+--           lapsed shares before it looks.
 -- Message: 'released', when the last live share went.
-local time = redis.call('time')
-local now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
-local score = redis.pcall('zscore', KEYS[1], ARGV[1])
-if type(score) ~= 'string' then
+if redis.pcall('zrem', KEYS[1], ARGV[1]) ~= 1 then
   return 0
 end
-redis.call('zrem', KEYS[1], ARGV[1])
-if tonumber(score) <= now then
-  return 0
-end
-redis.call('zremrangebyscore', KEYS[1], '-inf', now)
 if redis.call('zcard', KEYS[1]) > 0 then
-  return 1
+  -- Other shares: the last live one publishes; lapsed ones (dead readers) go now.
+  local time = redis.call('time')
+  local now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
+  redis.call('zremrangebyscore', KEYS[1], '-inf', now)
+  if redis.call('zcard', KEYS[1]) > 0 then
+    return 1
+  end
 end
 if ARGV[3] == 'spublish' then
   local n = redis.pcall('spublish', ARGV[2], 'released')

@@ -29,11 +29,11 @@
 --   error                  the lock key exists but is not a string (WRONGTYPE)
 local time = redis.call('time')
 local now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
-local kind = redis.call('type', KEYS[1])['ok']
-if kind ~= 'none' and kind ~= 'string' then
+local writer = redis.pcall('get', KEYS[1])
+if type(writer) == 'table' then
+  local kind = redis.call('type', KEYS[1])['ok']
   return redis.error_reply('WRONGTYPE the lock key ' .. KEYS[1] .. ' holds a ' .. kind .. ', not a lock token')
 end
-local writer = redis.call('get', KEYS[1])
 local busy
 if writer == ARGV[1] then
   redis.call('pexpire', KEYS[1], ARGV[2])
