@@ -25,21 +25,24 @@
 --   error                  the lock key exists but is not a string (WRONGTYPE)
 local time = redis.call('time')
 local now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
-local writer = redis.pcall('get', KEYS[1])
-if type(writer) == 'table' then
-  local kind = redis.call('type', KEYS[1])['ok']
-  return redis.error_reply('WRONGTYPE the lock key ' .. KEYS[1] .. ' holds a ' .. kind .. ', not a lock token')
-end
-if writer and writer ~= ARGV[4] then
-  local ourFormat = 0
-  if string.sub(writer, 1, 4) == 'rl1:' then ourFormat = 1 end
-  return {0, redis.call('pttl', KEYS[1]), ourFormat}
-end
-if not writer and ARGV[5] ~= '1' and redis.call('exists', KEYS[3]) == 1 then
-  -- The live intent that ends last, if any (lapsed ones are left for rw_write.lua to purge).
-  local last = redis.call('zrevrangebyscore', KEYS[3], '+inf', '(' .. now, 'WITHSCORES', 'LIMIT', 0, 1)
-  if last[2] and not redis.call('zscore', KEYS[2], ARGV[1]) then
-    return {0, tonumber(last[2]) - now, 1}
+-- The common case, neither a writer nor a waiting one, in one call.
+if redis.call('exists', KEYS[1], KEYS[3]) > 0 then
+  local writer = redis.pcall('get', KEYS[1])
+  if type(writer) == 'table' then
+    local kind = redis.call('type', KEYS[1])['ok']
+    return redis.error_reply('WRONGTYPE the lock key ' .. KEYS[1] .. ' holds a ' .. kind .. ', not a lock token')
+  end
+  if writer and writer ~= ARGV[4] then
+    local ourFormat = 0
+    if string.sub(writer, 1, 4) == 'rl1:' then ourFormat = 1 end
+    return {0, redis.call('pttl', KEYS[1]), ourFormat}
+  end
+  if not writer and ARGV[5] ~= '1' then
+    -- The live intent that ends last, if any (lapsed ones are left for rw_write.lua to purge).
+    local last = redis.call('zrevrangebyscore', KEYS[3], '+inf', '(' .. now, 'WITHSCORES', 'LIMIT', 0, 1)
+    if last[2] and not redis.call('zscore', KEYS[2], ARGV[1]) then
+      return {0, tonumber(last[2]) - now, 1}
+    end
   end
 end
 redis.call('zadd', KEYS[2], now + tonumber(ARGV[2]), ARGV[1])
