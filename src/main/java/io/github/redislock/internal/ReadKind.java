@@ -27,6 +27,16 @@ final class ReadKind implements LockKind {
     this.barge = barge;
   }
 
+  /**
+   * Readers wait under an id that no message names, so that the wake-up meant for writers alone
+   * ({@code to:writers}, when the last share goes) leaves them asleep; every other release wakes
+   * them.
+   */
+  @Override
+  public String waiterId() {
+    return "readers";
+  }
+
   @Override
   public Acquisition tryAcquire(LockKeys keys, String token, boolean expectBusy) {
     return ops.tryRead(keys, token, writeToken, barge);

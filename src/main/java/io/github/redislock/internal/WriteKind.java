@@ -115,6 +115,12 @@ final class WriteKind implements LockKind {
       }
     }
 
+    /** Woken by every release, and by the last share's {@code to:writers} (rw_read_release.lua). */
+    @Override
+    public String waiterId() {
+      return "writers";
+    }
+
     @Override
     public long maxWaitNanos() {
       return maxWaitNanos;

@@ -13,7 +13,8 @@
 --           ran out. A share whose lease ran out and that nobody removed yet is given back as
 --           released: nobody can have taken the write lock meanwhile, since rw_write.lua removes
 --           lapsed shares before it looks.
--- Message: 'released', when the last live share went.
+-- Message: 'to:writers', when the last live share went: it wakes the waiting writers (and waiters
+-- of a plain lock of the name), not the readers, who wait behind a writer's intent or key.
 if redis.pcall('zrem', KEYS[1], ARGV[1]) ~= 1 then
   return 0
 end
@@ -27,9 +28,9 @@ if redis.call('zcard', KEYS[1]) > 0 then
   end
 end
 if ARGV[3] == 'spublish' then
-  local n = redis.pcall('spublish', ARGV[2], 'released')
+  local n = redis.pcall('spublish', ARGV[2], 'to:writers')
   if type(n) == 'number' then
     return 1 + n
   end
 end
-return 1 + redis.call('publish', ARGV[2], 'released')
+return 1 + redis.call('publish', ARGV[2], 'to:writers')
