@@ -194,7 +194,14 @@ final class ReadWriteRuns {
             if (c.kase() != kase) {
               continue;
             }
-            String key = "bench:rw:" + kase.name().toLowerCase(Locale.ROOT) + ":r" + round;
+            // A key per row and round: the libraries keep different types under a lock's key.
+            String key =
+                "bench:rw:"
+                    + kase.name().toLowerCase(Locale.ROOT)
+                    + ":"
+                    + contenders.indexOf(c)
+                    + ":r"
+                    + round;
             boolean pinned = pin && kase == Case.READ_PAIR; // as scenario a: see CpuPinning
             if (pinned) {
               CpuPinning.pin(redis.pids());
