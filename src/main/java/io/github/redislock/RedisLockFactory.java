@@ -77,15 +77,30 @@ public final class RedisLockFactory implements AutoCloseable {
   }
 
   /**
-   * Read-write locks are not provided yet.
+   * Returns the read-write lock of the given name: a {@link RedisReadWriteLock} whose read lock is
+   * shared by threads of every process and whose write lock excludes them all, like a {@code
+   * ReentrantReadWriteLock} across processes. Read-write locks of the same name are the same lock,
+   * across the instances this factory returns and across processes using the same Redis and key
+   * prefix.
    *
-   * @param name the lock's name
-   * @return never
-   * @throws UnsupportedOperationException always
+   * <p>The write lock is held in the lock key {@code keyPrefix + name}, the key the lock {@link
+   * #getLock} returns for the name holds; read shares and waiting writers' intents are kept in
+   * sorted sets beside it ({@code "{name}:lock-rs"} and {@code "{name}:lock-wi"} for a name without
+   * braces), in its cluster slot, and expire when unused.
+   *
+   * @param name the lock's name; its Redis key is {@code keyPrefix + name}
+   * @return the read-write lock
+   * @throws NullPointerException if {@code name} is null
+   * @throws IllegalArgumentException if {@code name} is empty, or its key is reserved (see {@link
+   *     #getLock})
+   * @throws IllegalStateException if this factory is closed
+   * @throws UnsupportedOperationException with {@link Builder#redlock}: each independent master
+   *     would decide on its own whether a reader waits behind a writer (see {@code
+   *     docs/read-write.md})
    */
   public RedisReadWriteLock getReadWriteLock(String name) {
-    checkName(name);
-    throw new UnsupportedOperationException("read-write locks are not implemented yet");
+    String checked = checkName(name);
+    return new RedisReadWriteLock(engine.readWrite(), checked);
   }
 
   /**

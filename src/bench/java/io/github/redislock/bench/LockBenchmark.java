@@ -325,6 +325,11 @@ public final class LockBenchmark {
         }
         checkpoint.run();
       }
+      if (settings.runsScenario("rw")) {
+        log("Read-write locks, beside Redisson's RReadWriteLock");
+        results.readWrite.addAll(ReadWriteRuns.measure(single, settings));
+        checkpoint.run();
+      }
     }
 
     /**

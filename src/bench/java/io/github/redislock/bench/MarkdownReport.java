@@ -37,6 +37,7 @@ final class MarkdownReport {
     heap();
     redis();
     waiting();
+    ReadWriteRuns.render(results.readWrite, this::line);
     new TargetCheck(results, out).render();
     new FairTargetCheck(results, out).render();
     unavailable();

@@ -23,7 +23,10 @@ final class Hold {
 
   final LockKind kind;
 
-  /** Where the local lock of its holder is revoked when it is lost; {@code null} in unit tests. */
+  /**
+   * Where the local lock of its holder is revoked when it is lost; {@code null} where there is none
+   * (a read share: see {@code ReadHolds}) and in unit tests.
+   */
   private final LostHolds lostHolds;
 
   final String name;

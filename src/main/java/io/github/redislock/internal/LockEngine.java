@@ -31,6 +31,9 @@ public final class LockEngine implements AutoCloseable {
   /** The fair locks, made at the first {@link #fair()} call: Redlock has none. */
   private volatile Mutexes fair;
 
+  /** The read-write locks, made at the first {@link #readWrite()} call: Redlock has none. */
+  private volatile ReadWriteFamily readWrite;
+
   /**
    * An engine on {@code backend}.
    *
@@ -100,6 +103,29 @@ public final class LockEngine implements AutoCloseable {
     return family;
   }
 
+  /**
+   * The read-write locks: {@code RedisLockFactory.getReadWriteLock}.
+   *
+   * @throws UnsupportedOperationException where the deployment has none (Redlock)
+   */
+  public ReadWriteFamily readWrite() {
+    ReadWriteFamily family = readWrite;
+    if (family == null) {
+      synchronized (this) {
+        family = readWrite;
+        if (family == null) {
+          WriteKind kind = new WriteKind(backend, io, toolkit.settings().leaseNanos);
+          family =
+              new ReadWriteFamily(
+                  new Mutexes(toolkit, new Mutexes.Policy(kind, false, false)),
+                  new ReadHolds(toolkit, backend.readWriteOps()));
+          readWrite = family;
+        }
+      }
+    }
+    return family;
+  }
+
   /** Throws {@link IllegalStateException} once the factory is closed. */
   public void checkOpen() {
     lifecycle.checkOpen();
@@ -112,6 +138,10 @@ public final class LockEngine implements AutoCloseable {
     if (fairLocks != null) {
       fairLocks.forEachHold(action);
     }
+    ReadWriteFamily readWriteLocks = readWrite;
+    if (readWriteLocks != null) {
+      readWriteLocks.forEachHold(action);
+    }
   }
 
   /** Number of holds being renewed: for tests that check nothing leaks. */
@@ -122,7 +152,10 @@ public final class LockEngine implements AutoCloseable {
   /** Number of names with local state: for tests that check nothing leaks. */
   public int namesInUse() {
     Mutexes fairLocks = fair;
-    return exclusive.namesInUse() + (fairLocks == null ? 0 : fairLocks.namesInUse());
+    ReadWriteFamily readWriteLocks = readWrite;
+    return exclusive.namesInUse()
+        + (fairLocks == null ? 0 : fairLocks.namesInUse())
+        + (readWriteLocks == null ? 0 : readWriteLocks.namesInUse());
   }
 
   /** Number of threads queued locally for the plain lock {@code name}: for tests. */
@@ -158,6 +191,10 @@ public final class LockEngine implements AutoCloseable {
         Mutexes fairLocks = fair;
         if (fairLocks != null) {
           fairLocks.wakeQueuedAfterClose();
+        }
+        ReadWriteFamily readWriteLocks = readWrite;
+        if (readWriteLocks != null) {
+          readWriteLocks.wakeQueuedAfterClose();
         }
         toolkit.wakeUps().close();
       } finally {

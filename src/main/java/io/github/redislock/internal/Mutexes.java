@@ -206,6 +206,12 @@ public final class Mutexes {
     return token;
   }
 
+  /** The calling thread's hold of {@code name}, or {@code null} when it holds none. */
+  Hold heldHold(LockName name) {
+    NameState state = states.get(name.name);
+    return state != null && state.local.isHeldByCurrentThread() ? state.hold : null;
+  }
+
   /** Every hold of this family: held, handed off, or lost but not returned. */
   void forEachHold(java.util.function.Consumer<Hold> action) {
     states.forEachHold(action);

@@ -108,6 +108,15 @@ class ExamplesTest {
   }
 
   @Test
+  void readMostlyCacheReadsConsistentlyAndRebuildsOncePerInvalidation() throws Exception {
+    ReadMostlyCache.Result result = ReadMostlyCache.run(redis.uri());
+
+    assertThat(result.inconsistent()).isZero();
+    assertThat(result.invalidations()).isPositive();
+    assertThat(result.loads()).isEqualTo(result.invalidations() + 1L);
+  }
+
+  @Test
   void demoCountsExactlyAcrossWorkerJvms() throws Exception {
     Demo.Result result = Demo.run(redis.uri(), 2, 2, 50);
 
@@ -128,6 +137,7 @@ class ExamplesTest {
       LockPassedToExistingCode.main(new String[0]);
       SynchronizedRewritten.main(new String[0]);
       FairJobClaiming.main(new String[0]);
+      ReadMostlyCache.main(new String[0]);
     } finally {
       if (previous == null) {
         System.clearProperty(ExampleRedis.PROPERTY);

@@ -72,6 +72,19 @@ public interface LockBackend extends AutoCloseable {
             + " masters can see waiters in different orders (see docs/fair.md)");
   }
 
+  /**
+   * The read-write locks of this deployment.
+   *
+   * @throws UnsupportedOperationException where there are none: under Redlock (see
+   *     docs/read-write.md)
+   */
+  default ReadWriteOps readWriteOps() {
+    throw new UnsupportedOperationException(
+        "read-write locks need one Redis deployment: under Redlock each master would decide on its"
+            + " own whether a reader waits behind a writer, and count readers on its own (see"
+            + " docs/read-write.md)");
+  }
+
   /** Closes the clients this backend created; never a caller's. */
   @Override
   void close();

@@ -15,6 +15,7 @@ public final class SingleNodeBackend implements LockBackend {
   private final LockCommands commands;
   private final Direct direct;
   private final FairQueue fairQueue;
+  private final ReadWriteOps readWriteOps;
 
   /**
    * A backend on {@code client}.
@@ -32,6 +33,16 @@ public final class SingleNodeBackend implements LockBackend {
     this.fairQueue =
         new FairQueue(
             client, new FairCommands(leaseMillis, client instanceof RedisClusterClient), direct);
+    this.readWriteOps =
+        new ReadWriteOps(
+            client,
+            new ReadWriteCommands(leaseMillis, client instanceof RedisClusterClient),
+            direct);
+  }
+
+  @Override
+  public ReadWriteOps readWriteOps() {
+    return readWriteOps;
   }
 
   @Override
