@@ -31,6 +31,7 @@ final class Script {
   static final Script FAIR_ACQUIRE = load("fair_acquire.lua");
   static final Script FAIR_LEAVE = load("fair_leave.lua");
   static final Script FAIR_RELEASE = load("fair_release.lua");
+  static final Script CONDITION = load("condition.lua");
 
   private final String name;
   private final String source;

@@ -15,6 +15,7 @@ public final class SingleNodeBackend implements LockBackend {
   private final LockCommands commands;
   private final Direct direct;
   private final FairQueue fairQueue;
+  private final ConditionQueue conditionQueue;
 
   /**
    * A backend on {@code client}.
@@ -32,6 +33,13 @@ public final class SingleNodeBackend implements LockBackend {
     this.fairQueue =
         new FairQueue(
             client, new FairCommands(leaseMillis, client instanceof RedisClusterClient), direct);
+    this.conditionQueue =
+        new ConditionQueue(client, leaseMillis, client instanceof RedisClusterClient);
+  }
+
+  @Override
+  public ConditionQueue conditionQueue() {
+    return conditionQueue;
   }
 
   @Override
