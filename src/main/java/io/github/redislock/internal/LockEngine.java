@@ -125,6 +125,12 @@ public final class LockEngine implements AutoCloseable {
     return exclusive.namesInUse() + (fairLocks == null ? 0 : fairLocks.namesInUse());
   }
 
+  /** Awaits on conditions woken without a signal they could see: for tests. */
+  public long spuriousWakeUps() {
+    Mutexes fairLocks = fair;
+    return exclusive.spuriousWakeUps() + (fairLocks == null ? 0 : fairLocks.spuriousWakeUps());
+  }
+
   /** Number of threads queued locally for the plain lock {@code name}: for tests. */
   public int queuedThreads(String name) {
     return exclusive.queuedThreads(name);
