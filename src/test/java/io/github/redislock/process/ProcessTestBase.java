@@ -71,6 +71,11 @@ abstract class ProcessTestBase {
     return child;
   }
 
+  /** Kills {@code child} after the test, as it does the workers it starts. */
+  void adopt(JvmProcess child) {
+    children.add(child);
+  }
+
   /** Marks keys the test (not the library) created: deleted before the TTL check. */
   void ownKeys(String... keys) {
     ownKeys.addAll(List.of(keys));
