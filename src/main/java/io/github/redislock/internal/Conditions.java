@@ -36,6 +36,10 @@ final class Conditions {
 
   private final Map<String, ConditionWait> local = new ConcurrentHashMap<>();
   private final Set<ConditionWait> reacquiring = ConcurrentHashMap.newKeySet();
+
+  /** Used signals whose removal is queued on the I/O threads: run at close if still queued. */
+  private final Set<Runnable> unfinished = ConcurrentHashMap.newKeySet();
+
   private final AtomicBoolean keeping = new AtomicBoolean();
   private final Executor keeper;
   private final LongAdder unsignalledWakeUps = new LongAdder();
@@ -117,7 +121,29 @@ final class Conditions {
   void reacquired(ConditionWait wait, boolean used) {
     reacquiring.remove(wait);
     if (used) {
-      background(() -> queue.done(wait.lock.keys, wait.keys, wait.id), wait);
+      Runnable done = () -> queue.done(wait.lock.keys, wait.keys, wait.id);
+      unfinished.add(done);
+      background(() -> finish(done), wait);
+    }
+  }
+
+  private void finish(Runnable done) {
+    if (unfinished.remove(done)) {
+      done.run();
+    }
+  }
+
+  /**
+   * The factory closes: removes the used signals whose removal has not run yet, so that none passes
+   * on to another awaiter later; stops at the first failure (they run out with their lease).
+   */
+  void close() {
+    try {
+      for (Runnable done : unfinished) {
+        finish(done);
+      }
+    } catch (RuntimeException e) {
+      log.debug("could not remove the used signals of awaits; they run out with their lease", e);
     }
   }
 

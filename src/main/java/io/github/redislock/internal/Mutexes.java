@@ -281,9 +281,13 @@ public final class Mutexes {
     states.forEachHold(action);
   }
 
-  /** Wakes the threads queued locally once the factory is closed. */
+  /** Wakes the threads queued locally once the factory is closed; cleans up after conditions. */
   void wakeQueuedAfterClose() {
     states.all().forEach(state -> state.local.wakeQueuedAfterClose());
+    Conditions family = conditions;
+    if (family != null) {
+      family.close();
+    }
   }
 
   /** Awaits of this family's conditions woken without a signal they could see: for tests. */
