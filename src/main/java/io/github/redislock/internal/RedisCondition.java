@@ -168,7 +168,8 @@ public final class RedisCondition implements Condition {
     if (Thread.interrupted()) {
       throw new InterruptedException();
     }
-    long left = millis - System.currentTimeMillis();
+    long now = System.currentTimeMillis();
+    long left = millis <= now ? 0 : millis - now;
     return timed(left > MAX_TIMEOUT_NANOS / 1_000_000 ? MAX_TIMEOUT_NANOS : left * 1_000_000);
   }
 
@@ -195,7 +196,8 @@ public final class RedisCondition implements Condition {
    * the contract), where not retrying could lose it.
    *
    * @throws IllegalMonitorStateException if the current thread does not hold the lock ({@link
-   *     LockLostException} if its hold was lost)
+   *     LockLostException} if its hold was lost: also when Redis finds the lock key gone or taken,
+   *     which is reported to the factory's {@code onLockLost} listener, and gives up the hold)
    * @throws RedisLockException if Redis could not be reached: the signal may or may not have been
    *     recorded
    */
@@ -235,6 +237,7 @@ public final class RedisCondition implements Condition {
       }
     }
     if (!signalled.holder()) {
+      conditions.toolkit.losses().lose(hold, LossReporter.NOT_OURS);
       throw new LockLostException(
           lock.toString(), LossReporter.NOT_OURS + " before a signal of its " + description);
     }

@@ -320,7 +320,7 @@ public abstract class ConditionContractTest {
         assertThatThrownBy(condition::signal).isInstanceOf(LockLostException.class);
         jedis.del(name);
       }
-      await().atMost(Timing.awaitAtMost()).until(() -> !lock.isHeldByCurrentThread());
+      assertThat(lock.isHeldByCurrentThread()).as("the hold, found lost, is given up").isFalse();
       assertThat(queued()).isOne();
       assertThat(awaiter.isWaiting()).isTrue();
       RedisDistributedLock other = lock();
@@ -562,6 +562,19 @@ public abstract class ConditionContractTest {
       assertThat(awaiter.result()).isEqualTo(false);
       assertThat(awaiter.heldAfter).isTrue();
       assertThat(awaiter.tokenAfter).as("a new hold").isGreaterThan(awaiter.tokenBefore);
+    }
+
+    @Test
+    void extremeDeadlinesNeitherOverflowNorWaitForever() throws Exception {
+      Awaiter past = timedAwaiter(c -> c.awaitUntil(new Date(Long.MIN_VALUE)));
+      assertThat(past.result()).isEqualTo(false);
+      Awaiter nanos = timedAwaiter(c -> c.awaitNanos(Long.MIN_VALUE));
+      assertThat((Long) nanos.result()).isLessThanOrEqualTo(0L);
+      Awaiter future = timedAwaiter(c -> c.awaitUntil(new Date(Long.MAX_VALUE)));
+      awaitQueued(1);
+      RedisDistributedLock signaller = lock();
+      underLock(signaller, signaller.newCondition()::signal);
+      assertThat(future.result()).isEqualTo(true);
     }
 
     @Test
