@@ -69,9 +69,10 @@ local function remove(key, members)
   end
 end
 
-local function expire()
-  for i = 2, 5 do
-    redis.call('pexpire', KEYS[i], ARGV[5])
+-- Sets the time to live of the keys written, so that each outlives its entries.
+local function expire(...)
+  for _, key in ipairs({...}) do
+    redis.call('pexpire', key, ARGV[5])
   end
 end
 
@@ -95,7 +96,7 @@ local function sweep()
       redis.call('zadd', KEYS[4], now + lease, next)
       publish(ARGV[6], 'to:' .. next)
     end
-    expire()
+    expire(KEYS[4])
   end
 end
 
@@ -119,7 +120,7 @@ if op == 'await' then
   seq = redis.call('hincrby', KEYS[5], ARGV[9], 1)
   redis.call('zadd', KEYS[2], seq, id)
   redis.call('zadd', KEYS[3], now + lease, id)
-  expire()
+  expire(KEYS[2], KEYS[3], KEYS[5])
   local message = 'released'
   if KEYS[6] then
     local dead = redis.call('zrangebyscore', KEYS[7], '-inf', now)
@@ -148,7 +149,7 @@ if op == 'signal' or op == 'all' then
     redis.call('zrem', KEYS[2], next)
     redis.call('zrem', KEYS[3], next)
     redis.call('zadd', KEYS[4], now + lease, next)
-    expire()
+    expire(KEYS[4])
     publish(ARGV[6], 'to:' .. next)
     return {1, next}
   end
@@ -165,7 +166,7 @@ if op == 'signal' or op == 'all' then
     redis.call('zadd', KEYS[4], unpack(batch))
   end
   redis.call('del', KEYS[2], KEYS[3])
-  expire()
+  expire(KEYS[4])
   local upTo = tonumber(waiting[#waiting])
   publish(ARGV[6], 'all:' .. string.format('%d', upTo))
   return {#waiting / 2, upTo}
@@ -175,12 +176,12 @@ sweep()
 if op == 'wait' then
   if redis.call('zscore', KEYS[3], id) then
     redis.call('zadd', KEYS[3], now + lease, id)
-    expire()
+    expire(KEYS[2], KEYS[3], KEYS[5])
     return 1
   end
   if redis.call('zscore', KEYS[4], id) then
     redis.call('zadd', KEYS[4], now + lease, id)
-    expire()
+    expire(KEYS[4])
     return 2
   end
   return 0
@@ -192,7 +193,7 @@ if op == 'cancel' then
   end
   if redis.call('zscore', KEYS[4], id) then
     redis.call('zadd', KEYS[4], now + lease, id)
-    expire()
+    expire(KEYS[4])
     return 1
   end
   return 2
