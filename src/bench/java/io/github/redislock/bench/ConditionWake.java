@@ -16,26 +16,29 @@ import java.nio.file.StandardOpenOption;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.locks.Condition;
+import java.util.concurrent.locks.LockSupport;
 import org.HdrHistogram.Histogram;
 import redis.clients.jedis.RedisClient;
 
 /**
  * A {@code Condition}'s signal-to-wake latency across JVMs, beside the round trip it is measured
  * against ({@code PING}), on a fresh server. A child JVM ({@link Awaiter}) holds the lock and
- * awaits the lock's first condition in a loop; this JVM, round after round, locks (which succeeds
- * only once the child awaits: the await releases the lock), notes the time in a memory-mapped file
- * shared with the child, signals and unlocks. The child, its {@code await} returned (the lock held
- * again), records now minus that time: signal, unlock, the wake-up and the re-acquisition. Redisson
- * has no distributed {@code Condition} (its {@code RLock.newCondition()} throws), so there is no
- * row to compare with. Its scenario id is {@code condition}: {@code -Dbench.scenarios=condition}
- * runs it alone.
+ * awaits the lock's first condition in a loop, announcing each round in a memory-mapped file shared
+ * with this JVM before its await; this JVM, round after round, waits for the announcement, locks
+ * (which succeeds only once the child awaits: the await releases the lock), notes the time in the
+ * file, signals and unlocks. The child, its {@code await} returned (the lock held again), records
+ * now minus that time: signal, unlock, the wake-up and the re-acquisition. Redisson has no
+ * distributed {@code Condition} (its {@code RLock.newCondition()} throws), so there is no row to
+ * compare with. Its scenario id is {@code condition}: {@code -Dbench.scenarios=condition} runs it
+ * alone.
  */
 final class ConditionWake {
   private static final VarHandle LONGS =
       MethodHandles.byteBufferViewVarHandle(long[].class, ByteOrder.nativeOrder());
   private static final int ROUND = 0;
   private static final int SIGNALLED_AT = 8;
-  private static final int SIZE = 16;
+  private static final int AWAITING = 16;
+  private static final int SIZE = 24;
   private static final Duration TIMEOUT = Duration.ofMinutes(2);
   private static final String NAME = "bench:condition";
 
@@ -46,11 +49,18 @@ final class ConditionWake {
    * @param ping the {@code PING} round trips, from this JVM
    * @param wake signal to the awaiter's return from {@code await}, across JVMs
    * @param signal the signaller's {@code signal()} call alone
+   * @param unlocked the signaller's {@code signal()} and {@code unlock()}
    * @param spurious the awaiter's spurious wake-ups
    * @param note remarks, empty when none
    */
   record Result(
-      int rounds, Histogram ping, Histogram wake, Histogram signal, long spurious, String note) {
+      int rounds,
+      Histogram ping,
+      Histogram wake,
+      Histogram signal,
+      Histogram unlocked,
+      long spurious,
+      String note) {
 
     double ratio() {
       return Histograms.micros(wake, 50) / Histograms.micros(ping, 50);
@@ -86,10 +96,16 @@ final class ConditionWake {
       RedisDistributedLock lock = factory.getLock(NAME);
       Condition condition = lock.newCondition();
       Histogram signal = Sample.newHistogram();
+      Histogram unlocked = Sample.newHistogram();
       for (int round = 1; round <= warmup + rounds; round++) {
+        // Once the child announced the round it holds the lock until its await releases it, so
+        // this lock() cannot barge in before the child awaits (and signal nobody).
+        while ((long) LONGS.getVolatile(shared, AWAITING) < round) {
+          LockSupport.parkNanos(10_000);
+        }
         lock.lock();
+        long start = System.nanoTime();
         try {
-          long start = System.nanoTime();
           LONGS.setVolatile(shared, SIGNALLED_AT, start);
           LONGS.setVolatile(shared, ROUND, (long) round);
           condition.signal();
@@ -98,6 +114,9 @@ final class ConditionWake {
           }
         } finally {
           lock.unlock();
+        }
+        if (round > warmup) {
+          unlocked.recordValue(System.nanoTime() - start);
         }
       }
       String[] result = child.await("result", TIMEOUT).split(" ");
@@ -108,6 +127,7 @@ final class ConditionWake {
           ping,
           Histograms.decode(result[1]),
           signal,
+          unlocked,
           spurious,
           spurious == 0 ? "" : spurious + " spurious wake-ups");
     } finally {
@@ -163,6 +183,7 @@ final class ConditionWake {
           System.out.println("ready");
           System.out.flush();
           for (long round = 1; round <= warmup + rounds; round++) {
+            LONGS.setVolatile(shared, AWAITING, round);
             while ((long) LONGS.getVolatile(shared, ROUND) < round) {
               condition.await();
             }

@@ -553,6 +553,7 @@ final class MarkdownReport {
     line("|---|--:|--:|--:|---|");
     conditionRow("PING round trip", c.ping(), "");
     conditionRow("`signal()` call", c.signal(), "");
+    conditionRow("`signal()` + `unlock()`", c.unlocked(), "the signaller's part");
     conditionRow("signal to wake", c.wake(), c.note());
     line("");
     line(
