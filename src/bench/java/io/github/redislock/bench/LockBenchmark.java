@@ -420,6 +420,19 @@ public final class LockBenchmark {
                   w.commandsPerSecond()));
         }
       }
+      if (settings.runsScenario("condition")) {
+        log("Condition signal-to-wake across JVMs");
+        ConditionWake.Result c = ConditionWake.measure(settings);
+        results.conditionWake = c;
+        log(
+            String.format(
+                Locale.ROOT,
+                "  signal to wake p50 %s µs, p99 %s µs; PING p50 %s µs: %.2fx",
+                Histograms.formatMicros(Histograms.micros(c.wake(), 50)),
+                Histograms.formatMicros(Histograms.micros(c.wake(), 99)),
+                Histograms.formatMicros(Histograms.micros(c.ping(), 50)),
+                c.ratio()));
+      }
     }
 
     private LocalRedis redisOf(Implementation impl) {

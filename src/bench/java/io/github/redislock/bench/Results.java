@@ -21,6 +21,7 @@ final class Results {
   final List<RedisFootprint.Result> redis = new ArrayList<>();
   final List<WaitingThreads.Result> waiting = new ArrayList<>();
   final List<ReadWriteRuns.Row> readWrite = new ArrayList<>();
+  ConditionWake.Result conditionWake;
   ZonedDateTime finished;
 
   Results(BenchSettings settings, ZonedDateTime started) {

@@ -158,6 +158,12 @@ public final class LockEngine implements AutoCloseable {
         + (readWriteLocks == null ? 0 : readWriteLocks.namesInUse());
   }
 
+  /** Awaits on conditions woken without a signal they could see: for tests. */
+  public long spuriousWakeUps() {
+    Mutexes fairLocks = fair;
+    return exclusive.spuriousWakeUps() + (fairLocks == null ? 0 : fairLocks.spuriousWakeUps());
+  }
+
   /** Number of threads queued locally for the plain lock {@code name}: for tests. */
   public int queuedThreads(String name) {
     return exclusive.queuedThreads(name);

@@ -6,6 +6,7 @@ import io.github.redislock.internal.backend.Acquisition;
 import io.github.redislock.internal.backend.LockKeys;
 import io.github.redislock.internal.backend.Release;
 import java.util.Objects;
+import java.util.function.Function;
 
 /**
  * The {@code Lock} operations of one family of mutually exclusive locks of a factory (the plain
@@ -37,6 +38,9 @@ public final class Mutexes {
   private final LockKind kind;
   private final NameRegistry states;
   private final LostHolds lost;
+
+  /** The conditions of this family's locks, made at the first {@link #newCondition}. */
+  private volatile Conditions conditions;
 
   Mutexes(Toolkit toolkit, Policy policy) {
     this.t = toolkit;
@@ -136,17 +140,25 @@ public final class Mutexes {
       states.exit(state);
       return;
     }
+    release(state, hold, null, "unlock");
+  }
+
+  /**
+   * The owner releases {@code hold}, whatever its count, in Redis ({@code how}, or when {@code
+   * null} its kind's release, retried), and locally.
+   */
+  private void release(NameState state, Hold hold, Function<Hold, Release> how, String call) {
     if (!hold.beginRelease()) {
       throw lost.drop(state, hold);
     }
     Release release;
     try {
-      release = t.releases().releaseWithRetry(hold);
+      release = how == null ? t.releases().releaseWithRetry(hold) : how.apply(hold);
     } catch (RedisLockException e) {
       states.drop(state);
       throw new RedisLockException(
           "lock '"
-              + name
+              + state.name
               + "' was released in this JVM, but Redis could not confirm the release;"
               + " its key expires within the lease ("
               + t.settings().leaseMillis
@@ -162,8 +174,79 @@ public final class Mutexes {
     }
     states.drop(state);
     if (!release.released()) {
-      throw new LockLostException(name, LossReporter.NOT_OURS + " before unlock");
+      throw new LockLostException(state.name, LossReporter.NOT_OURS + " before " + call);
     }
+  }
+
+  // ---- conditions ----
+
+  /**
+   * A condition of lock {@code name}: numbered (the n-th {@code newCondition()} of a lock object,
+   * {@code condition} being n in decimal), or named {@code condition}.
+   *
+   * @throws UnsupportedOperationException where the deployment has no conditions (Redlock)
+   */
+  public RedisCondition newCondition(LockName name, String condition, boolean numbered) {
+    Conditions family = conditions;
+    if (family == null) {
+      synchronized (this) {
+        family = conditions;
+        if (family == null) {
+          family = new Conditions(t, this, kind instanceof FairKind);
+          conditions = family;
+        }
+      }
+    }
+    return new RedisCondition(family, name, condition, numbered);
+  }
+
+  /**
+   * For an await: the calling thread gives up every hold of {@code name}, in Redis by {@code how}
+   * (which also enqueues it) and locally.
+   *
+   * @return the hold count it had, to {@linkplain #reacquire restore}
+   */
+  int releaseAll(LockName name, Function<Hold, Release> how) {
+    NameState state = states.get(name.name);
+    if (state == null || !state.local.isHeldByCurrentThread()) {
+      throw lost.lostOrNotHeld(name.name, true);
+    }
+    Hold hold = state.hold;
+    if (hold.isLost()) {
+      throw lost.drop(state, hold);
+    }
+    int holds = state.local.getHoldCount();
+    release(state, hold, how, "await");
+    return holds;
+  }
+
+  /** After an await: acquires {@code name} again, uninterruptibly, with {@code holds} holds. */
+  void reacquire(LockName name, int holds) {
+    lock(name);
+    NameState state = states.get(name.name);
+    for (int i = 1; i < holds; i++) {
+      if (!state.local.reenter()) {
+        throw lost.lostOrNotHeld(name.name, true);
+      }
+    }
+  }
+
+  /**
+   * The calling thread's valid hold of {@code name}.
+   *
+   * @throws IllegalMonitorStateException if it holds none ({@code LockLostException}: it was lost)
+   */
+  Hold heldHold(LockName lockName) {
+    String name = lockName.name;
+    NameState state = states.get(name);
+    if (state == null || !state.local.isHeldByCurrentThread()) {
+      throw lost.lostOrNotHeld(name, false);
+    }
+    Hold hold = state.hold;
+    if (!hold.isValid()) {
+      throw new LockLostException(name, hold.lostReason());
+    }
+    return hold;
   }
 
   // ---- queries ----
@@ -188,26 +271,18 @@ public final class Mutexes {
   }
 
   public long getFencingToken(LockName lockName) {
-    String name = lockName.name;
-    NameState state = states.get(name);
-    if (state == null || !state.local.isHeldByCurrentThread()) {
-      throw lost.lostOrNotHeld(name, false);
-    }
-    Hold hold = state.hold;
-    if (!hold.isValid()) {
-      throw new LockLostException(name, hold.lostReason());
-    }
+    Hold hold = heldHold(lockName);
     kind.fencingWanted();
     long token = hold.fencingToken();
     if (token < 0) {
       t.losses().lose(hold, LossReporter.NOT_OURS);
-      throw new LockLostException(name, hold.lostReason());
+      throw new LockLostException(lockName.name, hold.lostReason());
     }
     return token;
   }
 
   /** The calling thread's hold of {@code name}, or {@code null} when it holds none. */
-  Hold heldHold(LockName name) {
+  Hold currentHold(LockName name) {
     NameState state = states.get(name.name);
     return state != null && state.local.isHeldByCurrentThread() ? state.hold : null;
   }
@@ -218,12 +293,22 @@ public final class Mutexes {
   }
 
   /**
-   * Wakes the threads queued locally once the factory is closed, and gives up the places its
-   * waiters keep in Redis queues.
+   * Wakes the threads queued locally once the factory is closed, gives up the places its waiters
+   * keep in Redis queues, and cleans up after conditions.
    */
   void wakeQueuedAfterClose() {
     states.all().forEach(state -> state.local.wakeQueuedAfterClose());
     kind.closing();
+    Conditions family = conditions;
+    if (family != null) {
+      family.close();
+    }
+  }
+
+  /** Awaits of this family's conditions woken without a signal they could see: for tests. */
+  long spuriousWakeUps() {
+    Conditions family = conditions;
+    return family == null ? 0 : family.unsignalledWakeUps();
   }
 
   /** Number of names with local state: for tests that check nothing leaks. */

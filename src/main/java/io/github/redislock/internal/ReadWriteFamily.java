@@ -84,19 +84,19 @@ public final class ReadWriteFamily {
 
   public void lockRead(Mutexes.LockName name) {
     try {
-      reads.acquire(name, Mode.UNINTERRUPTIBLE, 0, false, writes.heldHold(name));
+      reads.acquire(name, Mode.UNINTERRUPTIBLE, 0, false, writes.currentHold(name));
     } catch (InterruptedException e) {
       throw new AssertionError("lock() does not throw InterruptedException", e);
     }
   }
 
   public void lockReadInterruptibly(Mutexes.LockName name) throws InterruptedException {
-    reads.acquire(name, Mode.INTERRUPTIBLE, 0, false, writes.heldHold(name));
+    reads.acquire(name, Mode.INTERRUPTIBLE, 0, false, writes.currentHold(name));
   }
 
   public boolean tryLockRead(Mutexes.LockName name) {
     try {
-      return reads.acquire(name, Mode.ONCE, 0, true, writes.heldHold(name));
+      return reads.acquire(name, Mode.ONCE, 0, true, writes.currentHold(name));
     } catch (InterruptedException e) {
       throw new AssertionError("tryLock() does not throw InterruptedException", e);
     }
@@ -107,9 +107,9 @@ public final class ReadWriteFamily {
       if (Thread.interrupted()) {
         throw new InterruptedException();
       }
-      return reads.acquire(name, Mode.ONCE, 0, false, writes.heldHold(name));
+      return reads.acquire(name, Mode.ONCE, 0, false, writes.currentHold(name));
     }
-    return reads.acquire(name, Mode.TIMED, timeoutNanos, false, writes.heldHold(name));
+    return reads.acquire(name, Mode.TIMED, timeoutNanos, false, writes.currentHold(name));
   }
 
   public void unlockRead(Mutexes.LockName name) {

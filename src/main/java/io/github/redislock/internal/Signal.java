@@ -2,6 +2,7 @@ package io.github.redislock.internal;
 
 import io.github.redislock.internal.util.Ticker;
 import java.util.concurrent.locks.LockSupport;
+import java.util.function.Predicate;
 
 /** Wakes one waiting thread: raised by a release's wake-up, a new subscription, or close. */
 final class Signal {
@@ -13,6 +14,9 @@ final class Signal {
 
   /** {@code to:<id>}, or {@code null} for a waiter without an id. */
   private final String address;
+
+  /** Picks the messages for a waiter that routes them itself (a condition's), else {@code null}. */
+  private final Predicate<String> route;
 
   private volatile boolean raised;
 
@@ -30,8 +34,21 @@ final class Signal {
    *     a waiter that any release concerns
    */
   Signal(Ticker ticker, String id) {
+    this(ticker, id == null ? null : TO + id, null);
+  }
+
+  private Signal(Ticker ticker, String address, Predicate<String> route) {
     this.ticker = ticker;
-    this.address = id == null ? null : TO + id;
+    this.address = address;
+    this.route = route;
+  }
+
+  /**
+   * A signal for the calling thread, raised by the messages {@code route} accepts (and by every
+   * event of its channel that is not a message: a new subscription, a lost connection, close).
+   */
+  static Signal routed(Ticker ticker, Predicate<String> route) {
+    return new Signal(ticker, null, route);
   }
 
   /**
@@ -40,6 +57,9 @@ final class Signal {
    * for whom any release on the key may mean free).
    */
   boolean isFor(String message) {
+    if (route != null) {
+      return route.test(message);
+    }
     return address == null || message == null || !message.startsWith(TO) || message.equals(address);
   }
 

@@ -57,6 +57,16 @@ final class WakeUpHub implements AutoCloseable {
     return signal;
   }
 
+  /** A signal for the calling thread, raised by the messages {@code route} accepts. */
+  Signal routedSignal(java.util.function.Predicate<String> route) {
+    Signal signal = Signal.routed(ticker, route);
+    waiters.add(signal);
+    if (closed) {
+      signal.raise();
+    }
+    return signal;
+  }
+
   /** The thread of {@code signal} waits no more: forgets it, and unsubscribes it if subscribed. */
   void forget(Signal signal, String channel, boolean subscribed) {
     waiters.remove(signal);

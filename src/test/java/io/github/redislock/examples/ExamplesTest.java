@@ -127,6 +127,15 @@ class ExamplesTest {
   }
 
   @Test
+  void boundedBufferAcrossProcessesDeliversEveryItemOnce() throws Exception {
+    BoundedBufferAcrossProcesses.Result result = BoundedBufferAcrossProcesses.run(redis.uri());
+
+    assertThat(result.taken()).isEqualTo(result.produced());
+    assertThat(result.distinct()).isEqualTo(result.produced());
+    assertThat(result.left()).isZero();
+  }
+
+  @Test
   void mainsRunAgainstTheRedisNamedByTheSystemProperty() throws Exception {
     String previous = System.setProperty(ExampleRedis.PROPERTY, redis.uri());
     try {

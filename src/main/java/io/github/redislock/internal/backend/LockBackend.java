@@ -85,6 +85,19 @@ public interface LockBackend extends AutoCloseable {
             + " docs/read-write.md)");
   }
 
+  /**
+   * The conditions of this deployment's locks.
+   *
+   * @throws UnsupportedOperationException where there are none: under Redlock (see
+   *     docs/conditions.md)
+   */
+  default ConditionQueue conditionQueue() {
+    throw new UnsupportedOperationException(
+        "conditions need one Redis deployment to order their awaiters and record their signals:"
+            + " Redlock's independent masters can see awaiters in different orders, and a signal"
+            + " recorded on a majority can be lost with one restart (see docs/conditions.md)");
+  }
+
   /** Closes the clients this backend created; never a caller's. */
   @Override
   void close();

@@ -37,6 +37,7 @@ final class Script {
   static final Script RW_READ_RELEASE = load("rw_read_release.lua");
   static final Script RW_LEAVE = load("rw_leave.lua");
   static final Script RW_READERS = load("rw_readers.lua");
+  static final Script CONDITION = load("condition.lua");
 
   private final String name;
   private final String source;

@@ -16,6 +16,7 @@ public final class SingleNodeBackend implements LockBackend {
   private final Direct direct;
   private final FairQueue fairQueue;
   private final ReadWriteOps readWriteOps;
+  private final ConditionQueue conditionQueue;
 
   /**
    * A backend on {@code client}.
@@ -38,11 +39,18 @@ public final class SingleNodeBackend implements LockBackend {
             client,
             new ReadWriteCommands(leaseMillis, client instanceof RedisClusterClient),
             direct);
+    this.conditionQueue =
+        new ConditionQueue(client, leaseMillis, client instanceof RedisClusterClient);
   }
 
   @Override
   public ReadWriteOps readWriteOps() {
     return readWriteOps;
+  }
+
+  @Override
+  public ConditionQueue conditionQueue() {
+    return conditionQueue;
   }
 
   @Override
