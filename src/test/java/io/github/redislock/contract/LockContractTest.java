@@ -119,8 +119,26 @@ public abstract class LockContractTest {
     return factory;
   }
 
+  /** The name of the lock this test uses. */
+  String name() {
+    return name;
+  }
+
+  /** The deployment under test. */
+  Deployment deployment() {
+    return deployment;
+  }
+
   RedisDistributedLock lock() {
-    return factory().getLock(name);
+    return lockOf(factory(), name);
+  }
+
+  /**
+   * The lock of {@code name} that the suite tests, from {@code factory}: the plain lock; a subclass
+   * may test another kind (the fair lock) with the same properties.
+   */
+  protected RedisDistributedLock lockOf(RedisLockFactory factory, String name) {
+    return factory.getLock(name);
   }
 
   /** Runs {@code command} on every server that keeps a copy of {@code key} (Redlock: all). */
@@ -357,7 +375,7 @@ public abstract class LockContractTest {
 
     @Test
     void lockSetsTheKeyToARandomTokenWithTheLease() {
-      RedisDistributedLock lock = factory(b -> b.leaseTime(Duration.ofSeconds(20))).getLock(name);
+      RedisDistributedLock lock = lockOf(factory(b -> b.leaseTime(Duration.ofSeconds(20))), name);
       lock.lock();
       try {
         assertThat(rawGet(name)).startsWith("rl1:").hasSize(4 + 32);
@@ -466,8 +484,8 @@ public abstract class LockContractTest {
     @Test
     void anotherInstanceOfTheSameNameIsTheSameLock() {
       RedisLockFactory factory = factory();
-      RedisDistributedLock first = factory.getLock(name);
-      RedisDistributedLock second = factory.getLock(name);
+      RedisDistributedLock first = lockOf(factory, name);
+      RedisDistributedLock second = lockOf(factory, name);
       first.lock();
       assertThat(second.tryLock()).isTrue();
       assertThat(second.getHoldCount()).isEqualTo(2);
@@ -503,7 +521,7 @@ public abstract class LockContractTest {
 
     @Test
     void holdIsRenewedBeyondTheLease() {
-      RedisDistributedLock lock = factory(b -> b.leaseTime(SHORT_LEASE)).getLock(name);
+      RedisDistributedLock lock = lockOf(factory(b -> b.leaseTime(SHORT_LEASE)), name);
       lock.lock();
       try {
         String token = rawGet(name);
@@ -534,21 +552,21 @@ public abstract class LockContractTest {
 
     @Test
     void tryLockReturnsFalseWhileAnotherFactoryHoldsIt() throws Exception {
-      Holder holder = holdInOtherThread(factory().getLock(name));
+      Holder holder = holdInOtherThread(lockOf(factory(), name));
       assertThat(lock().tryLock()).isFalse();
       holder.release();
     }
 
     @Test
     void timedTryLockReturnsFalseWhenTheTimeElapses() throws Exception {
-      Holder holder = holdInOtherThread(factory().getLock(name));
+      Holder holder = holdInOtherThread(lockOf(factory(), name));
       assertThat(lock().tryLock(200, TimeUnit.MILLISECONDS)).isFalse();
       holder.release();
     }
 
     @Test
     void timedTryLockAcquiresWhenReleasedInTime() throws Exception {
-      Holder holder = holdInOtherThread(factory().getLock(name));
+      Holder holder = holdInOtherThread(lockOf(factory(), name));
       RedisDistributedLock lock = lock();
       Waiter<Boolean> result =
           startWaiter(
@@ -567,7 +585,7 @@ public abstract class LockContractTest {
 
     @Test
     void lockWaitsUntilTheHolderInAnotherFactoryReleases() throws Exception {
-      Holder holder = holdInOtherThread(factory().getLock(name));
+      Holder holder = holdInOtherThread(lockOf(factory(), name));
       RedisDistributedLock lock = lock();
       Waiter<Long> result =
           startWaiter(
@@ -602,7 +620,7 @@ public abstract class LockContractTest {
 
     @Test
     void lockInterruptiblyWaitsUntilReleased() throws Exception {
-      Holder holder = holdInOtherThread(factory().getLock(name));
+      Holder holder = holdInOtherThread(lockOf(factory(), name));
       RedisDistributedLock lock = lock();
       Waiter<Boolean> result =
           startWaiter(
@@ -627,7 +645,7 @@ public abstract class LockContractTest {
 
     @Test
     void isLockedIsTrue() throws Exception {
-      Holder holder = holdInOtherThread(factory().getLock(name));
+      Holder holder = holdInOtherThread(lockOf(factory(), name));
       assertThat(lock().isLocked()).isTrue();
       holder.release();
     }
@@ -636,7 +654,7 @@ public abstract class LockContractTest {
     void fencingTokensIncreaseFromHolderToHolder() {
       List<Long> tokens = new ArrayList<>();
       for (int i = 0; i < 5; i++) {
-        RedisDistributedLock lock = factory().getLock(name);
+        RedisDistributedLock lock = lockOf(factory(), name);
         lock.lock();
         tokens.add(lock.getFencingToken());
         lock.unlock();
@@ -651,14 +669,14 @@ public abstract class LockContractTest {
       RedisLockFactory asking = factory();
       List<Long> tokens = new ArrayList<>();
       for (int i = 0; i < 3; i++) {
-        RedisDistributedLock eager = asking.getLock(name);
+        RedisDistributedLock eager = lockOf(asking, name);
         eager.lock();
         tokens.add(eager.getFencingToken());
         eager.unlock();
-        RedisDistributedLock silent = factory().getLock(name);
+        RedisDistributedLock silent = lockOf(factory(), name);
         silent.lock();
         silent.unlock();
-        RedisDistributedLock lazy = factory().getLock(name);
+        RedisDistributedLock lazy = lockOf(factory(), name);
         lazy.lock();
         tokens.add(lazy.getFencingToken());
         assertThat(lazy.getFencingToken()).isEqualTo(tokens.get(tokens.size() - 1));
@@ -687,7 +705,7 @@ public abstract class LockContractTest {
   class WhenInterrupted {
     @Test
     void lockInterruptiblyThrowsWhenInterruptedWhileWaiting() throws Exception {
-      Holder holder = holdInOtherThread(factory().getLock(name));
+      Holder holder = holdInOtherThread(lockOf(factory(), name));
       String holderToken = rawGet(name);
       RedisDistributedLock lock = lock();
       Waiter<Throwable> result =
@@ -729,7 +747,7 @@ public abstract class LockContractTest {
 
     @Test
     void timedTryLockThrowsWhenInterruptedWhileWaiting() throws Exception {
-      Holder holder = holdInOtherThread(factory().getLock(name));
+      Holder holder = holdInOtherThread(lockOf(factory(), name));
       RedisDistributedLock lock = lock();
       Waiter<Throwable> result =
           startWaiter(
@@ -751,7 +769,7 @@ public abstract class LockContractTest {
 
     @Test
     void lockKeepsWaitingThroughAnInterruptAndRestoresTheFlag() throws Exception {
-      Holder holder = holdInOtherThread(factory().getLock(name));
+      Holder holder = holdInOtherThread(lockOf(factory(), name));
       RedisDistributedLock lock = lock();
       Waiter<Boolean> result =
           startWaiter(
@@ -797,7 +815,7 @@ public abstract class LockContractTest {
   @Nested
   class WhenLost {
     private RedisDistributedLock heldWithShortLease() {
-      RedisDistributedLock lock = factory(b -> b.leaseTime(SHORT_LEASE)).getLock(name);
+      RedisDistributedLock lock = lockOf(factory(b -> b.leaseTime(SHORT_LEASE)), name);
       lock.lock();
       return lock;
     }
@@ -866,7 +884,7 @@ public abstract class LockContractTest {
     @Test
     void closingTheFactoryLosesHoldsWithoutReleasingThem() {
       RedisLockFactory factory = factory();
-      RedisDistributedLock lock = factory.getLock(name);
+      RedisDistributedLock lock = lockOf(factory, name);
       lock.lock();
       factory.close();
       assertThat(rawGet(name)).isNotNull();
@@ -879,17 +897,17 @@ public abstract class LockContractTest {
     @Test
     void closedFactoryRejectsNewAcquisitions() {
       RedisLockFactory factory = factory();
-      RedisDistributedLock lock = factory.getLock(name);
+      RedisDistributedLock lock = lockOf(factory, name);
       factory.close();
       assertThatThrownBy(lock::lock).isInstanceOf(IllegalStateException.class);
-      assertThatThrownBy(() -> factory.getLock(name)).isInstanceOf(IllegalStateException.class);
+      assertThatThrownBy(() -> lockOf(factory, name)).isInstanceOf(IllegalStateException.class);
     }
 
     @Test
     void closingTheFactoryWakesItsWaiters() throws Exception {
-      Holder holder = holdInOtherThread(factory().getLock(name));
+      Holder holder = holdInOtherThread(lockOf(factory(), name));
       RedisLockFactory factory = factory();
-      RedisDistributedLock lock = factory.getLock(name);
+      RedisDistributedLock lock = lockOf(factory, name);
       AtomicReference<Throwable> failure = new AtomicReference<>();
       Waiter<?> result =
           startWaiter(
@@ -1020,7 +1038,7 @@ public abstract class LockContractTest {
 
     @Test
     void holdIsReportedLostWhenRedisRestartsEmpty() {
-      RedisDistributedLock lock = factory(b -> b.leaseTime(SHORT_LEASE)).getLock(name);
+      RedisDistributedLock lock = lockOf(factory(b -> b.leaseTime(SHORT_LEASE)), name);
       lock.lock();
       deployment.stop();
       deployment.restart();
@@ -1171,7 +1189,7 @@ public abstract class LockContractTest {
 
     @Test
     void renewalRefreshesTheCountersExpiry() {
-      RedisDistributedLock lock = factory(b -> b.leaseTime(SHORT_LEASE)).getLock(name);
+      RedisDistributedLock lock = lockOf(factory(b -> b.leaseTime(SHORT_LEASE)), name);
       lock.lock();
       try {
         lock.getFencingToken();
@@ -1195,7 +1213,7 @@ public abstract class LockContractTest {
 
     @Test
     void keyPrefixIsPrependedToTheName() {
-      RedisDistributedLock lock = factory(b -> b.keyPrefix("app:")).getLock(name);
+      RedisDistributedLock lock = lockOf(factory(b -> b.keyPrefix("app:")), name);
       lock.lock();
       try {
         assertThat(rawGet("app:" + name)).startsWith("rl1:");
@@ -1208,7 +1226,7 @@ public abstract class LockContractTest {
     void namesWithHashTagsAndBracesWork() {
       RedisLockFactory factory = factory();
       for (String odd : List.of("{" + name + "}", name + "}", "{}" + name, "{a}" + name)) {
-        RedisDistributedLock lock = factory.getLock(odd);
+        RedisDistributedLock lock = lockOf(factory, odd);
         lock.lock();
         try {
           assertThat(lock.getFencingToken()).isPositive();
