@@ -53,6 +53,11 @@ public abstract class ConditionContractTest {
   private ExecutorService threads;
   private String name;
 
+  /** The threads the tests start as lock owners besides their own: platform threads here. */
+  protected ExecutorService newThreads() {
+    return Executors.newCachedThreadPool();
+  }
+
   /** Starts the deployment this subclass tests. */
   protected abstract Deployment startDeployment();
 
@@ -74,7 +79,7 @@ public abstract class ConditionContractTest {
   @BeforeEach
   void setUp(TestInfo info) {
     name = "cond:" + info.getTestMethod().orElseThrow().getName() + ":" + System.nanoTime();
-    threads = Executors.newCachedThreadPool();
+    threads = newThreads();
   }
 
   @AfterEach

@@ -57,6 +57,11 @@ public abstract class ReadWriteLockContractTest {
   private ExecutorService threads;
   private String name;
 
+  /** The threads the tests start as lock owners besides their own: platform threads here. */
+  protected ExecutorService newThreads() {
+    return Executors.newCachedThreadPool();
+  }
+
   /** Starts the deployment this subclass tests. */
   protected abstract Deployment startDeployment();
 
@@ -73,7 +78,7 @@ public abstract class ReadWriteLockContractTest {
   @BeforeEach
   void setUp(TestInfo info) {
     name = "rw:" + info.getTestMethod().orElseThrow().getName() + ":" + System.nanoTime();
-    threads = Executors.newCachedThreadPool();
+    threads = newThreads();
     lostEvents.clear();
   }
 
