@@ -1,0 +1,80 @@
+package io.github.redislock.torture;
+
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+
+/** What the checker found in one deployment's phase, for the report and the chart. */
+final class PhaseResult {
+
+  /** One fault kind's figures (or the quiet time before the first fault). */
+  static final class Row {
+    final String kind;
+    boolean inModel = true;
+    long faults;
+    long acquisitions;
+    long overlaps;
+    long validOverlaps;
+    long explainedOverlaps;
+    long staleRefused;
+    long staleAccepted;
+    long staleStarts;
+    long lossEvents;
+    long lossExceptions;
+    long unreportedExplained;
+    long longestUnavailableMillis;
+    long longestRecoveryMillis = -2;
+
+    Row(String kind) {
+      this.kind = kind;
+    }
+  }
+
+  /** A violation, with the piece of history that shows it. */
+  record Violation(String check, String text, List<String> excerpt) {}
+
+  final String deployment;
+  final String description;
+  final Map<String, Row> rows = new LinkedHashMap<>();
+  final List<Violation> violations = new ArrayList<>();
+  final Map<String, Long> longCalls = new TreeMap<>();
+  final List<String> workerSummaries = new ArrayList<>();
+  List<Fault.Type> menu = List.of();
+  List<PhaseHistory.FaultWindow> faults = List.of();
+  long[] perSecond = new long[0];
+  long startUs;
+  long endUs;
+  long refusedWrites;
+  long rawLost;
+  long maxOvershootMillis;
+  long excusedOvershoots;
+  long stalls;
+  long longestStallMillis;
+
+  PhaseResult(String deployment, String description) {
+    this.deployment = deployment;
+    this.description = description;
+  }
+
+  Row row(String kind) {
+    return rows.computeIfAbsent(kind, Row::new);
+  }
+
+  long acquisitions() {
+    return rows.values().stream().mapToLong(r -> r.acquisitions).sum();
+  }
+
+  long scheduledFaults() {
+    return rows.values().stream().mapToLong(r -> r.faults).sum();
+  }
+
+  void violation(String check, String text, List<String> excerpt) {
+    violations.add(new Violation(check, text, List.copyOf(excerpt)));
+    System.out.println("VIOLATION [" + deployment + "] " + check + ": " + text);
+    for (String line : excerpt.subList(0, Math.min(excerpt.size(), 40))) {
+      System.out.println("    " + line);
+    }
+  }
+}
