@@ -96,18 +96,25 @@ final class Checker {
   private void checkOverlaps() {
     for (List<Section> list : h.byName.values()) {
       List<Section> active = new ArrayList<>();
+      Map<Section, Section> firstOvertaker = new LinkedHashMap<>();
       for (Section y : list) {
         active.removeIf(x -> x.endSeq < y.start.seq());
         for (Section x : active) {
           if (x.exclusive() || y.exclusive()) {
-            overlap(x, y);
+            firstOvertaker.putIfAbsent(x, y);
           }
         }
         active.add(y);
       }
+      firstOvertaker.forEach(this::overlap);
     }
   }
 
+  /**
+   * A stale section {@code x}, and the first section {@code y} that started while it was open: its
+   * writes from then on must all be refused, and its holder should no longer believe it holds the
+   * lock.
+   */
   private void overlap(Section x, Section y) {
     overlappedNames.add(y.name);
     PhaseResult.Row row = result.row(kindAt(y.start.us()));

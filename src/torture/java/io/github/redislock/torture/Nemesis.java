@@ -28,6 +28,17 @@ final class Nemesis {
   private final List<Fault.Type> menu = new ArrayList<>();
   private final long startNanos;
   private volatile boolean failingOver;
+
+  /**
+   * Counts the starts and ends of the schedule's failovers: the watcher's view is stale if it
+   * moved.
+   */
+  private final java.util.concurrent.atomic.AtomicLong failovers =
+      new java.util.concurrent.atomic.AtomicLong();
+
+  /** The masters as the watcher last saw them, or as a failover of the schedule left them. */
+  private volatile String knownMasters = "?";
+
   private volatile boolean done;
   private int faults;
 
@@ -111,6 +122,7 @@ final class Nemesis {
     }
     log("fault " + fault.describe() + (slot >= 0 ? " [" + target + "]" : ""));
     failingOver = fault.kind().contains("failover");
+    failovers.incrementAndGet();
     record(fault, "start", target, fault.millis());
     long t0 = System.nanoTime();
     try {
@@ -144,7 +156,11 @@ final class Nemesis {
     long healUs = History.nowMicros();
     record(fault, "heal", target, 0);
     long healedMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - t0);
+    if (failingOver) {
+      knownMasters = deployment.masters();
+    }
     failingOver = false;
+    failovers.incrementAndGet();
     long live = awaitLiveness(healUs);
     record(fault, "live", target, live);
     log(
@@ -196,7 +212,7 @@ final class Nemesis {
   }
 
   private void watchMasters() {
-    String known = deployment.masters();
+    knownMasters = deployment.masters();
     int unscheduled = 0;
     while (!done) {
       try {
@@ -204,10 +220,18 @@ final class Nemesis {
       } catch (InterruptedException e) {
         return;
       }
+      long epoch = failovers.get();
+      if (failingOver) {
+        continue;
+      }
+      String known = knownMasters;
       String now = deployment.masters();
+      if (failovers.get() != epoch) {
+        continue;
+      }
       if (now.contains("?") || known.contains("?")) {
-        if (!now.contains("?")) {
-          known = now;
+        if (!now.contains("?") && !failingOver) {
+          knownMasters = now;
         }
         continue;
       }

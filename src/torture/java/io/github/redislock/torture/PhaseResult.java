@@ -70,11 +70,34 @@ final class PhaseResult {
     return rows.values().stream().mapToLong(r -> r.faults).sum();
   }
 
+  /** Violations printed (with their history) per check; the others are counted. */
+  static final int SHOWN_PER_CHECK = 10;
+
   void violation(String check, String text, List<String> excerpt) {
     violations.add(new Violation(check, text, List.copyOf(excerpt)));
-    System.out.println("VIOLATION [" + deployment + "] " + check + ": " + text);
-    for (String line : excerpt.subList(0, Math.min(excerpt.size(), 40))) {
-      System.out.println("    " + line);
+    long ofCheck = violations.stream().filter(v -> v.check().equals(check)).count();
+    if (ofCheck <= SHOWN_PER_CHECK) {
+      System.out.println("VIOLATION [" + deployment + "] " + check + ": " + text);
+      for (String line : excerpt.subList(0, Math.min(excerpt.size(), 40))) {
+        System.out.println("    " + line);
+      }
+    } else if (ofCheck == SHOWN_PER_CHECK + 1) {
+      System.out.println("VIOLATION [" + deployment + "] " + check + ": more; only counted now");
     }
+  }
+
+  /** The violations to show: the first {@link #SHOWN_PER_CHECK} of each check. */
+  List<Violation> shown() {
+    java.util.Map<String, Integer> seen = new java.util.HashMap<>();
+    return violations.stream()
+        .filter(v -> seen.merge(v.check(), 1, Integer::sum) <= SHOWN_PER_CHECK)
+        .toList();
+  }
+
+  /** The number of violations per check. */
+  java.util.Map<String, Long> countsByCheck() {
+    java.util.Map<String, Long> counts = new TreeMap<>();
+    violations.forEach(v -> counts.merge(v.check(), 1L, Long::sum));
+    return counts;
   }
 }

@@ -21,7 +21,7 @@ final class Report {
     long acquisitions = results.stream().mapToLong(PhaseResult::acquisitions).sum();
     long faults = results.stream().mapToLong(PhaseResult::scheduledFaults).sum();
     long violations = results.stream().mapToLong(r -> r.violations.size()).sum();
-    md.append("# Torture run\n\n");
+    md.append(BEGIN).append("\n## The torture run\n\n");
     md.append(
         String.format(
             Locale.ROOT,
@@ -58,7 +58,7 @@ final class Report {
                 Long.toString(
                     Worker.DEADLINE_SLACK_MICROS / 1000 + Checker.DEADLINE_TOLERANCE_MILLIS)));
     for (PhaseResult r : results) {
-      md.append("## ").append(r.deployment).append(": ").append(r.description).append("\n\n");
+      md.append("### ").append(r.deployment).append(": ").append(r.description).append("\n\n");
       md.append(
           "| fault | in model | faults | acquisitions | overlaps | valid-lease overlaps |"
               + " stale writes refused | stale writes accepted | longest unavailability (ms) |"
@@ -128,12 +128,25 @@ final class Report {
       r.workerSummaries.forEach(l -> md.append(l).append('\n'));
       md.append("```\n</details>\n\n");
     }
-    md.append("## Violations\n\n");
+    md.append("### Violations\n\n");
     if (violations == 0) {
       md.append("None.\n");
     }
     for (PhaseResult r : results) {
-      for (PhaseResult.Violation v : r.violations) {
+      r.countsByCheck()
+          .forEach(
+              (check, n) ->
+                  md.append("- ")
+                      .append(r.deployment)
+                      .append(", ")
+                      .append(check)
+                      .append(": ")
+                      .append(n)
+                      .append('\n'));
+    }
+    md.append('\n');
+    for (PhaseResult r : results) {
+      for (PhaseResult.Violation v : r.shown()) {
         md.append("- **")
             .append(r.deployment)
             .append(", ")
@@ -148,12 +161,36 @@ final class Report {
         }
       }
     }
-    Files.writeString(file, md.toString(), StandardCharsets.UTF_8);
+    md.append('\n').append(END).append('\n');
+    Files.writeString(file, merge(file, md.toString()), StandardCharsets.UTF_8);
+  }
+
+  static final String BEGIN =
+      "<!-- torture run: written by mvn -Ptorture test-compile exec:java; a run replaces the text"
+          + " from here to the end marker -->";
+  static final String END = "<!-- end of the torture run -->";
+
+  /**
+   * The file's new text: the run's block in place of the previous run's, so that the rest of the
+   * file (the leak soak's results) stays; a new file gets a title.
+   */
+  private static String merge(Path file, String block) throws IOException {
+    if (!Files.exists(file)) {
+      return "# Torture and leak soak results\n\n" + block;
+    }
+    String old = Files.readString(file, StandardCharsets.UTF_8);
+    int from = old.indexOf(BEGIN);
+    int to = old.indexOf(END);
+    if (from < 0 || to < from) {
+      return old + (old.endsWith("\n") ? "\n" : "\n\n") + block;
+    }
+    String after = old.substring(to + END.length());
+    return old.substring(0, from) + block.stripTrailing() + after;
   }
 
   private static final String METHOD =
       """
-      ## How it works
+      ### How it works
 
       Three or more worker JVMs (one on Java 21+ with virtual threads beside its platform
       threads, when the machine has such a JDK), each running threads that lock names of a small

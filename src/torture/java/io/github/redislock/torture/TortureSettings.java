@@ -30,6 +30,8 @@ import java.util.stream.Stream;
  * @param virtualJava a {@code java} of version 21 or later for the workers that run virtual threads
  *     ({@code torture.java21}: a path, or {@code none}; default: the newest JDK 21+ found in {@code
  *     /usr/lib/jvm} or {@code /opt/java})
+ * @param sabotagePerMille the checker's self-test ({@code torture.sabotage}, default 0): so many
+ *     sections in a thousand hold a broken lock ({@link Sabotage}), and the run must fail
  */
 record TortureSettings(
     int seconds,
@@ -41,7 +43,8 @@ record TortureSettings(
     Duration lease,
     Duration commandTimeout,
     Path out,
-    Optional<Path> virtualJava) {
+    Optional<Path> virtualJava,
+    int sabotagePerMille) {
 
   static final List<String> ALL_DEPLOYMENTS = List.of("single", "sentinel", "cluster", "redlock");
 
@@ -95,14 +98,15 @@ record TortureSettings(
         lease,
         commandTimeout,
         out,
-        findVirtualJava());
+        findVirtualJava(),
+        intProperty("torture.sabotage", 0, 0));
   }
 
   String describe() {
     return String.format(
         Locale.ROOT,
         "seconds=%d per deployment, deployments=%s, seed=%d, %d workers x %d threads%s,"
-            + " %d names per kind, lease %d ms, command timeout %d ms",
+            + " %d names per kind, lease %d ms, command timeout %d ms%s",
         seconds,
         String.join(",", deployments),
         seed,
@@ -111,7 +115,10 @@ record TortureSettings(
         virtualJava.map(p -> " (+ virtual threads on " + p + ")").orElse(""),
         names,
         lease.toMillis(),
-        commandTimeout.toMillis());
+        commandTimeout.toMillis(),
+        sabotagePerMille > 0
+            ? ", SABOTAGED: " + sabotagePerMille + " sections in 1000 hold a broken lock"
+            : "");
   }
 
   private static int intProperty(String name, int fallback, int min) {

@@ -58,6 +58,7 @@ public final class Worker {
   private final int names;
   private final long leaseMillis;
   private final long commandTimeoutMillis;
+  private final int sabotagePerMille;
   private final List<Actor> actors = new ArrayList<>();
   private final Stats stats = new Stats();
   private volatile boolean stopping;
@@ -69,7 +70,8 @@ public final class Worker {
       List<TortureKind> kinds,
       int names,
       long leaseMillis,
-      long commandTimeoutMillis) {
+      long commandTimeoutMillis,
+      int sabotagePerMille) {
     this.id = id;
     this.locks = locks;
     this.history = history;
@@ -77,6 +79,7 @@ public final class Worker {
     this.names = names;
     this.leaseMillis = leaseMillis;
     this.commandTimeoutMillis = commandTimeoutMillis;
+    this.sabotagePerMille = sabotagePerMille;
   }
 
   /**
@@ -123,7 +126,14 @@ public final class Worker {
     }
     Worker worker =
         new Worker(
-            id, locks, history, kinds, Integer.parseInt(a.get("names")), lease, commandTimeout);
+            id,
+            locks,
+            history,
+            kinds,
+            Integer.parseInt(a.get("names")),
+            lease,
+            commandTimeout,
+            Integer.parseInt(a.getOrDefault("sabotage", "0")));
     int threads = Integer.parseInt(a.get("threads"));
     boolean virtual = Boolean.parseBoolean(a.get("virtual"));
     SplittableRandom seeds = new SplittableRandom(seed);
@@ -301,7 +311,7 @@ public final class Worker {
     Actor(String holder, SplittableRandom random, boolean virtual) {
       this.holder = holder;
       this.random = random;
-      this.thread = virtual ? newVirtualThread(this::run) : new Thread(this::run, holder);
+      this.thread = virtual ? newVirtualThread(holder, this::run) : new Thread(this::run, holder);
       if (!virtual) {
         thread.setDaemon(true);
       }
@@ -368,7 +378,10 @@ public final class Worker {
     /** One acquisition of {@code kind}'s name {@code index}, and its section when it succeeds. */
     private void attempt(TortureKind kind, int index, int depth) {
       String name = kind.namePrefix() + index;
-      TortureKind.Target target = kind.target(locks, name, random);
+      TortureKind.Target target =
+          sabotagePerMille > 0 && random.nextInt(1000) < sabotagePerMille
+              ? Sabotage.target()
+              : kind.target(locks, name, random);
       Form form;
       long timeoutMillis = 0;
       if (depth > 0) {
@@ -685,10 +698,11 @@ public final class Worker {
   }
 
   /** A new unstarted virtual thread (Java 21+), created through reflection: we compile for 17. */
-  private static Thread newVirtualThread(Runnable body) {
+  private static Thread newVirtualThread(String name, Runnable body) {
     try {
       Object builder = Thread.class.getMethod("ofVirtual").invoke(null);
       Class<?> builderType = Class.forName("java.lang.Thread$Builder");
+      builder = builderType.getMethod("name", String.class).invoke(builder, name);
       Method unstarted = builderType.getMethod("unstarted", Runnable.class);
       return (Thread) unstarted.invoke(builder, body);
     } catch (ReflectiveOperationException e) {

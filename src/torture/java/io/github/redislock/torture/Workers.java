@@ -91,7 +91,8 @@ final class Workers implements AutoCloseable {
             "virtual=" + virtual,
             "seed=" + (settings.seed() * 1000 + nextId),
             "leaseMillis=" + settings.lease().toMillis(),
-            "commandTimeoutMillis=" + settings.commandTimeout().toMillis());
+            "commandTimeoutMillis=" + settings.commandTimeout().toMillis(),
+            "sabotage=" + settings.sabotagePerMille());
     return WorkerJvm.start(
         id, java, virtual, args, logDir.resolve(deployment.id() + "-" + id + ".log"));
   }
