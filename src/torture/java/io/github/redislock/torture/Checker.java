@@ -332,10 +332,15 @@ final class Checker {
           if (excused) {
             result.excusedOvershoots++;
           } else {
+            List<String> lines = new ArrayList<>();
+            lines.add(c.line());
+            h.samples.stream()
+                .filter(d -> d.f()[0].equals(holder) && d.us() >= startUs && d.us() <= endUs)
+                .forEach(d -> lines.add(d.line()));
             result.violation(
                 "4. deadline overrun",
                 holder + " " + label + " returned " + overshootMs + " ms after its deadline",
-                List.of(c.line()));
+                lines);
           }
         }
       } else {

@@ -151,6 +151,7 @@ final class PhaseHistory {
   final List<Rec> stalls = new ArrayList<>();
   final List<Rec> calls = new ArrayList<>();
   final List<Rec> problems = new ArrayList<>();
+  final List<Rec> samples = new ArrayList<>();
   final List<Rec> summaries = new ArrayList<>();
   final List<Rec> unmatched = new ArrayList<>();
   long firstUs = Long.MAX_VALUE;
@@ -200,6 +201,7 @@ final class PhaseHistory {
         case 'G' -> stalls.add(r);
         case 'C' -> calls.add(r);
         case 'X' -> problems.add(r);
+        case 'D' -> samples.add(r);
         case 'P' -> summaries.add(r);
         case 'F' -> {
           String number = r.f()[0];

@@ -238,6 +238,32 @@ public final class Worker {
         long to = History.nowMicros();
         history.record("G|" + id + "|" + (to - gap / 1000 - period / 1000) + "|" + to);
       }
+      sampleLateCalls();
+    }
+  }
+
+  /**
+   * Records the stack of a thread still in a timed call 100 ms after its deadline, once per call:
+   * where a deadline overrun, if the checker finds one, was spent.
+   */
+  private void sampleLateCalls() {
+    long now = System.nanoTime();
+    for (Actor a : actors) {
+      long deadline = a.callDeadline;
+      if (deadline != 0 && now - deadline > TimeUnit.MILLISECONDS.toNanos(100)) {
+        a.callDeadline = 0;
+        StringBuilder stack = new StringBuilder();
+        for (StackTraceElement e : a.thread.getStackTrace()) {
+          stack.append(" at ").append(e);
+        }
+        history.record(
+            "D|"
+                + a.holder
+                + "|"
+                + clean(a.call)
+                + " 100 ms past its deadline|"
+                + clean(stack.toString()));
+      }
     }
   }
 
@@ -306,6 +332,10 @@ public final class Worker {
     private boolean interruptible; // guarded by guard
     private volatile String call = "-";
     private volatile long callStart = System.nanoTime();
+
+    /** The deadline of the timed call under way ({@code System.nanoTime()}), or 0. */
+    private volatile long callDeadline;
+
     private History.Conn conn;
 
     Actor(String holder, SplittableRandom random, boolean virtual) {
@@ -428,6 +458,9 @@ public final class Worker {
       }
       long startUs = History.nowMicros();
       long start = System.nanoTime();
+      if (form == Form.TIMED_TRY_LOCK && !reentrant) {
+        callDeadline = start + TimeUnit.MILLISECONDS.toNanos(Math.max(0, timeoutMillis)) | 1;
+      }
       Outcome outcome;
       String failure = "";
       boolean flagAfter = false;
@@ -460,6 +493,7 @@ public final class Worker {
         outcome = Outcome.FAILED;
         failure = e.toString();
       }
+      callDeadline = 0;
       long elapsed = System.nanoTime() - start;
       long endUs = History.nowMicros();
       leaveCall();
