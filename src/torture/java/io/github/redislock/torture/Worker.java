@@ -48,6 +48,9 @@ import java.util.concurrent.locks.ReentrantLock;
 public final class Worker {
   static final int DRAIN_SECONDS = 30;
 
+  /** An actor whose sections failed this often stops. */
+  static final int MAX_ERRORS = 100;
+
   /** Timed tryLock: past its deadline by more than this is recorded ({@code C} record). */
   static final long DEADLINE_SLACK_MICROS = 25_000;
 
@@ -390,19 +393,44 @@ public final class Worker {
       }
     }
 
+    /**
+     * Sections until told to stop. An exception out of a section (the library's, or the history's)
+     * is recorded as a violation and the thread goes on, on a new history connection, until it has
+     * failed {@value #MAX_ERRORS} times.
+     */
     private void run() {
-      try (History.Conn c = history.connect()) {
-        conn = c;
+      int errors = 0;
+      conn = history.connect();
+      try {
         while (!stopping) {
           TortureKind kind = kinds.get(random.nextInt(kinds.size()));
           int index = random.nextInt(names);
-          attempt(kind, index, 0);
+          try {
+            attempt(kind, index, 0);
+          } catch (RuntimeException e) {
+            Thread.interrupted();
+            history.record("X|" + holder + "|error|" + clean(e + " at " + where(e)));
+            if (++errors == MAX_ERRORS) {
+              history.record("X|" + holder + "|died|" + MAX_ERRORS + " errors");
+              return;
+            }
+            conn.close();
+            conn = history.connect();
+            LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(10));
+          }
         }
-      } catch (RuntimeException | Error e) {
-        System.out.println("actor " + holder + " died: " + e);
-        e.printStackTrace(System.out);
-        history.record("X|" + holder + "|died|" + clean(e.toString()));
+      } finally {
+        conn.close();
       }
+    }
+
+    private static String where(Throwable e) {
+      StackTraceElement[] stack = e.getStackTrace();
+      StringBuilder text = new StringBuilder();
+      for (int i = 0; i < Math.min(8, stack.length); i++) {
+        text.append(i == 0 ? "" : " < ").append(stack[i]);
+      }
+      return text.toString();
     }
 
     /** One acquisition of {@code kind}'s name {@code index}, and its section when it succeeds. */
@@ -584,6 +612,34 @@ public final class Worker {
         unlock(target, name, 0, false, acqUs, "before-token");
         return;
       }
+      boolean released = false;
+      try {
+        released = hold(kind, target, index, name, form, depth, acqUs, token);
+      } finally {
+        if (!released) { // the section failed: release as a finally block would
+          try {
+            target.lock().unlock();
+          } catch (RuntimeException e) {
+            stats.count("release after a failed section threw");
+          }
+        }
+      }
+    }
+
+    /**
+     * The section proper, from its start record to its release; returns true once it released (or
+     * was told the hold was lost), false if it did not get there.
+     */
+    private boolean hold(
+        TortureKind kind,
+        TortureKind.Target target,
+        int index,
+        String name,
+        String form,
+        int depth,
+        long acqUs,
+        long token) {
+      char mode = target.mode();
       History.Start start = conn.start(holder, name, mode, token, acqUs, form);
       boolean valid = target.heldByCurrentThread().getAsBoolean();
       boolean toldLost = false;
@@ -635,9 +691,10 @@ public final class Worker {
                 + "|"
                 + History.nowMicros()
                 + "|lost-at-reentry");
-        return;
+        return true;
       }
       unlock(target, name, token, validAfterEnd, acqUs, "");
+      return true;
     }
 
     /** A reentrant acquisition and its release; true if it told us the hold was lost. */
