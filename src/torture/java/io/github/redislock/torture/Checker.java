@@ -33,7 +33,7 @@ import java.util.stream.Collectors;
  *       of ends on every name that had no overlap.
  *   <li>Liveness. After every fault healed, every name was acquired again within {@link
  *       TortureSettings#livenessBound()}; a timed {@code tryLock} returned within its deadline +
- *       {@value #DEADLINE_TOLERANCE_MILLIS} ms (unless its JVM was paused or stalled meanwhile); no
+ *       {@link #DEADLINE_TOLERANCE_MILLIS} ms (unless its JVM was paused or stalled meanwhile); no
  *       call hung (a thread still in a call {@value Worker#DRAIN_SECONDS} s after the stop, an
  *       untimed {@code tryLock} or {@code unlock} over 10 s, a {@code lock()} over {@value
  *       #LOCK_WAIT_LIMIT_SECONDS} s).
@@ -49,7 +49,14 @@ import java.util.stream.Collectors;
  * {@code lock()} never giving up) that failed, and every worker thread that died.
  */
 final class Checker {
-  static final long DEADLINE_TOLERANCE_MILLIS = 200;
+  /**
+   * How far past its deadline (beyond the 25 ms the Javadoc states) a timed {@code tryLock} may
+   * return before it is a violation: scheduling on a 2-CPU machine that the run itself saturates
+   * delays a woken thread by a few hundred ms at times ({@code torture.deadlineToleranceMillis}).
+   */
+  static final long DEADLINE_TOLERANCE_MILLIS =
+      Long.getLong("torture.deadlineToleranceMillis", 500);
+
   static final long LOCK_WAIT_LIMIT_SECONDS = 60;
 
   private final TortureSettings settings;

@@ -41,6 +41,10 @@ final class PhaseResult {
   final List<Violation> violations = new ArrayList<>();
   final Map<String, Long> longCalls = new TreeMap<>();
   final List<String> workerSummaries = new ArrayList<>();
+
+  /** Where timed calls 100 ms past their deadline were: the first frames of the library. */
+  final Map<String, Long> lateCallSites = new TreeMap<>();
+
   List<Fault.Type> menu = List.of();
   List<PhaseHistory.FaultWindow> faults = List.of();
   long[] perSecond = new long[0];

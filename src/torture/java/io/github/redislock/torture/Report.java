@@ -124,6 +124,13 @@ final class Report {
               r.stalls,
               r.longestStallMillis,
               r.longCalls.isEmpty() ? "" : " Calls over 10 s (longest, ms): " + r.longCalls + "."));
+      if (!r.lateCallSites.isEmpty()) {
+        md.append(
+            "Timed `tryLock` calls still running 100 ms past their deadline, by where they were: ");
+        List<String> sites = new java.util.ArrayList<>();
+        r.lateCallSites.forEach((site, n) -> sites.add("`" + site + "` " + n));
+        md.append(String.join("; ", sites)).append(".\n\n");
+      }
       md.append("<details><summary>Workers</summary>\n\n```\n");
       r.workerSummaries.forEach(l -> md.append(l).append('\n'));
       md.append("```\n</details>\n\n");

@@ -63,10 +63,11 @@ public final class Torture {
             + " and worker logs in "
             + work);
     for (PhaseResult r : results) {
-      for (PhaseResult.Violation v : r.violations) {
-        System.out.println(
-            "torture: VIOLATION [" + r.deployment + "] " + v.check() + ": " + v.text());
-      }
+      r.countsByCheck()
+          .forEach(
+              (check, n) ->
+                  System.out.println(
+                      "torture: " + n + " violation(s) [" + r.deployment + "] " + check));
     }
     System.out.println(
         "torture: "
@@ -137,6 +138,9 @@ public final class Torture {
       new Checker(settings, history, state, result).check();
       result.perSecond = perSecond(history, startUs, endUs);
       result.stalls = history.stalls.size();
+      for (PhaseHistory.Rec d : history.samples) {
+        result.lateCallSites.merge(librarySite(d.f()[2]), 1L, Long::sum);
+      }
       for (PhaseHistory.Rec g : history.stalls) {
         result.longestStallMillis =
             Math.max(
@@ -157,6 +161,21 @@ public final class Torture {
           lines.size());
     }
     return result;
+  }
+
+  /** The innermost frame of the library's code in a sampled stack, and the one that called it. */
+  static String librarySite(String stack) {
+    List<String> frames = new ArrayList<>();
+    for (String frame : stack.split(" at ")) {
+      String f = frame.trim().replaceFirst("^[^/]*//", "").replaceFirst("^[^/]*/", "");
+      if (f.startsWith("io.github.redislock.internal.")) {
+        frames.add(f.substring("io.github.redislock.internal.".length()));
+        if (frames.size() == 2) {
+          break;
+        }
+      }
+    }
+    return frames.isEmpty() ? "(outside the library)" : String.join(" < ", frames);
   }
 
   private static long[] perSecond(PhaseHistory history, long startUs, long endUs) {
