@@ -19,9 +19,10 @@ import java.util.function.LongSupplier;
  *
  * <p>TODO(#11): once issue 10's read-write locks and conditions are on main, add {@code
  * ReadWriteKind} (readLock() sections of mode 'r' without a token, writeLock() sections of mode 'w'
- * with the write lock's fencing token) and {@code ConditionKind} (a section that awaits a condition
- * with a timeout records its end before {@code await} and a new start, with the new hold's token,
- * after it returns; another signals). {@link FairKind} already runs when {@code getFairLock} stops
+ * with the write lock's fencing token: written and run against issue 10's branch, on branch {@code
+ * i11-torture-rw}) and {@code ConditionKind} (a section that awaits a condition with a timeout
+ * records its end before {@code await} and a new start, with the new hold's token, after it
+ * returns; another thread signals). {@link FairKind} already runs when {@code getFairLock} stops
  * throwing {@link UnsupportedOperationException}.
  */
 interface TortureKind {
