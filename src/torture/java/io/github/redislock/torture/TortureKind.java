@@ -28,7 +28,7 @@ import java.util.function.LongSupplier;
 interface TortureKind {
 
   /** Every kind, in the order workers weigh them; those a factory lacks are skipped. */
-  TortureKind[] ALL = {new MutexKind(), new FairKind()};
+  TortureKind[] ALL = {new MutexKind(), new FairKind(), new ReadWriteKind()};
 
   /** A short id, for logs and reports. */
   String id();
