@@ -45,8 +45,9 @@
 --
 -- Messages on the condition's channel: 'to:<id>' (awaiter id was signalled) and 'all:<seq>'
 -- (every awaiter with sequence number seq or less was signalled). On the lock's channel, 'await'
--- announces the release as release.lua does ('released'), or as fair_release.lua does on a fair
--- lock ('to:<first waiter>').
+-- announces the release as release.lua does ('released'), or on a fair lock releases as
+-- fair_release.lua does: the key is handed to the first live waiter (it takes the waiter's id, with
+-- the rest of its place's lease), whose place leaves the queue, and 'to:<its id>' tells it.
 local op = ARGV[1]
 local id = ARGV[2]
 local lease = tonumber(ARGV[4])
@@ -128,9 +129,19 @@ if op == 'await' then
       remove(KEYS[6], dead)
       remove(KEYS[7], dead)
     end
+    -- Hand the lock to the first live waiter, as fair_release.lua does: the waiter the message
+    -- names holds the lock on that message alone, so the key must hold its id.
     local head = redis.call('zrange', KEYS[6], 0, 0)[1]
-    if head then
-      message = 'to:' .. head
+    while head do
+      local placeEnd = redis.call('zscore', KEYS[7], head)
+      redis.call('zrem', KEYS[6], head)
+      redis.call('zrem', KEYS[7], head)
+      if placeEnd then
+        redis.call('set', KEYS[1], head, 'PX', tonumber(placeEnd) - now)
+        message = 'to:' .. head
+        break
+      end
+      head = redis.call('zrange', KEYS[6], 0, 0)[1] -- a place without a lease: dropped
     end
   end
   return {1, seq, publish(ARGV[7], message)}
