@@ -5,6 +5,7 @@ import io.github.redislock.torture.PhaseHistory.Rec;
 import io.github.redislock.torture.PhaseHistory.Section;
 import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -18,16 +19,21 @@ import java.util.stream.Collectors;
  *
  * <ol>
  *   <li>Exclusion. Two sections of one name overlap when the later one started while the earlier
- *       one was still open. The earlier holder is then stale, and every write it made after the
- *       later start must have been refused by the fenced store (an accepted one is a violation,
- *       whatever the fault). The overlap is a <em>valid-lease overlap</em> when the stale holder's
- *       {@code isHeldByCurrentThread()} still answered {@code true} after such a write: two holders
- *       believed they held the lock at once. That is a violation unless a fault outside the model
- *       explains it (it began before the later start, which came within lease + longest hold + 1 s
- *       of its heal, and the stale holder acquired before the heal).
+ *       one was still open, and not both are read holds of a read-write lock (reads share). The
+ *       earlier holder is then stale, and every write it made after the start of the first later
+ *       exclusive (or write) section must have been refused by the fenced store (an accepted one is
+ *       a violation, whatever the fault); its writes after only a reader got in cannot be refused
+ *       (a read has no token) and are counted. The overlap is a <em>valid-lease overlap</em> when
+ *       the stale holder's {@code isHeldByCurrentThread()} still answered {@code true} after such a
+ *       write: two holders believed they held the lock at once. That is a violation unless a fault
+ *       outside the model explains it (it began before the later start, which came within lease +
+ *       longest hold + 1 s of its heal, and the stale holder acquired before the heal). Between a
+ *       read and a write hold it is reported as a read beside a write; after an await, as such.
  *   <li>Fencing. Per name, in the order the sections started, tokens strictly increase; a smaller
  *       token is allowed only to a stale holder that acquired before the holder of the larger one
- *       (its start was then refused by the fence).
+ *       (its start was then refused by the fence). A section on a hold an await re-acquired follows
+ *       the awaiter's own closed section with the token the await gave up, and has a greater token:
+ *       a new hold, not the old one kept.
  *   <li>Counters. The fenced counter equals the number of section ends it accepted (no update lost
  *       beyond the refused writes); the raw counter, written without the fence, equals the number
  *       of ends on every name that had no overlap.
@@ -35,8 +41,8 @@ import java.util.stream.Collectors;
  *       TortureSettings#livenessBound()}; a timed {@code tryLock} returned within its deadline +
  *       {@link #DEADLINE_TOLERANCE_MILLIS} ms (unless its JVM was paused or stalled meanwhile); no
  *       call hung (a thread still in a call {@value Worker#DRAIN_SECONDS} s after the stop, an
- *       untimed {@code tryLock} or {@code unlock} over 10 s, a {@code lock()} over {@value
- *       #LOCK_WAIT_LIMIT_SECONDS} s).
+ *       untimed {@code tryLock} or {@code unlock} over 10 s, a {@code lock()} or an {@code await}
+ *       over {@value #LOCK_WAIT_LIMIT_SECONDS} s).
  *   <li>Loss reports. Every {@code LockLostEvent} matches a real loss (another holder started
  *       before the release, or a fault or a stall of the holder's JVM overlapped the hold), and
  *       every stale holder whose JVM lived to release was told: by the listener, by {@code
@@ -84,6 +90,7 @@ final class Checker {
     }
     checkOverlaps();
     checkTokens();
+    checkAwaits();
     checkCounters();
     checkLiveness();
     checkLossReports();
@@ -104,39 +111,52 @@ final class Checker {
     for (List<Section> list : h.byName.values()) {
       List<Section> active = new ArrayList<>();
       Map<Section, Section> firstOvertaker = new LinkedHashMap<>();
+      Map<Section, Section> firstExclusive = new HashMap<>();
       for (Section y : list) {
         active.removeIf(x -> x.endSeq < y.start.seq());
         for (Section x : active) {
           if (x.exclusive() || y.exclusive()) {
             firstOvertaker.putIfAbsent(x, y);
           }
+          if (y.exclusive()) {
+            firstExclusive.putIfAbsent(x, y);
+          }
         }
         active.add(y);
       }
-      firstOvertaker.forEach(this::overlap);
+      firstOvertaker.forEach((x, y) -> overlap(x, y, firstExclusive.get(x)));
     }
   }
 
   /**
-   * A stale section {@code x}, and the first section {@code y} that started while it was open: its
-   * writes from then on must all be refused, and its holder should no longer believe it holds the
-   * lock.
+   * A stale section {@code x}, and the first section {@code y} that started while it was open (a
+   * read and a write, or two exclusive holds): its holder should no longer believe it holds the
+   * lock. Its writes from the start of {@code w}, the first exclusive (or write) hold that started
+   * while it was open, must all be refused; those it made between a reader's start and {@code w}'s
+   * cannot be (a read has no token), and are counted.
    */
-  private void overlap(Section x, Section y) {
+  private void overlap(Section x, Section y, Section w) {
     overlappedNames.add(y.name);
     PhaseResult.Row row = result.row(kindAt(y.start.us()));
     row.overlaps++;
+    boolean readWrite = !x.exclusive() || !y.exclusive();
+    if (readWrite) {
+      result.readWriteOverlaps++;
+    }
     FaultWindow cause = outOfModelCause(x, y.start.us());
     int refused = 0;
     int accepted = 0;
+    int besideReaders = 0;
     boolean stillValid = false;
     for (int i = 1; i < x.writes.size(); i++) {
-      Rec w = x.writes.get(i);
-      if (w.seq() < y.start.seq()) {
+      Rec write = x.writes.get(i);
+      if (write.seq() < y.start.seq()) {
         continue;
       }
       if (x.exclusive()) {
-        if (Section.accepted(w)) {
+        if (w == null || write.seq() < w.start.seq()) {
+          besideReaders++;
+        } else if (Section.accepted(write)) {
           accepted++;
         } else {
           refused++;
@@ -146,12 +166,15 @@ final class Checker {
     }
     row.staleRefused += refused;
     row.staleAccepted += accepted;
+    result.staleWritesBesideReaders += besideReaders;
     String what =
         x
+            + (x.exclusive() ? "" : " (a read)")
             + " (acquired "
             + x.acqUs
             + ") was still in its section when "
             + y
+            + (y.exclusive() ? "" : " (a read)")
             + " started (seq "
             + y.start.seq()
             + ")";
@@ -159,13 +182,22 @@ final class Checker {
       result.violation(
           "1. stale write accepted",
           what + ": " + accepted + " of its later writes were accepted by the fenced store",
-          excerpt(x, y, cause));
+          excerpt(x, w, cause));
     }
     if (stillValid) {
       row.validOverlaps++;
+      if (readWrite) {
+        result.validReadWriteOverlaps++;
+      }
       if (cause == null) {
+        String check =
+            readWrite
+                ? "1. read beside a write"
+                : x.afterAwait() || y.afterAwait()
+                    ? "1. two valid holders, one after an await"
+                    : "1. two valid holders";
         result.violation(
-            "1. two valid holders",
+            check,
             what + ", and its isHeldByCurrentThread() was still true after a later write",
             excerpt(x, y, null));
       } else {
@@ -222,6 +254,55 @@ final class Checker {
                   + max.acqUs
                   + ") with a smaller token",
               excerpt(max, s, null));
+        }
+      }
+    }
+  }
+
+  /**
+   * Every section begun on a hold an await re-acquired has a token greater than the hold the await
+   * gave up (a new hold, not the old one kept), and follows that hold's section, closed, in its
+   * name's history.
+   */
+  private void checkAwaits() {
+    for (List<Section> list : h.byName.values()) {
+      for (Section s : list) {
+        if (!s.exclusive()) {
+          result.readSections++;
+        }
+        if (!s.afterAwait()) {
+          continue;
+        }
+        result.awaits.merge(s.awaitResult(), 1L, Long::sum);
+        long before = s.tokenBeforeAwait();
+        Section p = null;
+        for (int i = s.index - 1; i >= 0; i--) {
+          Section c = list.get(i);
+          if (c.holder.equals(s.holder) && c.token == before) {
+            p = c;
+            break;
+          }
+        }
+        if (p == null || p.end == null || p.endSeq > s.start.seq()) {
+          result.violation(
+              "2. await without its section",
+              s
+                  + " began after an await that gave up token "
+                  + before
+                  + ", but "
+                  + s.holder
+                  + " has no section with that token that ended before",
+              p == null ? List.of(s.start.line()) : excerpt(p, s, null));
+        } else if (s.token <= before) {
+          result.violation(
+              "2. await kept its token",
+              s
+                  + " re-acquired by an await ("
+                  + s.awaitResult()
+                  + ") has a token not greater than the hold it gave up ("
+                  + before
+                  + ")",
+              excerpt(p, s, null));
         }
       }
     }

@@ -68,6 +68,21 @@ final class PhaseHistory {
       return mode != 'r';
     }
 
+    /** Whether this section began on the hold an await re-acquired. */
+    boolean afterAwait() {
+      return form.startsWith("await:");
+    }
+
+    /** How the await before this section ended ({@code signalled}, {@code timeout}...). */
+    String awaitResult() {
+      return form.split(":")[1];
+    }
+
+    /** The token of the hold the await before this section gave up. */
+    long tokenBeforeAwait() {
+      return Long.parseLong(form.split(":")[2]);
+    }
+
     /** Whether the write was accepted by the fenced store. */
     static boolean accepted(Rec write) {
       return write.type() == 'S' ? write.f()[5].equals("1") : write.f()[4].equals("1");

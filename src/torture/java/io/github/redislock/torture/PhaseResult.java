@@ -46,6 +46,10 @@ final class PhaseResult {
   final Map<String, Long> lateCallSites = new TreeMap<>();
 
   List<Fault.Type> menu = List.of();
+
+  /** The kinds of lock the workers ran (those the factory offers). */
+  List<String> kinds = List.of();
+
   List<PhaseHistory.FaultWindow> faults = List.of();
   long[] perSecond = new long[0];
   long startUs;
@@ -56,6 +60,24 @@ final class PhaseResult {
   long excusedOvershoots;
   long stalls;
   long longestStallMillis;
+
+  /** Read sections of read-write locks. */
+  long readSections;
+
+  /** Overlaps of a read and a write hold (counted in the rows' overlaps too). */
+  long readWriteOverlaps;
+
+  /** Of those, the ones in which the earlier holder still believed it held the lock. */
+  long validReadWriteOverlaps;
+
+  /**
+   * Writes a stale write holder made while only readers had got in since: no fence can refuse them
+   * (a read has no token), so only its own {@code isHeldByCurrentThread()} protects readers.
+   */
+  long staleWritesBesideReaders;
+
+  /** Sections on a hold an await re-acquired, by how the await ended. */
+  final Map<String, Long> awaits = new TreeMap<>();
 
   PhaseResult(String deployment, String description) {
     this.deployment = deployment;

@@ -124,6 +124,7 @@ final class Report {
               r.stalls,
               r.longestStallMillis,
               r.longCalls.isEmpty() ? "" : " Calls over 10 s (longest, ms): " + r.longCalls + "."));
+      md.append(kindsSentence(r)).append("\n\n");
       if (!r.lateCallSites.isEmpty()) {
         md.append(
             "Timed `tryLock` calls still running 100 ms past their deadline, by where they were: ");
@@ -172,6 +173,40 @@ final class Report {
     Files.writeString(file, merge(file, md.toString()), StandardCharsets.UTF_8);
   }
 
+  /** What the read-write and condition checks saw in one phase, or which kinds did not run. */
+  static String kindsSentence(PhaseResult r) {
+    StringBuilder text = new StringBuilder("Kinds: ").append(String.join(", ", r.kinds));
+    if (r.kinds.size() < TortureKind.ALL.length) {
+      text.append(
+          " (the factory refuses the others with UnsupportedOperationException, by design)");
+    }
+    text.append('.');
+    if (r.kinds.contains("read-write")) {
+      text.append(
+          String.format(
+              Locale.ROOT,
+              " Read-write: %,d read sections; %d overlaps of a read and a write hold (%d in which"
+                  + " the earlier holder still believed it held the lock, each explained by a"
+                  + " fault outside the model); %d writes of a stale writer after a reader got in"
+                  + " (no fence can refuse them: a read has no token).",
+              r.readSections,
+              r.readWriteOverlaps,
+              r.validReadWriteOverlaps,
+              r.staleWritesBesideReaders));
+    }
+    if (r.kinds.contains("condition")) {
+      long awaits = r.awaits.values().stream().mapToLong(Long::longValue).sum();
+      text.append(
+          String.format(
+              Locale.ROOT,
+              " Conditions: %,d awaits re-acquired their lock (%s), each with a token greater than"
+                  + " the hold it gave up.",
+              awaits,
+              r.awaits.isEmpty() ? "none" : r.awaits.toString().replaceAll("[{}]", "")));
+    }
+    return text.toString();
+  }
+
   static final String BEGIN =
       "<!-- torture run: written by mvn -Ptorture test-compile exec:java; a run replaces the text"
           + " from here to the end marker -->";
@@ -201,9 +236,12 @@ final class Report {
 
       Three or more worker JVMs (one on Java 21+ with virtual threads beside its platform
       threads, when the machine has such a JDK), each running threads that lock names of a small
-      set at random with every lock form (`lock`, `lockInterruptibly`, `tryLock`, timed
-      `tryLock`, reentrant nesting, a second name inside, interrupts from another thread and the
-      interrupt flag set on entry and at `unlock`), hold for a random time (now and then longer
+      set at random, of every kind of lock the factory offers (`getLock`, `getFairLock`, the read
+      and write locks of `getReadWriteLock`, and conditions of plain and fair locks, which
+      sections signal or await with a timeout), with every lock form (`lock`,
+      `lockInterruptibly`, `tryLock`, timed `tryLock`, reentrant nesting, a second name inside,
+      interrupts from another thread and the interrupt flag set on entry and at `unlock`), hold
+      for a random time (now and then longer
       than the lease of LEASE ms, so that renewal must carry the hold), and record every critical
       section on a history `redis-server` that no fault touches: its start and its end in one
       global order, with the holder, the name and its fencing token. A section's start and end,
@@ -218,9 +256,12 @@ final class Report {
       The checker reads the history afterwards:
 
       1. **Exclusion.** An *overlap* is a section that started while another section of its name
-         was still open: the earlier holder is then stale. Every write the stale holder made
-         after the later start must have been refused by the fenced store: an accepted one is a
-         violation, whatever the fault. A *valid-lease overlap* is an overlap in which the stale
+         was still open, both exclusive or one of them a write hold and the other a read hold
+         (reads may overlap each other): the earlier holder is then stale. Every write the stale
+         holder made after the later exclusive (or write) start must have been refused by the
+         fenced store: an accepted one is a violation, whatever the fault. (A stale writer's
+         writes after only a reader got in cannot be refused, since a read has no token: they are
+         counted.) A *valid-lease overlap* is an overlap in which the stale
          holder's `isHeldByCurrentThread()` still answered `true` after one of those writes: two
          holders believed they held the lock at once. The design claims that never happens under
          the faults marked "in model" below, and a valid-lease overlap is a violation unless a
@@ -228,9 +269,12 @@ final class Report {
          came within lease + longest hold + 1 s of its heal, and the stale holder acquired before
          the heal). A plain overlap is not a violation: the stale holder was told, or could have
          known, and all its writes were refused.
-      2. **Fencing.** Per name, in the order sections started, tokens strictly increase; a
-         smaller token is allowed only to a stale holder that acquired before the holder of the
-         larger one (its start write was then refused).
+      2. **Fencing.** Per name, in the order sections started, tokens of exclusive and write
+         holds strictly increase; a smaller token is allowed only to a stale holder that acquired
+         before the holder of the larger one (its start write was then refused). An `await` ends
+         its section before it releases the lock, and the hold it re-acquires begins a new one:
+         that section must follow the awaiter's closed one, never overlap another holder's (check
+         1), and have a token greater than the hold the await gave up.
       3. **Counters.** The fenced counter equals the number of section ends it accepted: no
          update lost beyond the refused writes. The unfenced counter equals the number of ends on
          every name the history shows no overlap on.
@@ -238,7 +282,7 @@ final class Report {
          (the lease, the longest hold and 5 s); a timed `tryLock` returned within TOLERANCE ms of
          its deadline unless its JVM was paused or stalled meanwhile; no thread was still in a
          call 30 s after the stop, no untimed `tryLock` or `unlock` took over 10 s and no `lock()`
-         over 60 s.
+         or `await` over 60 s.
       5. **Loss reports.** Every `LockLostEvent` matches a real loss: another holder started
          before the release, or a fault or a stall of the holder's JVM overlapped the hold. Every
          holder overtaken before its release whose JVM lived to release it was told: by the
@@ -250,8 +294,10 @@ final class Report {
       Besides, every contract check the workers make while they run (an interrupt flag set on
       entry makes `lockInterruptibly` and timed `tryLock` throw, clears the flag and keeps no
       hold, and survives `lock()`, `tryLock()` and `unlock()`; a reentrant acquisition counts
-      up; `lock()` and `lockInterruptibly()` never throw `RedisLockException`) is a violation when
-      it fails, as is a worker thread that dies.
+      up; `lock()` and `lockInterruptibly()` never throw `RedisLockException`; an `await` returns,
+      or throws `InterruptedException`, holding the lock again with its hold count, and with the
+      interrupt flag set on entry throws at once and keeps its hold) is a violation when it
+      fails, as is a worker thread that dies.
 
       **The model.** What the design claims to survive is what [guarantees.md](../guarantees.md)
       and [redlock.md](../redlock.md) promise: mutual exclusion while the lease lasts, against

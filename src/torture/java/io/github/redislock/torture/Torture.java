@@ -102,6 +102,7 @@ public final class Torture {
       result = new PhaseResult(id, deployment.describe());
       System.out.println("torture: " + id + ": " + deployment.describe());
       workers.startAll();
+      result.kinds = workers.kinds();
       List<String> names = new ArrayList<>();
       for (TortureKind kind : TortureKind.ALL) {
         if (workers.kinds().contains(kind.id())) {

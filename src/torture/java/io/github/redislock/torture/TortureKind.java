@@ -3,9 +3,12 @@ package io.github.redislock.torture;
 import io.github.redislock.RedisDistributedLock;
 import io.github.redislock.RedisLockFactory;
 import java.util.SplittableRandom;
+import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.Lock;
 import java.util.function.BooleanSupplier;
+import java.util.function.IntSupplier;
 import java.util.function.LongSupplier;
+import java.util.function.Supplier;
 
 /**
  * A kind of lock the workers torture, one class each: the worker picks a kind, a name of the kind
@@ -14,21 +17,19 @@ import java.util.function.LongSupplier;
  *
  * <p>To add a kind: implement this interface and list it in {@link #ALL}. Its names are its own
  * ({@link #namePrefix()}), so kinds never share a key. A kind whose sections may overlap (the read
- * side of a read-write lock) gives its read sections mode {@code 'r'}: the checker lets read
- * sections overlap each other, never a write, and they make no fenced writes.
+ * side of a read-write lock, {@link ReadWriteKind}) gives its read sections mode {@code 'r'}: the
+ * checker lets read sections overlap each other, never a write, and they make no fenced writes. A
+ * kind whose lock has conditions ({@link ConditionKind}) gives its {@link Target#condition()}: the
+ * worker then signals it or awaits it inside some sections (see {@link Worker}).
  *
- * <p>TODO(#11): once issue 10's read-write locks and conditions are on main, add {@code
- * ReadWriteKind} (readLock() sections of mode 'r' without a token, writeLock() sections of mode 'w'
- * with the write lock's fencing token: written and run against issue 10's branch, on branch {@code
- * i11-torture-rw}) and {@code ConditionKind} (a section that awaits a condition with a timeout
- * records its end before {@code await} and a new start, with the new hold's token, after it
- * returns; another thread signals). {@link FairKind} already runs when {@code getFairLock} stops
- * throwing {@link UnsupportedOperationException}.
+ * <p>A factory built with {@code redlock(...)} throws {@link UnsupportedOperationException} from
+ * {@code getFairLock}, {@code getReadWriteLock} and {@code newCondition} by design; the workers
+ * probe every kind and run those the factory offers, so under Redlock only {@link MutexKind}.
  */
 interface TortureKind {
 
   /** Every kind, in the order workers weigh them; those a factory lacks are skipped. */
-  TortureKind[] ALL = {new MutexKind(), new FairKind(), new ReadWriteKind()};
+  TortureKind[] ALL = {new MutexKind(), new FairKind(), new ReadWriteKind(), new ConditionKind()};
 
   /** A short id, for logs and reports. */
   String id();
@@ -48,14 +49,25 @@ interface TortureKind {
   /**
    * One section's lock: the lock, its mode ({@code 'x'} exclusive, {@code 'w'} write, {@code 'r'}
    * shared read), its hold's fencing token (0 when it has none), whether the current thread holds
-   * it and its hold count.
+   * it, its hold count, and the condition of the lock its sections signal and await (null when
+   * none).
    */
   record Target(
       Lock lock,
       char mode,
       LongSupplier token,
       BooleanSupplier heldByCurrentThread,
-      java.util.function.IntSupplier holdCount) {
+      IntSupplier holdCount,
+      Supplier<Condition> condition) {
+
+    Target(
+        Lock lock,
+        char mode,
+        LongSupplier token,
+        BooleanSupplier heldByCurrentThread,
+        IntSupplier holdCount) {
+      this(lock, mode, token, heldByCurrentThread, holdCount, null);
+    }
 
     static Target exclusive(RedisDistributedLock lock) {
       return new Target(
@@ -86,7 +98,7 @@ interface TortureKind {
     }
   }
 
-  /** {@link RedisLockFactory#getFairLock}: runs once fair locks exist (issue 10). */
+  /** {@link RedisLockFactory#getFairLock}: the fair lock (issue 10). */
   final class FairKind implements TortureKind {
     @Override
     public String id() {
@@ -111,6 +123,47 @@ interface TortureKind {
     @Override
     public Target target(RedisLockFactory locks, String name, SplittableRandom random) {
       return Target.exclusive(locks.getFairLock(name));
+    }
+  }
+
+  /**
+   * {@link RedisDistributedLock#newCondition(String)}: the plain lock (odd names) or the fair lock
+   * (even names), whose sections signal or await one of two conditions of the name, {@code a} and
+   * {@code b}, named so that every lock object of the name, in every JVM, has the same ones.
+   */
+  final class ConditionKind implements TortureKind {
+    @Override
+    public String id() {
+      return "condition";
+    }
+
+    @Override
+    public String namePrefix() {
+      return "c";
+    }
+
+    @Override
+    public boolean available(RedisLockFactory locks) {
+      try {
+        locks.getLock(namePrefix() + "0").newCondition("a");
+        return true;
+      } catch (UnsupportedOperationException e) {
+        return false;
+      }
+    }
+
+    @Override
+    public Target target(RedisLockFactory locks, String name, SplittableRandom random) {
+      boolean fair = (name.charAt(name.length() - 1) - '0') % 2 == 0;
+      RedisDistributedLock lock = fair ? locks.getFairLock(name) : locks.getLock(name);
+      String condition = random.nextBoolean() ? "a" : "b";
+      return new Target(
+          lock,
+          'x',
+          lock::getFencingToken,
+          lock::isHeldByCurrentThread,
+          lock::getHoldCount,
+          () -> lock.newCondition(condition));
     }
   }
 }

@@ -9,6 +9,7 @@ import java.lang.reflect.Method;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Date;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
@@ -19,6 +20,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
+import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.LockSupport;
 import java.util.concurrent.locks.ReentrantLock;
 
@@ -436,10 +438,10 @@ public final class Worker {
     /** One acquisition of {@code kind}'s name {@code index}, and its section when it succeeds. */
     private void attempt(TortureKind kind, int index, int depth) {
       String name = kind.namePrefix() + index;
-      TortureKind.Target target =
-          sabotagePerMille > 0 && random.nextInt(1000) < sabotagePerMille
-              ? Sabotage.target()
-              : kind.target(locks, name, random);
+      TortureKind.Target target = kind.target(locks, name, random);
+      if (sabotagePerMille > 0 && random.nextInt(1000) < sabotagePerMille) {
+        target = Sabotage.of(target);
+      }
       Form form;
       long timeoutMillis = 0;
       if (depth > 0) {
@@ -648,6 +650,51 @@ public final class Worker {
         toldLost = reenter(target, name);
         valid = target.heldByCurrentThread().getAsBoolean();
       }
+      if (!toldLost && depth == 0 && target.condition() != null) {
+        int c = random.nextInt(100);
+        if (c < 40) {
+          signal(target, name);
+          valid = target.heldByCurrentThread().getAsBoolean();
+        } else if (c < 43) {
+          awaitWithFlagSet(target, name, token);
+          valid = target.heldByCurrentThread().getAsBoolean();
+        } else if (c < 88) {
+          // The await ends this section and a new one begins on the hold it re-acquires.
+          int holds = 1;
+          if (random.nextInt(100) < 20) {
+            try {
+              target.lock().lock();
+              holds = 2;
+            } catch (LockLostException e) {
+              stats.count("lost told at reentry");
+              toldLost = true;
+            }
+          }
+          if (!toldLost) {
+            conn.end(holder, name, mode, token, start, valid);
+            boolean validAfterEnd = target.heldByCurrentThread().getAsBoolean();
+            Awaited awaited = await(target, name, token, holds, validAfterEnd, acqUs);
+            if (awaited == null) {
+              return true; // the await lost the hold, or did not re-acquire it: recorded
+            }
+            token = awaited.token();
+            acqUs = awaited.acqUs();
+            start = conn.start(holder, name, mode, token, acqUs, awaited.form());
+            valid = target.heldByCurrentThread().getAsBoolean();
+            if (holds == 2) {
+              try {
+                target.lock().unlock();
+              } catch (LockLostException e) {
+                stats.count("lost told at inner unlock");
+                toldLost = true;
+              } catch (RuntimeException e) {
+                contract("inner unlock after an await threw " + e);
+              }
+              valid = target.heldByCurrentThread().getAsBoolean();
+            }
+          }
+        }
+      }
       int plan = random.nextInt(10_000);
       if (!toldLost) {
         if (plan < 5) { // longer than the lease at times: renewal must carry it
@@ -695,6 +742,183 @@ public final class Worker {
       }
       unlock(target, name, token, validAfterEnd, acqUs, "");
       return true;
+    }
+
+    /**
+     * Signals the section's condition ({@code signal}, or {@code signalAll} in a quarter): a signal
+     * that finds the hold lost throws {@link LockLostException}, and the release tells it again.
+     */
+    private void signal(TortureKind.Target target, String name) {
+      boolean all = random.nextInt(4) == 0;
+      String label = all ? "signalAll" : "signal";
+      enterCall(label + " " + name, false);
+      try {
+        Condition condition = target.condition().get();
+        if (all) {
+          condition.signalAll();
+        } else {
+          condition.signal();
+        }
+        stats.count(label + " ok");
+      } catch (LockLostException e) {
+        stats.count(label + " lost");
+      } catch (RedisLockException e) {
+        stats.count(label + " unreachable");
+      } catch (RuntimeException e) {
+        contract(label + " threw " + e);
+      }
+      leaveCall();
+    }
+
+    /**
+     * An await with the interrupt flag set: it must throw {@link InterruptedException} at once,
+     * clear the flag and keep the hold as it was (the same token).
+     */
+    private void awaitWithFlagSet(TortureKind.Target target, String name, long token) {
+      enterCall("await+intr " + name, false);
+      Thread.currentThread().interrupt();
+      boolean threw = false;
+      try {
+        target.condition().get().await(random.nextInt(50), TimeUnit.MILLISECONDS);
+      } catch (InterruptedException e) {
+        threw = true;
+      } catch (RuntimeException e) {
+        contract("await with the interrupt flag set threw " + e);
+      }
+      boolean flag = leaveCall();
+      stats.count("await+intr " + (threw ? "threw" : "returned"));
+      if (!threw) {
+        contract("await with the interrupt flag set did not throw InterruptedException");
+      } else if (flag) {
+        contract("await threw InterruptedException and left the flag set");
+      }
+      try {
+        if (target.heldByCurrentThread().getAsBoolean() && target.token().getAsLong() != token) {
+          contract("await with the interrupt flag set changed the hold's token");
+        }
+      } catch (RuntimeException e) {
+        stats.count("await+intr token after: " + e.getClass().getSimpleName());
+      }
+    }
+
+    /** A hold re-acquired by an await: its token, when it was taken, and its section's form. */
+    private record Awaited(long token, long acqUs, String form) {}
+
+    /**
+     * Awaits the section's condition with a timeout ({@code awaitNanos}, {@code await(t, unit)} or
+     * {@code awaitUntil}; 0 or negative at times), interruptible by the interrupter, with {@code
+     * holds} holds. The section before it has ended; its release is the await ({@code U} record,
+     * outcome {@code await}, {@code lost-at-await} or {@code unconfirmed-at-await}). When the await
+     * returns (or throws {@link InterruptedException}) the thread must hold the lock again, with
+     * its hold count: a new hold, whose token the new section records beside the old one (form
+     * {@code await:<how>:<token before>}) for the checker to compare. Returns null when there is no
+     * new hold (the await threw; its loss is recorded, and the hold given up).
+     */
+    private Awaited await(
+        TortureKind.Target target,
+        String name,
+        long tokenBefore,
+        int holds,
+        boolean validAfterEnd,
+        long acqUsBefore) {
+      Condition condition = target.condition().get();
+      int how = random.nextInt(3);
+      int t = random.nextInt(100);
+      long timeoutMillis =
+          t < 5 ? 0 : t < 10 ? -1 : t < 80 ? random.nextInt(50) : 50 + random.nextInt(250);
+      String label = how == 0 ? "awaitNanos" : how == 1 ? "await(t)" : "awaitUntil";
+      long startUs = History.nowMicros();
+      long started = System.nanoTime();
+      enterCall(label + " " + name, true);
+      String result;
+      String outcome = "await";
+      boolean reacquired = false;
+      try {
+        boolean signalled =
+            switch (how) {
+              case 0 -> condition.awaitNanos(TimeUnit.MILLISECONDS.toNanos(timeoutMillis)) > 0;
+              case 1 -> condition.await(timeoutMillis, TimeUnit.MILLISECONDS);
+              default -> condition.awaitUntil(new Date(System.currentTimeMillis() + timeoutMillis));
+            };
+        result = signalled ? "signalled" : "timeout";
+        reacquired = true;
+      } catch (InterruptedException e) {
+        result = "interrupted";
+        reacquired = true;
+      } catch (LockLostException e) {
+        result = "lost";
+        outcome = "lost-at-await";
+      } catch (RedisLockException e) {
+        result = "unreachable";
+        outcome = "unconfirmed-at-await";
+      } catch (RuntimeException e) {
+        result = "failed";
+        outcome = "failed-at-await";
+        contract(label + " threw " + e);
+      }
+      leaveCall();
+      long elapsed = System.nanoTime() - started;
+      long endUs = History.nowMicros();
+      stats.count(label + " " + result);
+      stats.max("await max ms", TimeUnit.NANOSECONDS.toMillis(elapsed));
+      if (elapsed > TimeUnit.SECONDS.toNanos(10)) {
+        history.record(
+            "C|" + holder + "|" + name + "|" + label + "|" + startUs + "|" + endUs + "|0|"
+                + result);
+      }
+      history.record(
+          "U|"
+              + holder
+              + "|"
+              + name
+              + "|"
+              + tokenBefore
+              + "|"
+              + (validAfterEnd ? 1 : 0)
+              + "|"
+              + startUs
+              + "|"
+              + endUs
+              + "|"
+              + outcome
+              + "|"
+              + acqUsBefore);
+      if (!reacquired) {
+        // A lost hold may still be held in the JVM (the loss found before the release): give it
+        // up, as a finally block would.
+        for (int i = 0; i < holds; i++) {
+          try {
+            target.lock().unlock();
+          } catch (IllegalMonitorStateException | RedisLockException e) {
+            break;
+          }
+        }
+        return null;
+      }
+      long acqUs = History.nowMicros();
+      long token;
+      try {
+        token = target.token().getAsLong();
+      } catch (LockLostException | RedisLockException e) {
+        stats.count(
+            "token after await " + (e instanceof LockLostException ? "lost" : "unreachable"));
+        for (int i = 0; i < holds; i++) {
+          try {
+            target.lock().unlock();
+          } catch (IllegalMonitorStateException | RedisLockException e2) {
+            break;
+          }
+        }
+        return null;
+      } catch (IllegalMonitorStateException e) {
+        contract(label + " returned (" + result + ") and the lock is not held: " + e);
+        return null;
+      }
+      int count = target.holdCount().getAsInt();
+      if (count != holds && count != 0) {
+        contract("hold count " + count + " after " + label + " with " + holds + " holds");
+      }
+      return new Awaited(token, acqUs, "await:" + result + ":" + tokenBefore);
     }
 
     /** A reentrant acquisition and its release; true if it told us the hold was lost. */
