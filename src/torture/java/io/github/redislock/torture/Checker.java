@@ -38,11 +38,13 @@ import java.util.stream.Collectors;
  *       beyond the refused writes); the raw counter, written without the fence, equals the number
  *       of ends on every name that had no overlap.
  *   <li>Liveness. After every fault healed, every name was acquired again within {@link
- *       TortureSettings#livenessBound()}; a timed {@code tryLock} returned within its deadline +
- *       {@link #DEADLINE_TOLERANCE_MILLIS} ms (unless its JVM was paused or stalled meanwhile); no
- *       call hung (a thread still in a call {@value Worker#DRAIN_SECONDS} s after the stop, an
- *       untimed {@code tryLock} or {@code unlock} over 10 s, a {@code lock()} or an {@code await}
- *       over {@value #LOCK_WAIT_LIMIT_SECONDS} s).
+ *       TortureSettings#livenessBound()}; a timed {@code tryLock} with a positive time returned
+ *       within its deadline + {@link #DEADLINE_TOLERANCE_MILLIS} ms (unless its JVM was paused or
+ *       stalled meanwhile; with a time of 0 or less it makes one attempt in the caller's thread, as
+ *       {@code tryLock()} does, and is held to its bound); no call hung (a thread still in a call
+ *       {@value Worker#DRAIN_SECONDS} s after the stop, an untimed {@code tryLock} or {@code
+ *       unlock} over 10 s, a {@code lock()} or an {@code await} over {@value
+ *       #LOCK_WAIT_LIMIT_SECONDS} s).
  *   <li>Loss reports. Every {@code LockLostEvent} matches a real loss (another holder started
  *       before the release, or a fault or a stall of the holder's JVM overlapped the hold), and
  *       every stale holder whose JVM lived to release was told: by the listener, by {@code

@@ -488,8 +488,11 @@ public final class Worker {
       }
       long startUs = History.nowMicros();
       long start = System.nanoTime();
-      if (form == Form.TIMED_TRY_LOCK && !reentrant) {
-        callDeadline = start + TimeUnit.MILLISECONDS.toNanos(Math.max(0, timeoutMillis)) | 1;
+      // A time <= 0 makes one attempt in the caller's thread, as tryLock() does (bounded by the
+      // command timeout, not by the 25 ms past the deadline that a positive time gets).
+      boolean deadlineBound = form == Form.TIMED_TRY_LOCK && !reentrant && timeoutMillis > 0;
+      if (deadlineBound) {
+        callDeadline = start + TimeUnit.MILLISECONDS.toNanos(timeoutMillis) | 1;
       }
       Outcome outcome;
       String failure = "";
@@ -562,8 +565,11 @@ public final class Worker {
       if (outcome == Outcome.FAILED || (outcome == Outcome.LOST && !reentrant)) {
         contract(label + " threw " + failure);
       }
-      if (form == Form.TIMED_TRY_LOCK && !reentrant) {
-        long overshootUs = (endUs - startUs) - Math.max(0, timeoutMillis) * 1000;
+      if (form == Form.TIMED_TRY_LOCK && !reentrant && timeoutMillis <= 0) {
+        stats.max("tryLock(t<=0) max ms", TimeUnit.NANOSECONDS.toMillis(elapsed));
+      }
+      if (deadlineBound) {
+        long overshootUs = (endUs - startUs) - timeoutMillis * 1000;
         stats.max("tryLock(t) overshoot max ms", overshootUs / 1000);
         if (overshootUs > DEADLINE_SLACK_MICROS) {
           history.record(
@@ -578,7 +584,7 @@ public final class Worker {
                   + "|"
                   + endUs
                   + "|"
-                  + (startUs + Math.max(0, timeoutMillis) * 1000)
+                  + (startUs + timeoutMillis * 1000)
                   + "|"
                   + outcome);
         }
