@@ -524,7 +524,7 @@ public final class Worker {
         failure = e.getMessage();
       } catch (RuntimeException e) {
         outcome = Outcome.FAILED;
-        failure = e.toString();
+        failure = e + " at " + where(e);
       }
       callDeadline = 0;
       long elapsed = System.nanoTime() - start;
@@ -771,7 +771,7 @@ public final class Worker {
       } catch (RedisLockException e) {
         stats.count(label + " unreachable");
       } catch (RuntimeException e) {
-        contract(label + " threw " + e);
+        contract(label + " threw " + e + " at " + where(e));
       }
       leaveCall();
     }
@@ -860,7 +860,7 @@ public final class Worker {
       } catch (RuntimeException e) {
         result = "failed";
         outcome = "failed-at-await";
-        contract(label + " threw " + e);
+        contract(label + " threw " + e + " at " + where(e));
       }
       leaveCall();
       long elapsed = System.nanoTime() - started;
@@ -983,7 +983,7 @@ public final class Worker {
         contract("unlock threw " + e);
       } catch (RuntimeException e) {
         outcome = "failed";
-        contract("unlock threw " + e);
+        contract("unlock threw " + e + " at " + where(e));
       }
       long elapsed = System.nanoTime() - start;
       boolean flag = leaveCall();
