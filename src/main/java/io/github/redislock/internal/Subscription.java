@@ -224,7 +224,17 @@ final class Subscription {
         probed = false;
       }
       scheduleCheck(current);
-      current.run(borrowed, first);
+      try {
+        current.run(borrowed, first);
+      } finally {
+        if (current instanceof Sharded) {
+          // The server ends sharded subscriptions by itself (sunsubscribe, when a slot leaves
+          // it), whatever we still have under way on the connection (a probe, a channel added or
+          // removed): their replies may yet come, and the next command lent this connection would
+          // read them as its own. It is closed, never given back to the pool.
+          borrowed.setBroken();
+        }
+      }
     }
   }
 

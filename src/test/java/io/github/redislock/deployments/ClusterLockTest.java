@@ -315,6 +315,49 @@ class ClusterLockTest {
     }
   }
 
+  /**
+   * A master that loses a slot ends its clients' sharded subscriptions to the slot's channels by
+   * itself ({@code sunsubscribe}), whatever the subscriber has under way on that connection (a
+   * health probe, a channel added or removed): their replies may still come. Such a connection must
+   * never go back to the pool that lends connections to commands, whose next command would read
+   * them as its own reply (the torture run saw a lock acquisition get a {@code ClassCastException}
+   * from one, during a failover).
+   */
+  @Test
+  void aShardedSubscriptionConnectionIsNeverLentToCommandsAgain() throws Exception {
+    String name = prefix + "lock";
+    int slot = JedisClusterCRC16.getSlot(name);
+    RedisServer source = cluster.masterOf(name);
+    RedisServer target =
+        cluster.masters().stream().filter(m -> m != source).findFirst().orElseThrow();
+    RedisDistributedLock holder = factory().getLock(name);
+    RedisDistributedLock waiter = factory().getLock(name);
+    ExecutorService holderThread = Executors.newSingleThreadExecutor();
+    boolean moved = false;
+    try (Jedis jedis = source.jedis()) {
+      holderThread.submit(holder::lock).get();
+      Future<?> waited = threads.submit(() -> lockAndUnlock(waiter));
+      await().atMost(Timing.awaitAtMost()).until(() -> subscribersOnAllMasters() == 1);
+      String subscriber = subscriberId(jedis);
+
+      moveSlot(slot, source, target, true);
+      moved = true;
+
+      await("the connection whose subscription the server ended is closed")
+          .atMost(Timing.awaitAtMost())
+          .until(() -> jedis.clientList().lines().noneMatch(l -> l.startsWith(subscriber + " ")));
+      holderThread.submit(holder::unlock).get();
+      assertThat(waited)
+          .as("the waiter, subscribed again where the slot went")
+          .succeedsWithin(Timing.awaitAtMost());
+    } finally {
+      holderThread.shutdownNow();
+      if (moved) {
+        moveSlot(slot, target, source, true);
+      }
+    }
+  }
+
   /** The id of the one client of {@code jedis}'s server subscribed to something. */
   private static String subscriberId(Jedis jedis) {
     List<String> subscribed =

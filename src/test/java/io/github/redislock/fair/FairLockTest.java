@@ -19,6 +19,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.Condition;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -236,6 +237,48 @@ class FairLockTest {
     assertThat(evalshaCalls() - before).as("scripts run: the release alone").isEqualTo(1);
     release.countDown();
     waiting.get(Timing.awaitAtMost().toMillis(), MILLISECONDS);
+  }
+
+  @Test
+  void anAwaitHandsTheLockToTheFirstWaiterAsAReleaseDoes() throws Exception {
+    // The waiter a release names holds the lock on that message alone, so an await, which
+    // releases the lock too, must hand the key to that waiter as fair_release.lua does: else the
+    // waiter believes it holds a lock whose key is gone (anyone's tryLock() gets in), and its place
+    // stays queued.
+    RedisDistributedLock awaiter = factory().getFairLock(name);
+    RedisDistributedLock waiter = factory().getFairLock(name); // another process
+    Condition awaited = awaiter.newCondition();
+    Condition signalled = waiter.newCondition();
+    awaiter.lock();
+    Future<String> handed =
+        threads.submit(
+            () -> {
+              waiter.lock();
+              try {
+                String key;
+                try (Jedis jedis = redis.server().jedis()) {
+                  key = jedis.get(name);
+                }
+                signalled.signal(); // LockLostException unless the key holds the waiter's token
+                return key;
+              } finally {
+                waiter.unlock();
+              }
+            });
+    await().atMost(Timing.awaitAtMost()).until(() -> queued() == 1);
+
+    boolean woken;
+    try {
+      woken = awaited.await(Timing.awaitAtMost().toMillis(), MILLISECONDS);
+    } finally {
+      awaiter.unlock();
+    }
+
+    assertThat(handed.get(Timing.awaitAtMost().toMillis(), MILLISECONDS))
+        .as("the lock key while the waiter holds the lock")
+        .isNotNull();
+    assertThat(woken).as("signalled by the waiter").isTrue();
+    assertThat(queued()).as("places left in the queue").isZero();
   }
 
   @Test

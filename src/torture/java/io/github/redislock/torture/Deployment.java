@@ -1,0 +1,40 @@
+package io.github.redislock.torture;
+
+import java.util.List;
+
+/**
+ * A deployment under torture: its servers (started by the test fixtures), what the workers' factory
+ * is built from, the faults it offers, and how each is done and healed.
+ */
+interface Deployment extends AutoCloseable {
+
+  /** {@code single}, {@code sentinel}, {@code cluster} or {@code redlock}. */
+  String id();
+
+  /** One line about its servers, for the log and the report. */
+  String describe();
+
+  /** The workers' factory spec: see {@link Worker#factory}. */
+  String spec();
+
+  /** The faults the nemesis draws from, besides the worker faults every deployment gets. */
+  List<Fault.Type> faultTypes();
+
+  /** Does the fault, and returns once it is healed (the servers answer again). */
+  void inject(Fault fault) throws InterruptedException;
+
+  /**
+   * The current masters, as text that changes when a failover happens: the nemesis records a change
+   * that no fault of its own made (a failover the deployment did by itself) as a fault outside the
+   * model.
+   */
+  default String masters() {
+    return "";
+  }
+
+  /** Heals anything still broken (the end of the run, or an aborted fault). */
+  void healAll();
+
+  @Override
+  void close();
+}
