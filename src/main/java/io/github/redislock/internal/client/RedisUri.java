@@ -14,7 +14,8 @@ import redis.clients.jedis.HostAndPort;
  * out, and so does every error message.
  *
  * @param kind the deployment
- * @param tls whether to use TLS ({@code rediss://})
+ * @param tls whether to use TLS ({@code rediss://}, {@code rediss-sentinel://}, {@code
+ *     rediss-cluster://})
  * @param nodes the server, the Sentinels or the cluster's seed nodes, in the URI's order
  * @param user the user name, or null for the default user
  * @param password the password, or null for none
@@ -45,10 +46,11 @@ record RedisUri(
   public String toString() {
     String hosts = nodes.stream().map(HostAndPort::toString).collect(Collectors.joining(","));
     String db = database != 0 ? "/" + database : "";
+    String scheme = tls ? "rediss" : "redis";
     return switch (kind) {
-      case STANDALONE -> (tls ? "rediss://" : "redis://") + hosts + db;
-      case SENTINEL -> "redis-sentinel://" + hosts + "/" + masterName + db;
-      case CLUSTER -> "redis-cluster://" + hosts;
+      case STANDALONE -> scheme + "://" + hosts + db;
+      case SENTINEL -> scheme + "-sentinel://" + hosts + "/" + masterName + db;
+      case CLUSTER -> scheme + "-cluster://" + hosts;
     };
   }
 
@@ -68,8 +70,8 @@ record RedisUri(
       Kind kind =
           switch (scheme) {
             case "redis", "rediss" -> Kind.STANDALONE;
-            case "redis-sentinel" -> Kind.SENTINEL;
-            case "redis-cluster" -> Kind.CLUSTER;
+            case "redis-sentinel", "rediss-sentinel" -> Kind.SENTINEL;
+            case "redis-cluster", "rediss-cluster" -> Kind.CLUSTER;
             default -> throw bad("unknown scheme '" + uri.substring(0, schemeEnd) + "'", null);
           };
       String rest = uri.substring(schemeEnd + 3);
@@ -117,7 +119,7 @@ record RedisUri(
         }
       }
       return new RedisUri(
-          kind, scheme.equals("rediss"), nodes, user, password, masterName, database);
+          kind, scheme.startsWith("rediss"), nodes, user, password, masterName, database);
     }
 
     private List<HostAndPort> hosts(String list, Kind kind) {

@@ -36,6 +36,19 @@ class RedisUriTest {
   }
 
   @Test
+  void sentinelAndClusterHaveTlsFormsToo() {
+    RedisUri sentinel = RedisUri.parse("rediss-sentinel://:pw@s1:26379,s2:26380/orders");
+    assertThat(sentinel.kind()).isEqualTo(Kind.SENTINEL);
+    assertThat(sentinel.tls()).isTrue();
+    assertThat(sentinel).hasToString("rediss-sentinel://s1:26379,s2:26380/orders");
+    RedisUri cluster = RedisUri.parse("rediss-cluster://n1:7000,n2:7001");
+    assertThat(cluster.kind()).isEqualTo(Kind.CLUSTER);
+    assertThat(cluster.tls()).isTrue();
+    assertThat(cluster).hasToString("rediss-cluster://n1:7000,n2:7001");
+    assertThat(RedisClients.isTls("redis-cluster://n1:7000")).isFalse();
+  }
+
+  @Test
   void sentinelUriNamesTheSentinelsTheMasterAndTheDatabase() {
     RedisUri uri = RedisUri.parse("redis-sentinel://u:p@s1:26379,s2:26380,[::1]:26381/orders/2");
     assertThat(uri.kind()).isEqualTo(Kind.SENTINEL);
