@@ -1,0 +1,253 @@
+package io.github.redislock.faults;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import io.github.redislock.RedisDistributedLock;
+import io.github.redislock.RedisLockException;
+import io.github.redislock.RedisLockFactory;
+import io.github.redislock.testing.Bounded;
+import io.github.redislock.testing.IntegrationTest;
+import io.github.redislock.testing.LockCalls;
+import io.github.redislock.testing.RedisInvariants;
+import io.github.redislock.testing.RedisSentinelGroup;
+import io.github.redislock.testing.RedisServer;
+import io.github.redislock.testing.Timing;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Nested;
+import org.junit.jupiter.api.Test;
+import redis.clients.jedis.Jedis;
+import redis.clients.jedis.commands.ProtocolCommand;
+
+/**
+ * Errors no retry can cure are not outages: {@code lock()} and {@code lockInterruptibly()} throw
+ * {@link RedisLockException} at once, naming the error, as {@code tryLock()} does ({@code
+ * WRONGPASS}, {@code NOAUTH}, {@code WRONGTYPE} at the lock key, an unknown command, a database out
+ * of range; {@code NOPERM} is in {@code AclTest}). Errors that waiting cures ({@code READONLY},
+ * {@code MASTERDOWN}, {@code LOADING}) are retried by {@code lock()} until Redis serves again;
+ * connection failures and timeouts are in {@code LockContractTest.WhenRedisIsDown} and {@code
+ * RedisFaultsTest}.
+ */
+@IntegrationTest
+class PermanentErrorsTest {
+  private static final String NAME = "errors:orders";
+  private static final String USER = "app";
+  private static final String PASSWORD = "right-password";
+  private static final ProtocolCommand DEBUG = () -> "DEBUG".getBytes(StandardCharsets.US_ASCII);
+
+  private final List<AutoCloseable> resources = new ArrayList<>();
+
+  @AfterEach
+  void closeAll() throws Exception {
+    for (int i = resources.size() - 1; i >= 0; i--) {
+      resources.get(i).close();
+    }
+    RedisInvariants.assertNoThreads("redis-lock-");
+  }
+
+  private <T extends AutoCloseable> T closeLater(T resource) {
+    resources.add(resource);
+    return resource;
+  }
+
+  private RedisServer server(String... args) {
+    return closeLater(RedisServer.start(args));
+  }
+
+  private RedisLockFactory factory(RedisLockFactory.Builder builder) {
+    return closeLater(builder.commandTimeout(Duration.ofMillis(500)).build());
+  }
+
+  private RedisLockFactory standalone(String uri) {
+    return factory(RedisLockFactory.builder().standalone(uri));
+  }
+
+  /** A user {@value #USER} with password {@value #PASSWORD}, allowed everything. */
+  private static void addUser(RedisServer server) {
+    try (Jedis raw = server.jedis()) {
+      raw.aclSetUser(USER, "on", ">" + PASSWORD, "~*", "&*", "+@all");
+    }
+  }
+
+  private static String withCredentials(String uri, String password) {
+    return uri.replace("://", "://" + USER + ":" + password + "@");
+  }
+
+  private static void assertNoKeys(RedisServer server) {
+    try (Jedis raw = server.jedis()) {
+      RedisInvariants.assertNoKeys(raw);
+    }
+  }
+
+  @Nested
+  class ThrownAtOnce {
+    @Test
+    void aWrongPassword() {
+      RedisServer server = server();
+      addUser(server);
+      LockCalls.everyCallThrows(
+          standalone(withCredentials(server.uri(), "wrong")).getLock(NAME), "WRONGPASS");
+      assertNoKeys(server);
+    }
+
+    @Test
+    void noPasswordWhereOneIsRequired() {
+      RedisServer server = server();
+      try (Jedis raw = server.jedis()) {
+        raw.configSet("requirepass", PASSWORD);
+        try {
+          LockCalls.everyCallThrows(standalone(server.uri()).getLock(NAME), "NOAUTH");
+        } finally {
+          raw.configSet("requirepass", "");
+        }
+      }
+      assertNoKeys(server);
+    }
+
+    @Test
+    void aKeyOfAnotherTypeAtTheLockName() {
+      RedisServer server = server();
+      try (Jedis raw = server.jedis()) {
+        raw.lpush(NAME, "not a lock");
+        LockCalls.everyCallThrows(standalone(server.uri()).getLock(NAME), "WRONGTYPE");
+        assertThat(raw.lrange(NAME, 0, -1)).containsExactly("not a lock");
+      }
+    }
+
+    @Test
+    void aDatabaseOutOfRange() {
+      RedisServer server = server("--databases", "4");
+      LockCalls.everyCallThrows(standalone(server.uri() + "/4").getLock(NAME), "out of range");
+      assertNoKeys(server);
+    }
+
+    @Test
+    void aWrongPasswordForEveryRedlockMaster() {
+      List<RedisServer> masters = List.of(server(), server(), server());
+      masters.forEach(PermanentErrorsTest::addUser);
+      RedisLockFactory factory =
+          factory(
+              RedisLockFactory.builder()
+                  .redlock(
+                      masters.stream()
+                          .map(m -> withCredentials(m.uri(), "wrong"))
+                          .toArray(String[]::new)));
+      LockCalls.everyCallThrows(factory.getLock(NAME), "WRONGPASS", 1);
+      masters.forEach(PermanentErrorsTest::assertNoKeys);
+    }
+
+    @Test
+    void aWrongPasswordForTheSentinelsMaster() {
+      RedisSentinelGroup group = closeLater(RedisSentinelGroup.start());
+      addUser(group.master());
+      group.replicas().forEach(PermanentErrorsTest::addUser);
+      RedisLockFactory factory =
+          factory(RedisLockFactory.builder().sentinel(withCredentials(group.uri(), "wrong")));
+      LockCalls.everyCallThrows(factory.getLock(NAME), "WRONGPASS");
+    }
+  }
+
+  @Nested
+  class RetriedByLock {
+    /** {@code lock()} on another thread, once {@code errorCount} shows it met {@code error}. */
+    private CompletableFuture<Void> lockMeeting(
+        RedisDistributedLock lock, RedisServer server, String error) {
+      CompletableFuture<Void> locked =
+          CompletableFuture.runAsync(
+              () -> {
+                lock.lock();
+                lock.unlock();
+              });
+      await(error + " met by lock()")
+          .atMost(Timing.awaitAtMost())
+          .until(() -> locked.isDone() || errorCount(server, error) > 0);
+      return locked;
+    }
+
+    private static long errorCount(RedisServer server, String error) {
+      try (Jedis raw = server.jedis()) {
+        for (String line : raw.info("errorstats").lines().toList()) {
+          if (line.startsWith("errorstat_" + error + ":count=")) {
+            return Long.parseLong(line.substring(line.indexOf('=') + 1));
+          }
+        }
+      }
+      return 0;
+    }
+
+    private void awaitLocked(CompletableFuture<Void> locked) throws Exception {
+      locked.get(Timing.awaitAtMost().toMillis(), TimeUnit.MILLISECONDS);
+    }
+
+    /** The server, a replica of nobody from now on, refuses writes ({@code READONLY}). */
+    private void demote(RedisServer server, boolean refuseStaleData) {
+      try (Jedis raw = server.jedis()) {
+        raw.configSet("replica-serve-stale-data", refuseStaleData ? "no" : "yes");
+        raw.replicaof("127.0.0.1", RedisServer.freePort());
+      }
+    }
+
+    private void promote(RedisServer server) {
+      try (Jedis raw = server.jedis()) {
+        raw.replicaofNoOne();
+        raw.configSet("replica-serve-stale-data", "yes");
+      }
+    }
+
+    @Test
+    void readOnlyOfAReplica() throws Exception {
+      RedisServer server = server();
+      demote(server, false);
+      RedisDistributedLock lock = standalone(server.uri()).getLock(NAME);
+      assertThat(Bounded.thrownBy("tryLock()", lock::tryLock))
+          .isInstanceOf(RedisLockException.class)
+          .hasMessageContaining("READONLY");
+      CompletableFuture<Void> locked = lockMeeting(lock, server, "READONLY");
+      promote(server);
+      awaitLocked(locked);
+      assertNoKeys(server);
+    }
+
+    @Test
+    void loadingOfAServerReadingItsDataset() throws Exception {
+      // DEBUG RELOAD reads 30,000 keys, each delayed by 100 µs, and answers others meanwhile.
+      RedisServer server =
+          server("--loading-process-events-interval-bytes", "1024", "--key-load-delay", "100");
+      try (Jedis raw = server.jedis()) {
+        raw.sendCommand(DEBUG, "POPULATE", "30000", "filler");
+      }
+      CompletableFuture<Void> reload =
+          CompletableFuture.runAsync(
+              () -> {
+                try (Jedis raw = server.jedis(Timing.awaitAtMost())) {
+                  raw.sendCommand(DEBUG, "RELOAD");
+                }
+              });
+      await("the server is loading")
+          .atMost(Timing.awaitAtMost())
+          .until(() -> isLoading(server) || reload.isDone());
+      RedisDistributedLock lock = standalone(server.uri()).getLock(NAME);
+      assertThat(Bounded.thrownBy("tryLock()", lock::tryLock))
+          .isInstanceOf(RedisLockException.class)
+          .hasMessageContaining("LOADING");
+      CompletableFuture<Void> locked = lockMeeting(lock, server, "LOADING");
+      reload.get(Timing.awaitAtMost().toMillis(), TimeUnit.MILLISECONDS);
+      awaitLocked(locked);
+      try (Jedis raw = server.jedis()) {
+        assertThat(raw.exists(NAME)).isFalse();
+      }
+    }
+
+    private static boolean isLoading(RedisServer server) {
+      try (Jedis raw = server.jedis()) {
+        return raw.info("persistence").lines().anyMatch(line -> line.trim().equals("loading:1"));
+      }
+    }
+  }
+}
