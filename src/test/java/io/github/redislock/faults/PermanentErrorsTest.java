@@ -249,5 +249,23 @@ class PermanentErrorsTest {
         return raw.info("persistence").lines().anyMatch(line -> line.trim().equals("loading:1"));
       }
     }
+
+    @Test
+    void aRedlockMinorityRefusingWhileAnotherMasterIsDown() throws Exception {
+      List<RedisServer> masters = List.of(server(), server(), server());
+      RedisLockFactory factory =
+          factory(
+              RedisLockFactory.builder()
+                  .redlock(masters.stream().map(RedisServer::uri).toArray(String[]::new)));
+      try (Jedis raw = masters.get(0).jedis()) {
+        raw.lpush(NAME, "not a lock");
+      }
+      masters.get(1).kill();
+      RedisDistributedLock lock = factory.getLock(NAME);
+      CompletableFuture<Void> locked = lockMeeting(lock, masters.get(0), "WRONGTYPE");
+      assertThat(locked).as("waits for the master that is down").isNotCompletedExceptionally();
+      masters.get(1).restart();
+      awaitLocked(locked);
+    }
   }
 }

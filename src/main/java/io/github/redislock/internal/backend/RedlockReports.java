@@ -194,25 +194,34 @@ final class RedlockReports {
    * An exception with {@code message} whose cause is the round's most telling node failure ({@link
    * #transientUnlessPermanent}), with the other node failures suppressed.
    */
-  private static RedisLockException withNodeFailures(Round<?> round, String message) {
+  private RedisLockException withNodeFailures(Round<?> round, String message) {
     RedisLockException failure = new RedisLockException(message, transientUnlessPermanent(round));
     round.failures().stream().filter(f -> f != failure.getCause()).forEach(failure::addSuppressed);
     return failure;
   }
 
   /**
-   * The cause to report: a permanent node failure if there is one (waiting will not cure it), else
-   * the first node failure, else (every node was merely slow) a transient marker.
+   * The cause to report: a permanent node failure when there are so many that no majority is left
+   * without them (waiting will not cure it), else a transient one (the nodes that failed
+   * transiently may come back, and make a majority with those that are fine), else (every node was
+   * merely slow) a transient marker.
    */
-  private static Throwable transientUnlessPermanent(Round<?> round) {
+  private Throwable transientUnlessPermanent(Round<?> round) {
     List<RuntimeException> failures = round.failures();
-    for (RuntimeException failure : failures) {
-      if (!Failures.isTransient(failure)) {
-        return failure;
-      }
+    List<RuntimeException> permanent =
+        failures.stream().filter(f -> !Failures.isTransient(f)).toList();
+    if (!permanent.isEmpty() && permanent.size() > quorum.nodes() - quorum.majority()) {
+      return permanent.get(0);
     }
-    return failures.isEmpty()
-        ? new Failures.TransientFailure("a majority of Redlock nodes did not answer in time")
-        : failures.get(0);
+    return failures.stream()
+        .filter(Failures::isTransient)
+        .findFirst()
+        .<Throwable>map(f -> f)
+        .orElseGet(
+            () ->
+                new Failures.TransientFailure(
+                    permanent.isEmpty()
+                        ? "a majority of Redlock nodes did not answer in time"
+                        : "too few Redlock nodes answered in time, besides those refusing"));
   }
 }
