@@ -9,6 +9,7 @@ import io.github.redislock.RedisLockFactory;
 import io.github.redislock.testing.Bounded;
 import io.github.redislock.testing.IntegrationTest;
 import io.github.redislock.testing.LockCalls;
+import io.github.redislock.testing.RedisCluster;
 import io.github.redislock.testing.RedisInvariants;
 import io.github.redislock.testing.RedisSentinelGroup;
 import io.github.redislock.testing.RedisServer;
@@ -150,6 +151,19 @@ class PermanentErrorsTest {
       RedisLockFactory factory =
           factory(RedisLockFactory.builder().sentinel(withCredentials(group.uri(), "wrong")));
       LockCalls.everyCallThrows(factory.getLock(NAME), "WRONGPASS");
+    }
+
+    @Test
+    void aWrongPasswordForTheClusterFailsTheBuild() {
+      RedisCluster cluster = closeLater(RedisCluster.start());
+      cluster.masters().forEach(PermanentErrorsTest::addUser);
+      RedisLockFactory.Builder builder =
+          RedisLockFactory.builder()
+              .cluster(withCredentials(cluster.uri(), "wrong"))
+              .commandTimeout(Duration.ofMillis(500));
+      Throwable thrown = Bounded.thrownBy("build()", builder::build);
+      assertThat(thrown).isInstanceOf(RedisLockException.class);
+      assertThat(LockCalls.messages(thrown)).contains("WRONGPASS");
     }
   }
 

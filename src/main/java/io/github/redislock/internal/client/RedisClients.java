@@ -5,6 +5,7 @@ import java.time.Duration;
 import java.util.LinkedHashSet;
 import redis.clients.jedis.ConnectionPoolConfig;
 import redis.clients.jedis.DefaultJedisClientConfig;
+import redis.clients.jedis.Jedis;
 import redis.clients.jedis.JedisClientConfig;
 import redis.clients.jedis.RedisClient;
 import redis.clients.jedis.RedisClusterClient;
@@ -88,7 +89,37 @@ public final class RedisClients {
         case CLUSTER -> cluster(endpoint, commandTimeout, connections);
       };
     } catch (JedisException e) {
-      throw new RedisLockException("cannot reach " + endpoint + ": " + e.getMessage(), e);
+      RedisLockException failure =
+          new RedisLockException("cannot reach " + endpoint + ": " + e.getMessage(), e);
+      if (endpoint.kind() == Kind.CLUSTER && e.getCause() == null) {
+        // Jedis's cluster client drops why no seed node answered: ask the first one again.
+        JedisException why = whyUnreachable(endpoint, commandTimeout, connections);
+        if (why != null) {
+          failure =
+              new RedisLockException(
+                  "cannot reach "
+                      + endpoint
+                      + ": "
+                      + e.getMessage()
+                      + " "
+                      + endpoint.nodes().get(0)
+                      + ": "
+                      + why.getMessage(),
+                  why);
+          failure.addSuppressed(e);
+        }
+      }
+      throw failure;
+    }
+  }
+
+  /** What a connection to the first node of {@code endpoint} fails with, or null. */
+  private static JedisException whyUnreachable(RedisUri endpoint, Duration timeout, Tls tls) {
+    try (Jedis jedis = new Jedis(endpoint.nodes().get(0), nodeConfig(endpoint, timeout, tls))) {
+      jedis.ping();
+      return null;
+    } catch (JedisException e) {
+      return e;
     }
   }
 
