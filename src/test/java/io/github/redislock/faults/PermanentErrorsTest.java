@@ -122,6 +122,13 @@ class PermanentErrorsTest {
     }
 
     @Test
+    void anUnknownCommand() {
+      RedisServer server = server("--rename-command", "EVALSHA", "");
+      LockCalls.everyCallThrows(standalone(server.uri()).getLock(NAME), "unknown command");
+      assertNoKeys(server);
+    }
+
+    @Test
     void aDatabaseOutOfRange() {
       RedisServer server = server("--databases", "4");
       LockCalls.everyCallThrows(standalone(server.uri() + "/4").getLock(NAME), "out of range");
@@ -223,6 +230,20 @@ class PermanentErrorsTest {
           .isInstanceOf(RedisLockException.class)
           .hasMessageContaining("READONLY");
       CompletableFuture<Void> locked = lockMeeting(lock, server, "READONLY");
+      promote(server);
+      awaitLocked(locked);
+      assertNoKeys(server);
+    }
+
+    @Test
+    void masterDownOfAReplicaThatServesNoStaleData() throws Exception {
+      RedisServer server = server();
+      demote(server, true);
+      RedisDistributedLock lock = standalone(server.uri()).getLock(NAME);
+      assertThat(Bounded.thrownBy("tryLock()", lock::tryLock))
+          .isInstanceOf(RedisLockException.class)
+          .hasMessageContaining("MASTERDOWN");
+      CompletableFuture<Void> locked = lockMeeting(lock, server, "MASTERDOWN");
       promote(server);
       awaitLocked(locked);
       assertNoKeys(server);

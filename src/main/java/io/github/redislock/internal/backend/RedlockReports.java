@@ -108,6 +108,25 @@ final class RedlockReports {
   }
 
   /**
+   * Logs, at most once every ten seconds (with the minority warnings), that some masters refuse the
+   * Redis user commands the lock needs: the lock works on the others, with less margin.
+   *
+   * @param keys the lock at hand
+   * @param refusals each refusing master's refusal
+   */
+  void warnAboutRefusals(LockKeys keys, List<String> refusals) {
+    long now = ticker.read();
+    long last = lastMinorityWarning.get();
+    if (now - last >= WARN_EVERY_NANOS && lastMinorityWarning.compareAndSet(last, now)) {
+      log.warn(
+          "Redlock masters refuse the Redis user commands lock key '{}' needs (NOPERM); the lock"
+              + " works on the others: {}",
+          keys.lock(),
+          String.join("; ", refusals));
+    }
+  }
+
+  /**
    * Logs at debug level that a majority answered "not ours", with each node's answer.
    *
    * @param round the yes-or-no replies

@@ -28,6 +28,7 @@ final class Script {
   static final Script EXTEND = load("extend.lua");
   static final Script FENCE = load("fence.lua");
   static final Script REFENCE = load("refence.lua");
+  static final Script ACCESS = load("access.lua");
 
   private final String name;
   private final String source;

@@ -1,6 +1,7 @@
 package io.github.redislock.internal.backend;
 
 import io.github.redislock.internal.transport.Direct;
+import java.util.List;
 import redis.clients.jedis.RedisClusterClient;
 import redis.clients.jedis.UnifiedJedis;
 
@@ -14,6 +15,7 @@ public final class SingleNodeBackend implements LockBackend {
   private final boolean ownsClient;
   private final LockCommands commands;
   private final Direct direct;
+  private final AccessCheck access = new AccessCheck();
 
   /**
    * A backend on {@code client}.
@@ -30,8 +32,21 @@ public final class SingleNodeBackend implements LockBackend {
     this.direct = new Direct(client);
   }
 
+  /**
+   * {@inheritDoc}
+   *
+   * <p>The first acquisition asks the server first whether the Redis user may run every command the
+   * lock needs ({@link AccessCheck}), and throws, taking nothing, when it may not.
+   */
   @Override
   public Acquisition tryAcquire(LockKeys keys, String token, boolean fenced, boolean expectBusy) {
+    if (!access.passed()) {
+      List<String> denied = commands.checkAccess(keys).call(client);
+      if (!denied.isEmpty()) {
+        throw AccessCheck.refused(keys, denied, "");
+      }
+      access.pass();
+    }
     return tryAcquire(keys, token, Ask.of(fenced, expectBusy));
   }
 
