@@ -286,6 +286,19 @@ class AclTest {
   }
 
   @Test
+  void aClusterUserWithoutTheTopologyFailsTheBuildNamingNoperm() {
+    RedisCluster cluster = closeLater(RedisCluster.start());
+    List<String> rules =
+        concat(REQUIRED, CLUSTER).stream().filter(r -> !r.equals("+cluster|slots")).toList();
+    cluster.masters().forEach(node -> setUser(node, rules));
+    RedisLockFactory.Builder builder =
+        RedisLockFactory.builder().cluster(withUser(cluster.uri())).keyPrefix(PREFIX);
+    Throwable thrown = Bounded.thrownBy("build()", builder::build);
+    assertThat(thrown).isInstanceOf(RedisLockException.class);
+    assertThat(LockCalls.messages(thrown)).contains("NOPERM");
+  }
+
+  @Test
   void thePasswordAppearsInNoMessageToStringOrLogLine() throws Exception {
     setUser(server, List.of("~other:*", "+@all")); // no right to the lock's keys: NOPERM
     ByteArrayOutputStream log = new ByteArrayOutputStream();

@@ -113,10 +113,13 @@ public final class RedisClients {
     }
   }
 
-  /** What a connection to the first node of {@code endpoint} fails with, or null. */
+  /**
+   * What asking the first node of {@code endpoint} for the cluster's slots, as the cluster client
+   * does, fails with (a refused connection, password or certificate, or {@code NOPERM}), or null.
+   */
   private static JedisException whyUnreachable(RedisUri endpoint, Duration timeout, Tls tls) {
     try (Jedis jedis = new Jedis(endpoint.nodes().get(0), nodeConfig(endpoint, timeout, tls))) {
-      jedis.ping();
+      jedis.clusterSlots();
       return null;
     } catch (JedisException e) {
       return e;
