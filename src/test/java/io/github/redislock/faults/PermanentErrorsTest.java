@@ -13,8 +13,8 @@ import io.github.redislock.testing.RedisCluster;
 import io.github.redislock.testing.RedisInvariants;
 import io.github.redislock.testing.RedisSentinelGroup;
 import io.github.redislock.testing.RedisServer;
+import io.github.redislock.testing.ServerStates;
 import io.github.redislock.testing.Timing;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -24,7 +24,6 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Nested;
 import org.junit.jupiter.api.Test;
 import redis.clients.jedis.Jedis;
-import redis.clients.jedis.commands.ProtocolCommand;
 
 /**
  * Errors no retry can cure are not outages: {@code lock()} and {@code lockInterruptibly()} throw
@@ -40,7 +39,6 @@ class PermanentErrorsTest {
   private static final String NAME = "errors:orders";
   private static final String USER = "app";
   private static final String PASSWORD = "right-password";
-  private static final ProtocolCommand DEBUG = () -> "DEBUG".getBytes(StandardCharsets.US_ASCII);
 
   private final List<AutoCloseable> resources = new ArrayList<>();
 
@@ -187,50 +185,24 @@ class PermanentErrorsTest {
               });
       await(error + " met by lock()")
           .atMost(Timing.awaitAtMost())
-          .until(() -> locked.isDone() || errorCount(server, error) > 0);
+          .until(() -> locked.isDone() || ServerStates.errorCount(server, error) > 0);
       return locked;
-    }
-
-    private static long errorCount(RedisServer server, String error) {
-      try (Jedis raw = server.jedis()) {
-        for (String line : raw.info("errorstats").lines().toList()) {
-          if (line.startsWith("errorstat_" + error + ":count=")) {
-            return Long.parseLong(line.substring(line.indexOf('=') + 1));
-          }
-        }
-      }
-      return 0;
     }
 
     private void awaitLocked(CompletableFuture<Void> locked) throws Exception {
       locked.get(Timing.awaitAtMost().toMillis(), TimeUnit.MILLISECONDS);
     }
 
-    /** The server, a replica of nobody from now on, refuses writes ({@code READONLY}). */
-    private void demote(RedisServer server, boolean refuseStaleData) {
-      try (Jedis raw = server.jedis()) {
-        raw.configSet("replica-serve-stale-data", refuseStaleData ? "no" : "yes");
-        raw.replicaof("127.0.0.1", RedisServer.freePort());
-      }
-    }
-
-    private void promote(RedisServer server) {
-      try (Jedis raw = server.jedis()) {
-        raw.replicaofNoOne();
-        raw.configSet("replica-serve-stale-data", "yes");
-      }
-    }
-
     @Test
     void readOnlyOfAReplica() throws Exception {
       RedisServer server = server();
-      demote(server, false);
+      ServerStates.demote(server, false);
       RedisDistributedLock lock = standalone(server.uri()).getLock(NAME);
       assertThat(Bounded.thrownBy("tryLock()", lock::tryLock))
           .isInstanceOf(RedisLockException.class)
           .hasMessageContaining("READONLY");
       CompletableFuture<Void> locked = lockMeeting(lock, server, "READONLY");
-      promote(server);
+      ServerStates.promote(server);
       awaitLocked(locked);
       assertNoKeys(server);
     }
@@ -238,35 +210,21 @@ class PermanentErrorsTest {
     @Test
     void masterDownOfAReplicaThatServesNoStaleData() throws Exception {
       RedisServer server = server();
-      demote(server, true);
+      ServerStates.demote(server, true);
       RedisDistributedLock lock = standalone(server.uri()).getLock(NAME);
       assertThat(Bounded.thrownBy("tryLock()", lock::tryLock))
           .isInstanceOf(RedisLockException.class)
           .hasMessageContaining("MASTERDOWN");
       CompletableFuture<Void> locked = lockMeeting(lock, server, "MASTERDOWN");
-      promote(server);
+      ServerStates.promote(server);
       awaitLocked(locked);
       assertNoKeys(server);
     }
 
     @Test
     void loadingOfAServerReadingItsDataset() throws Exception {
-      // DEBUG RELOAD reads 30,000 keys, each delayed by 100 µs, and answers others meanwhile.
-      RedisServer server =
-          server("--loading-process-events-interval-bytes", "1024", "--key-load-delay", "100");
-      try (Jedis raw = server.jedis()) {
-        raw.sendCommand(DEBUG, "POPULATE", "30000", "filler");
-      }
-      CompletableFuture<Void> reload =
-          CompletableFuture.runAsync(
-              () -> {
-                try (Jedis raw = server.jedis(Timing.awaitAtMost())) {
-                  raw.sendCommand(DEBUG, "RELOAD");
-                }
-              });
-      await("the server is loading")
-          .atMost(Timing.awaitAtMost())
-          .until(() -> isLoading(server) || reload.isDone());
+      RedisServer server = server();
+      CompletableFuture<Void> reload = ServerStates.startLoading(server);
       RedisDistributedLock lock = standalone(server.uri()).getLock(NAME);
       assertThat(Bounded.thrownBy("tryLock()", lock::tryLock))
           .isInstanceOf(RedisLockException.class)
@@ -276,12 +234,6 @@ class PermanentErrorsTest {
       awaitLocked(locked);
       try (Jedis raw = server.jedis()) {
         assertThat(raw.exists(NAME)).isFalse();
-      }
-    }
-
-    private static boolean isLoading(RedisServer server) {
-      try (Jedis raw = server.jedis()) {
-        return raw.info("persistence").lines().anyMatch(line -> line.trim().equals("loading:1"));
       }
     }
 

@@ -13,10 +13,8 @@ import io.github.redislock.testing.RedisCluster;
 import io.github.redislock.testing.RedisInvariants;
 import io.github.redislock.testing.RedisSentinelGroup;
 import io.github.redislock.testing.RedisServer;
+import io.github.redislock.testing.StdErr;
 import io.github.redislock.testing.Timing;
-import java.io.ByteArrayOutputStream;
-import java.io.PrintStream;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -301,11 +299,8 @@ class AclTest {
   @Test
   void thePasswordAppearsInNoMessageToStringOrLogLine() throws Exception {
     setUser(server, List.of("~other:*", "+@all")); // no right to the lock's keys: NOPERM
-    ByteArrayOutputStream log = new ByteArrayOutputStream();
-    PrintStream original = System.err;
     List<String> texts = new ArrayList<>();
-    System.setErr(new PrintStream(log, true, StandardCharsets.UTF_8));
-    try {
+    try (StdErr log = StdErr.capture()) {
       String good = withUser(server.uri());
       String wrong = good.replace(PASSWORD, PASSWORD + "-wrong");
       for (String uri : List.of(good, wrong, withUser("redis://127.0.0.1:1"))) {
@@ -350,10 +345,8 @@ class AclTest {
                                       withUser("redis://127.0.0.1:2")))
                           .getLock("orders")
                           .tryLock())));
-    } finally {
-      System.setErr(original);
+      texts.add(log.text());
     }
-    texts.add(log.toString(StandardCharsets.UTF_8));
     assertThat(String.join("\n", texts)).contains("NOPERM").doesNotContain(PASSWORD);
   }
 
