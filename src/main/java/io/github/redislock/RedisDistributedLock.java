@@ -1,8 +1,9 @@
 package io.github.redislock;
 
-import io.github.redislock.internal.LockEngine;
+import io.github.redislock.internal.Mutexes;
 import java.util.Objects;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.Lock;
 import java.util.concurrent.locks.ReentrantLock;
@@ -84,7 +85,7 @@ public class RedisDistributedLock implements Lock {
    * A thin facade: the engine does all the work, keyed by name, for the calling thread.
    */
 
-  private final LockEngine engine;
+  private final Mutexes engine;
   private final String name;
 
   /*
@@ -92,15 +93,18 @@ public class RedisDistributedLock implements Lock {
    * that a lock object nobody uses stays small. Immutable (final fields), so a thread that sees
    * another's racy write sees it whole; at worst two threads derive it once each.
    */
-  private LockEngine.LockName lockName;
+  private Mutexes.LockName lockName;
 
-  RedisDistributedLock(LockEngine engine, String name) {
+  /** How many conditions {@link #newCondition()} made: the next one is numbered one more. */
+  private final AtomicInteger conditions = new AtomicInteger();
+
+  RedisDistributedLock(Mutexes engine, String name) {
     this.engine = Objects.requireNonNull(engine, "engine");
     this.name = Objects.requireNonNull(name, "name");
   }
 
-  private LockEngine.LockName lockName() {
-    LockEngine.LockName derived = lockName;
+  private Mutexes.LockName lockName() {
+    Mutexes.LockName derived = lockName;
     if (derived == null) {
       derived = engine.lockName(name);
       lockName = derived;
@@ -281,14 +285,70 @@ public class RedisDistributedLock implements Lock {
   }
 
   /**
-   * Distributed conditions are not provided yet.
+   * Returns a new {@link Condition} of this lock: the next in this lock object's numbering. The
+   * n-th call on a lock object returns condition n of the lock's name, so that the same code in
+   * every process (a bounded buffer that creates {@code notFull}, then {@code notEmpty}) gets
+   * conditions that match up across processes; {@link #newCondition(String)} names one instead.
    *
-   * @throws UnsupportedOperationException always
+   * <p>The condition behaves as a {@code ReentrantLock}'s, across processes:
+   *
+   * <ul>
+   *   <li>A thread must hold the lock to await or signal the condition; else {@link
+   *       IllegalMonitorStateException} is thrown.
+   *   <li>An {@code await} releases every hold of the calling thread at once, in Redis and in this
+   *       JVM, and waits until a thread of any process signals it; then it re-acquires the lock
+   *       (uninterruptibly, as {@link #lock()} does) with the hold count it had. The re-acquired
+   *       hold is a new hold: a fresh lease and, when asked for, a fencing token greater than any
+   *       earlier one.
+   *   <li>A thread interrupted while waiting, before it was signalled, throws {@link
+   *       InterruptedException} after re-acquiring the lock; interrupted after it was signalled, it
+   *       returns normally with its interrupted status set. A timed await whose time elapses
+   *       returns {@code false} (or a value less than or equal to zero) holding the lock again; a
+   *       signal that reached Redis before the timeout is not lost, it ends the await as signalled.
+   *   <li>{@code signal()} wakes the thread, of any process, that has waited longest. A signal is
+   *       recorded in Redis atomically with the check that the signaller holds the lock, so it is
+   *       never lost; an awaiter whose process died is skipped once its entry's lease runs out, and
+   *       a signal that went to an awaiter that died before it re-acquired the lock passes on to
+   *       the next when its lease runs out.
+   *   <li>Waiting threads are woken in the order in which they were signalled, then compete for the
+   *       lock as any other acquirer does (or queue in order, on a fair lock).
+   * </ul>
+   *
+   * <p>In this implementation the awaiters of a condition queue in Redis, in keys beside the lock
+   * key (in its cluster slot), each with an entry whose lease (the factory's lease time) its thread
+   * renews every third of the lease while it waits. The await script enqueues the awaiter and
+   * releases the lock in one step; a signal names the awaiter it woke on the condition's Pub/Sub
+   * channel, to which each factory keeps one subscription, so the woken thread knows it was
+   * signalled without asking Redis (threads of this JVM signalled from this JVM are woken at once).
+   * An await costs about three Redis calls (enqueue and release; the re-acquisition; and, in the
+   * background, the removal of the used signal), and a signal one. Spurious wake-ups happen only
+   * when an awaiter's entry was lost (its lease ran out while Redis could not be reached or the
+   * process was paused; or Redis restarted or failed over): the awaiter cannot tell then whether it
+   * missed a signal, and returns. Conditions are not available under Redlock.
+   *
+   * @return a new condition of this lock
+   * @throws UnsupportedOperationException with {@code RedisLockFactory.Builder.redlock}: a single
+   *     order of awaiters, and a signal that is never lost, need one linearizable copy, which
+   *     independent masters do not give (see docs/conditions.md)
    */
   @Override
   public Condition newCondition() {
-    throw new UnsupportedOperationException(
-        "distributed conditions are not implemented yet by RedisDistributedLock");
+    return engine.newCondition(lockName(), Integer.toString(conditions.incrementAndGet()), true);
+  }
+
+  /**
+   * Returns the condition of this lock named {@code name}: the same condition in every process and
+   * for every lock object of this name, with the behaviour described at {@link #newCondition()}.
+   * Named and numbered conditions never coincide.
+   *
+   * @param name the condition's name, any string
+   * @return the condition
+   * @throws NullPointerException if the name is null
+   * @throws UnsupportedOperationException with {@code RedisLockFactory.Builder.redlock}
+   */
+  public Condition newCondition(String name) {
+    Objects.requireNonNull(name, "name");
+    return engine.newCondition(lockName(), name, false);
   }
 
   /**

@@ -77,31 +77,73 @@ public final class RedisLockFactory implements AutoCloseable {
    * @throws IllegalStateException if this factory is closed
    */
   public RedisDistributedLock getLock(String name) {
-    return new RedisDistributedLock(engine, checkName(name));
+    return new RedisDistributedLock(engine.exclusive(), checkName(name));
   }
 
   /**
-   * Read-write locks are not provided yet.
+   * Returns the read-write lock of the given name: a {@link RedisReadWriteLock} whose read lock is
+   * shared by threads of every process and whose write lock excludes them all, like a {@code
+   * ReentrantReadWriteLock} across processes. Read-write locks of the same name are the same lock,
+   * across the instances this factory returns and across processes using the same Redis and key
+   * prefix.
    *
-   * @param name the lock's name
-   * @return never
-   * @throws UnsupportedOperationException always
+   * <p>The write lock is held in the lock key {@code keyPrefix + name}, the key the lock {@link
+   * #getLock} returns for the name holds; read shares and waiting writers' intents are kept in
+   * sorted sets beside it ({@code "{name}:lock-rs"} and {@code "{name}:lock-wi"} for a name without
+   * braces), in its cluster slot, and expire when unused.
+   *
+   * @param name the lock's name; its Redis key is {@code keyPrefix + name}
+   * @return the read-write lock
+   * @throws NullPointerException if {@code name} is null
+   * @throws IllegalArgumentException if {@code name} is empty, or its key is reserved (see {@link
+   *     #getLock})
+   * @throws IllegalStateException if this factory is closed
+   * @throws UnsupportedOperationException with {@link Builder#redlock}: each independent master
+   *     would decide on its own whether a reader waits behind a writer (see {@code
+   *     docs/read-write.md})
    */
   public RedisReadWriteLock getReadWriteLock(String name) {
-    checkName(name);
-    throw new UnsupportedOperationException("read-write locks are not implemented yet");
+    String checked = checkName(name);
+    return new RedisReadWriteLock(engine.readWrite(), checked);
   }
 
   /**
-   * Fair (FIFO across processes) locks are not provided yet.
+   * Returns the fair lock of the given name: a {@link RedisDistributedLock} whose waiters, in every
+   * process, acquire it in the order they reached Redis, like a {@code ReentrantLock} created with
+   * {@code new ReentrantLock(true)} across processes.
    *
-   * @param name the lock's name
-   * @return never
-   * @throws UnsupportedOperationException always
+   * <p>Waiters queue in Redis, ordered by a sequence Redis draws, never by a client's clock. Each
+   * waiter's place has a lease that its waiting renews, so that the place of a waiter whose process
+   * died is skipped once its lease runs out; a waiter that times out or is interrupted leaves the
+   * queue at once; a release hands the lock to the first waiter, and wakes it alone. {@link
+   * RedisDistributedLock#tryLock()} barges, as on a fair {@code ReentrantLock}: it takes a free
+   * lock whoever waits. {@code tryLock(0, unit)} honours the queue (it takes a free lock only if
+   * nobody waits), as the JDK advises for a fair {@code ReentrantLock}; a timed {@code tryLock},
+   * {@code lock} and {@code lockInterruptibly} queue. Threads of this JVM also wait in their order
+   * of arrival, and a hold never passes from one of them to the next without a release in Redis, so
+   * that the order across processes holds.
+   *
+   * <p>The fair lock of a name is held in the same Redis key as the lock {@link #getLock} returns
+   * for it: the two exclude each other, but only fair waiters queue.
+   *
+   * <p>In this implementation a place's lease is the {@linkplain Builder#leaseTime lease time}, and
+   * a waiter renews its place at least every third of it; so a waiter that died while first delays
+   * the others by at most one lease. Closing the factory takes its waiters' places out of their
+   * queues, waiting for Redis at most one second. Keys, scripts, faults and the reasons for the
+   * Redlock refusal: {@code docs/fair.md}.
+   *
+   * @param name the lock's name; its Redis key is {@code keyPrefix + name}
+   * @return the lock
+   * @throws NullPointerException if {@code name} is null
+   * @throws IllegalArgumentException if {@code name} is empty, or its key is reserved (see {@link
+   *     #getLock})
+   * @throws IllegalStateException if this factory is closed
+   * @throws UnsupportedOperationException with {@link Builder#redlock}: independent masters can see
+   *     waiters in different orders, so no queue across them is first come, first served
    */
   public RedisDistributedLock getFairLock(String name) {
-    checkName(name);
-    throw new UnsupportedOperationException("fair locks are not implemented yet");
+    String checked = checkName(name); // bad input first, as for getLock, then Redlock's refusal
+    return new RedisDistributedLock(engine.fair(), checked);
   }
 
   /**
@@ -124,7 +166,7 @@ public final class RedisLockFactory implements AutoCloseable {
     if (name.isEmpty()) {
       throw new IllegalArgumentException("lock name must not be empty");
     }
-    engine.checkName(name);
+    engine.exclusive().checkName(name);
     engine.checkOpen();
     return name;
   }

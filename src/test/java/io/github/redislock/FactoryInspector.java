@@ -28,4 +28,9 @@ public final class FactoryInspector {
   public static long turnsGiven(RedisLockFactory factory) {
     return factory.engine().turnsGiven();
   }
+
+  /** Awaits on the factory's conditions woken without a signal they could see (spurious). */
+  public static long spuriousWakeUps(RedisLockFactory factory) {
+    return factory.engine().spuriousWakeUps();
+  }
 }

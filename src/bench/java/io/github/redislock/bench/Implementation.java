@@ -19,7 +19,9 @@ enum Implementation {
   SPRING_PUBSUB("spring-pubsub", "Spring RedisLockRegistry (pub/sub)", 1, true, true),
   OURS_REDLOCK("ours-redlock", "redis-lock Redlock (5 nodes)", 5, true, true),
   OURS_BASE_REDLOCK("ours-base-redlock", "ours-base Redlock", 5, true, true),
-  REDISSON_REDLOCK("redisson-redlock", "RedissonRedLock (5 nodes)", 5, true, true);
+  REDISSON_REDLOCK("redisson-redlock", "RedissonRedLock (5 nodes)", 5, true, true),
+  OURS_FAIR("ours-fair", "redis-lock fair", 1, true, true),
+  REDISSON_FAIR("redisson-fair", "Redisson RFairLock", 1, true, true);
 
   private final String id;
   private final String label;
@@ -87,8 +89,11 @@ enum Implementation {
     return reentrant;
   }
 
-  /** The Redisson row it is compared with: the same topology's. */
+  /** The Redisson row it is compared with: the same topology's, a fair lock's for fair rows. */
   Implementation redissonAnchor() {
+    if (this == OURS_FAIR || this == REDISSON_FAIR) {
+      return REDISSON_FAIR;
+    }
     return nodes == 1 ? REDISSON : REDISSON_REDLOCK;
   }
 
@@ -124,6 +129,8 @@ enum Implementation {
       case OURS_REDLOCK -> OursUnderTest.redlock(uris);
       case OURS_BASE_REDLOCK -> BaselineUnderTest.redlock(Baseline.require().loader(), uris);
       case REDISSON_REDLOCK -> RedissonUnderTest.redLock(uris);
+      case OURS_FAIR -> OursUnderTest.standaloneFair(uri);
+      case REDISSON_FAIR -> RedissonUnderTest.singleFair(uri);
     };
   }
 }

@@ -325,6 +325,11 @@ public final class LockBenchmark {
         }
         checkpoint.run();
       }
+      if (settings.runsScenario("rw")) {
+        log("Read-write locks, beside Redisson's RReadWriteLock");
+        results.readWrite.addAll(ReadWriteRuns.measure(single, settings));
+        checkpoint.run();
+      }
     }
 
     /**
@@ -414,6 +419,19 @@ public final class LockBenchmark {
                   w.subscribedConnections(),
                   w.commandsPerSecond()));
         }
+      }
+      if (settings.runsScenario("condition")) {
+        log("Condition signal-to-wake across JVMs");
+        ConditionWake.Result c = ConditionWake.measure(settings);
+        results.conditionWake = c;
+        log(
+            String.format(
+                Locale.ROOT,
+                "  signal to wake p50 %s µs, p99 %s µs; PING p50 %s µs: %.2fx",
+                Histograms.formatMicros(Histograms.micros(c.wake(), 50)),
+                Histograms.formatMicros(Histograms.micros(c.wake(), 99)),
+                Histograms.formatMicros(Histograms.micros(c.ping(), 50)),
+                c.ratio()));
       }
     }
 

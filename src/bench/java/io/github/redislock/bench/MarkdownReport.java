@@ -37,7 +37,10 @@ final class MarkdownReport {
     heap();
     redis();
     waiting();
+    ReadWriteRuns.render(results.readWrite, this::line);
+    conditionWake();
     new TargetCheck(results, out).render();
+    new FairTargetCheck(results, out).render();
     unavailable();
     method();
     return out.toString();
@@ -68,7 +71,7 @@ final class MarkdownReport {
         "ops/s over all measured rounds (min–max of the rounds beside it); latencies in µs from"
             + " the merged HdrHistograms. *× raw* is ops/s divided by the raw floor's in the same"
             + " scenario; *× Redisson* divides by Redisson's in the same topology (single-node rows by"
-            + " `RLock`, Redlock rows by `RedissonRedLock`).");
+            + " `RLock`, Redlock rows by `RedissonRedLock`, fair rows by `RFairLock`).");
     line("");
     for (Scenario s : Scenario.values()) {
       line(
@@ -529,6 +532,51 @@ final class MarkdownReport {
               w.note()));
     }
     line("");
+  }
+
+  private void conditionWake() {
+    ConditionWake.Result c = results.conditionWake;
+    if (c == null) {
+      return;
+    }
+    line("## Condition signal to wake, across JVMs");
+    line("");
+    line(
+        "A child JVM awaits the first condition of a lock (`redis-lock`, standalone) in a loop;"
+            + " this JVM locks, signals and unlocks, "
+            + String.format(Locale.ROOT, "%,d", c.rounds())
+            + " times after a warm-up. Latency: from just before `signal()` to the child's return"
+            + " from `await()`, the lock held again (signal, unlock, wake-up, re-acquisition);"
+            + " `System.nanoTime()` is the same clock in both JVMs. PING: a Jedis `RedisClient`"
+            + " round trip on the same fresh server. Redisson has no distributed `Condition`"
+            + " (`RLock.newCondition()` throws), so there is nothing to compare it with.");
+    line("");
+    line("| measure | p50 µs | p90 µs | p99 µs | notes |");
+    line("|---|--:|--:|--:|---|");
+    conditionRow("PING round trip", c.ping(), "");
+    conditionRow("`signal()` call", c.signal(), "");
+    conditionRow("`signal()` + `unlock()`", c.unlocked(), "the signaller's part");
+    conditionRow("signal to wake", c.wake(), c.note());
+    line("");
+    line(
+        String.format(
+            Locale.ROOT,
+            "Signal to wake p50 = %.2fx the PING p50 (goal: at most 3x): %s.",
+            c.ratio(),
+            c.ratio() <= 3 ? "met" : "missed"));
+    line("");
+  }
+
+  private void conditionRow(String label, org.HdrHistogram.Histogram h, String note) {
+    line(
+        String.format(
+            Locale.ROOT,
+            "| %s | %s | %s | %s | %s |",
+            label,
+            Histograms.formatMicros(Histograms.micros(h, 50)),
+            Histograms.formatMicros(Histograms.micros(h, 90)),
+            Histograms.formatMicros(Histograms.micros(h, 99)),
+            note));
   }
 
   private void unavailable() {

@@ -7,14 +7,25 @@ import java.util.concurrent.locks.Lock;
 /** This library, as a user builds it: a factory with default settings, one lock per name. */
 final class OursUnderTest implements LockUnderTest {
   private final RedisLockFactory factory;
+  private final boolean fair;
 
   private OursUnderTest(RedisLockFactory factory) {
+    this(factory, false);
+  }
+
+  private OursUnderTest(RedisLockFactory factory, boolean fair) {
     this.factory = factory;
+    this.fair = fair;
   }
 
   /** On one node: {@code builder().standalone(uri).build()}. */
   static OursUnderTest standalone(String uri) {
     return new OursUnderTest(RedisLockFactory.builder().standalone(uri).build());
+  }
+
+  /** Fair locks on one node: {@code builder().standalone(uri).build()}, {@code getFairLock}. */
+  static OursUnderTest standaloneFair(String uri) {
+    return new OursUnderTest(RedisLockFactory.builder().standalone(uri).build(), true);
   }
 
   /**
@@ -29,7 +40,7 @@ final class OursUnderTest implements LockUnderTest {
 
   @Override
   public Lock newLock(String name) {
-    return factory.getLock(name);
+    return fair ? factory.getFairLock(name) : factory.getLock(name);
   }
 
   @Override

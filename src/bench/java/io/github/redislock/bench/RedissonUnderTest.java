@@ -17,14 +17,25 @@ import org.redisson.config.Config;
  */
 final class RedissonUnderTest implements LockUnderTest {
   private final List<RedissonClient> clients;
+  private final boolean fair;
 
   private RedissonUnderTest(List<RedissonClient> clients) {
+    this(clients, false);
+  }
+
+  private RedissonUnderTest(List<RedissonClient> clients, boolean fair) {
     this.clients = clients;
+    this.fair = fair;
   }
 
   /** {@code Redisson.create(config)} with {@code useSingleServer().setAddress(uri)}. */
   static RedissonUnderTest single(String uri) {
     return new RedissonUnderTest(List.of(client(uri)));
+  }
+
+  /** {@code RFairLock} from {@code getFairLock(name)} on one server, default configuration. */
+  static RedissonUnderTest singleFair(String uri) {
+    return new RedissonUnderTest(List.of(client(uri)), true);
   }
 
   /** One client per master; each lock is a {@code RedissonRedLock} of their {@code RLock}s. */
@@ -36,7 +47,7 @@ final class RedissonUnderTest implements LockUnderTest {
   @SuppressWarnings("deprecation") // RedissonRedLock: see the class comment
   public Lock newLock(String name) {
     if (clients.size() == 1) {
-      return clients.get(0).getLock(name);
+      return fair ? clients.get(0).getFairLock(name) : clients.get(0).getLock(name);
     }
     return new RedissonRedLock(clients.stream().map(c -> c.getLock(name)).toArray(RLock[]::new));
   }

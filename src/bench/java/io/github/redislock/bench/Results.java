@@ -20,6 +20,8 @@ final class Results {
   final List<HeapFootprint.Result> heap = new ArrayList<>();
   final List<RedisFootprint.Result> redis = new ArrayList<>();
   final List<WaitingThreads.Result> waiting = new ArrayList<>();
+  final List<ReadWriteRuns.Row> readWrite = new ArrayList<>();
+  ConditionWake.Result conditionWake;
   ZonedDateTime finished;
 
   Results(BenchSettings settings, ZonedDateTime started) {

@@ -22,8 +22,8 @@ final class ExclusiveKind implements LockKind {
     this.backend = backend;
   }
 
-  /** A holder asked for a fencing token: issue one with every acquisition from now on. */
-  void fencingWanted() {
+  @Override
+  public void fencingWanted() {
     if (!fencingWanted) {
       fencingWanted = true;
     }

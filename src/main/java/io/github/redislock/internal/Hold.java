@@ -22,6 +22,13 @@ final class Hold {
   private static final int LOST = 2;
 
   final LockKind kind;
+
+  /**
+   * Where the local lock of its holder is revoked when it is lost; {@code null} where there is none
+   * (a read share: see {@code ReadHolds}) and in unit tests.
+   */
+  private final LostHolds lostHolds;
+
   final String name;
   final LockKeys keys;
   final String token;
@@ -55,6 +62,7 @@ final class Hold {
 
   Hold(
       LockKind kind,
+      LostHolds lostHolds,
       String name,
       LockKeys keys,
       String token,
@@ -64,6 +72,7 @@ final class Hold {
       long leaseEndNanos,
       Ticker ticker) {
     this.kind = kind;
+    this.lostHolds = lostHolds;
     this.name = name;
     this.keys = keys;
     this.token = token;
@@ -119,6 +128,13 @@ final class Hold {
   /** The calling thread, owner of {@code local}, holds this hold from now on. */
   void takenBy(LocalLock local) {
     localEpoch = local.ownedEpoch();
+  }
+
+  /** The hold was marked lost: its holder, if any, gives up the local lock now. */
+  void revokeLocally() {
+    if (lostHolds != null) {
+      lostHolds.revoke(this);
+    }
   }
 
   /** The ownership of the local lock that holds this hold; -1 before anyone took it. */

@@ -34,6 +34,7 @@ final class LocalLock extends AbstractQueuedLongSynchronizer {
   private static final long WAKE = 0;
 
   private final transient Lifecycle lifecycle;
+  private final boolean firstComeFirstServed;
   private transient volatile Thread owner;
   private transient volatile long ownerEpoch;
 
@@ -42,8 +43,9 @@ final class LocalLock extends AbstractQueuedLongSynchronizer {
    *
    * @param lifecycle the factory's: once it is closed, every acquisition throws
    */
-  LocalLock(Lifecycle lifecycle) {
+  LocalLock(Lifecycle lifecycle, boolean firstComeFirstServed) {
     this.lifecycle = lifecycle;
+    this.firstComeFirstServed = firstComeFirstServed;
   }
 
   // ---- the owner's side ----
@@ -58,9 +60,9 @@ final class LocalLock extends AbstractQueuedLongSynchronizer {
     acquireInterruptibly(1);
   }
 
-  /** Acquires if free now. */
+  /** Acquires if free now, whoever is queued (as {@code ReentrantLock.tryLock()} does). */
   boolean tryLock() {
-    return tryAcquire(1);
+    return claim();
   }
 
   /** Acquires if free within {@code nanos}; {@code false} when the time ran out. */
@@ -193,6 +195,15 @@ final class LocalLock extends AbstractQueuedLongSynchronizer {
 
   @Override
   protected boolean tryAcquire(long acquires) {
+    if (firstComeFirstServed && hasQueuedPredecessors()) {
+      lifecycle.checkOpen();
+      return false;
+    }
+    return claim();
+  }
+
+  /** Takes the lock if it is free. */
+  private boolean claim() {
     lifecycle.checkOpen();
     long state = getState();
     if (count(state) != 0) {

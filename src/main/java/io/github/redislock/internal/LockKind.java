@@ -35,6 +35,63 @@ interface LockKind {
   /** A new, binding fencing token for the hold's current holder; {@code -1} when not ours. */
   long reissueFence(Hold hold);
 
+  /**
+   * A holder asked for a fencing token: a kind that can issue tokens with its acquisitions does so
+   * from now on, which saves the holders that ask a round trip.
+   */
+  void fencingWanted();
+
+  /**
+   * What one wait (one call's attempts, until acquired or given up) uses: this kind itself, or, for
+   * a kind whose waiters queue in Redis, an object that holds the waiter's place.
+   *
+   * @param barge whether the wait is a {@code tryLock()}: one attempt that takes a free lock
+   *     whoever waits, and leaves no place behind
+   */
+  default LockKind forWait(boolean barge) {
+    return this;
+  }
+
+  /**
+   * What a {@code tryLock(0, unit)} uses: one attempt that, for a kind whose waiters queue in
+   * Redis, takes a free lock only if nobody waits, and leaves no place behind; for other kinds,
+   * {@code forWait(true)}.
+   */
+  default LockKind forAttemptInTurn() {
+    return forWait(true);
+  }
+
+  /** The wait gave up without acquiring: its place in a queue, if any, goes now. */
+  default void leave(LockKeys keys) {}
+
+  /**
+   * The factory is closing, before its clients: the places its waiters keep in Redis queues, if
+   * any, go now (their waits end with the factory, and a place left behind would keep the waiters
+   * of other processes behind it until its lease ran out).
+   */
+  default void closing() {}
+
+  /**
+   * The waiter's id, for wake-ups meant for it alone; {@code null} when any release concerns it.
+   */
+  default String waiterId() {
+    return null;
+  }
+
+  /**
+   * The token under which Redis handed the lock to this waiter, once a message named it ({@code
+   * to:<id>}): for a kind whose releases hand the lock to the first waiter; {@code null} for
+   * others.
+   */
+  default String handedToken() {
+    return null;
+  }
+
+  /** The longest a waiter may wait between attempts (each attempt renews its place, if any). */
+  default long maxWaitNanos() {
+    return Long.MAX_VALUE;
+  }
+
   /** Makes the hold's token binding; {@code false} when the hold is not ours any more. */
   boolean confirmFence(Hold hold, long fencingToken);
 }

@@ -11,9 +11,17 @@ import java.util.function.Consumer;
 final class NameRegistry {
   private final ConcurrentHashMap<String, NameState> states = new ConcurrentHashMap<>();
   private final Lifecycle lifecycle;
+  private final boolean firstComeFirstServed;
 
-  NameRegistry(Lifecycle lifecycle) {
+  /**
+   * The names of one family of locks.
+   *
+   * @param firstComeFirstServed whether each name's local queue serves threads in their order of
+   *     arrival
+   */
+  NameRegistry(Lifecycle lifecycle, boolean firstComeFirstServed) {
     this.lifecycle = lifecycle;
+    this.firstComeFirstServed = firstComeFirstServed;
   }
 
   /** The state of {@code name}, or {@code null} when no thread of this JVM uses it. */
@@ -27,11 +35,12 @@ final class NameRegistry {
   }
 
   /** The calling thread starts to use {@code name}: its state, created if needed. */
-  NameState enter(LockEngine.LockName name) {
+  NameState enter(Mutexes.LockName name) {
     return states.compute(
         name.name,
         (n, state) -> {
-          NameState entered = state != null ? state : new NameState(n, name.keys, lifecycle);
+          NameState entered =
+              state != null ? state : new NameState(n, name.keys, lifecycle, firstComeFirstServed);
           entered.users++;
           return entered;
         });

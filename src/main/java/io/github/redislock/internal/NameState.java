@@ -30,9 +30,9 @@ final class NameState {
    */
   int handoffs;
 
-  NameState(String name, LockKeys keys, Lifecycle lifecycle) {
+  NameState(String name, LockKeys keys, Lifecycle lifecycle, boolean firstComeFirstServed) {
     this.name = name;
     this.keys = keys;
-    this.local = new LocalLock(lifecycle);
+    this.local = new LocalLock(lifecycle, firstComeFirstServed);
   }
 }

@@ -109,7 +109,7 @@ final class RedisWait {
         // cleanup must not delete what a later attempt acquires.
         String attemptToken = Tokens.next();
         // Read before the attempt: a release after its busy answer moves it (see subscribe).
-        long epoch = subscribed || mode == Mode.ONCE ? 0 : context.wakeUps().epoch(keys.channel());
+        long epoch = subscribed || mode.once() ? 0 : context.wakeUps().epoch(keys.channel());
         long start = context.ticker().read();
         Acquisition attempt;
         try {
@@ -139,7 +139,7 @@ final class RedisWait {
         }
         context.turns().busyRoundTrip(context.ticker().read() - start);
         answered = true;
-        if (mode == Mode.ONCE) {
+        if (mode.once()) {
           return false;
         }
         long now = context.ticker().read();
@@ -147,14 +147,20 @@ final class RedisWait {
           return false;
         }
         subscribe(epoch);
-        long wait = waitNanos(attempt);
+        long wait = Math.min(waitNanos(attempt), kind.maxWaitNanos());
         if (mode == Mode.TIMED) {
           wait = Math.min(wait, deadline - now);
         }
         busyStill = !signal.await(wait);
         afterWait();
+        if (signal.takeAddressed() && handedOver(start)) {
+          return true;
+        }
       }
     } finally {
+      if (token == null) {
+        kind.leave(keys); // a place in a queue, if the kind keeps one
+      }
       if (signal != null) {
         context.wakeUps().forget(signal, keys.channel(), subscribed);
       }
@@ -162,6 +168,28 @@ final class RedisWait {
         Thread.currentThread().interrupt();
       }
     }
+  }
+
+  /**
+   * A message named this waiter: for a kind whose releases hand the lock to the first waiter, the
+   * lock is its own, under the token the kind tells, with no further round trip. Its lease counts
+   * from the start of the last attempt, which the hand-over came after (the attempt renewed the
+   * waiter's place, whose end the handed key keeps; a hand-over before it, the attempt would have
+   * taken). A hand-over the waiter learns of only after the lease is gone is released.
+   */
+  private boolean handedOver(long lastAttemptStart) {
+    String handed = kind.handedToken();
+    if (handed == null) {
+      return false;
+    }
+    if (context.ticker().read() - lastAttemptStart >= context.validNanos()) {
+      context.releases().releaseLater(kind, keys, handed);
+      return false;
+    }
+    token = handed;
+    granted = Acquisition.acquired(0);
+    grantedAttemptStart = lastAttemptStart;
+    return true;
   }
 
   /** The token of the acquired hold. */
@@ -184,7 +212,7 @@ final class RedisWait {
    * subscribed, until one of them releases or the yield has passed.
    */
   private void giveWayIfOwed() throws InterruptedException {
-    long pause = mode == Mode.ONCE ? 0 : context.turns().takeYieldNanos(name);
+    long pause = mode.once() ? 0 : context.turns().takeYieldNanos(name);
     if (pause <= 0) {
       return;
     }
@@ -198,7 +226,7 @@ final class RedisWait {
 
   /** Redis failed: rethrows unless the mode retries, else waits a backoff. */
   private void backOff(RedisLockException failure) throws InterruptedException {
-    if (mode == Mode.ONCE || !Failures.isTransient(failure)) {
+    if (mode.once() || !Failures.isTransient(failure)) {
       throw failure;
     }
     long now = context.ticker().read();
@@ -216,7 +244,7 @@ final class RedisWait {
       pause = Math.min(pause, deadline - now);
     }
     if (signal == null) {
-      signal = context.wakeUps().newSignal();
+      signal = context.wakeUps().newSignal(kind.waiterId());
     }
     signal.await(pause);
     afterWait();
@@ -230,7 +258,7 @@ final class RedisWait {
    */
   private void subscribe(long epoch) {
     if (signal == null) {
-      signal = context.wakeUps().newSignal();
+      signal = context.wakeUps().newSignal(kind.waiterId());
     }
     if (!subscribed) {
       context.wakeUps().subscribe(keys.channel(), signal, epoch);

@@ -2,15 +2,88 @@ package io.github.redislock.internal;
 
 import io.github.redislock.internal.util.Ticker;
 import java.util.concurrent.locks.LockSupport;
+import java.util.function.Predicate;
 
 /** Wakes one waiting thread: raised by a release's wake-up, a new subscription, or close. */
 final class Signal {
+  /** The prefix of a message for one waiter alone: {@code to:<its id>}. */
+  static final String TO = "to:";
+
   private final Thread waiter = Thread.currentThread();
   private final Ticker ticker;
+
+  /** {@code to:<id>}, or {@code null} for a waiter without an id. */
+  private final String address;
+
+  /** Picks the messages for a waiter that routes them itself (a condition's), else {@code null}. */
+  private final Predicate<String> route;
+
   private volatile boolean raised;
 
+  /** Whether a message naming this waiter ({@code to:<id>}) came, not yet taken. */
+  private volatile boolean addressed;
+
   Signal(Ticker ticker) {
+    this(ticker, null);
+  }
+
+  /**
+   * A signal for the calling thread.
+   *
+   * @param id the waiter's id, for messages meant for it alone ({@code to:<id>}); {@code null} for
+   *     a waiter that any release concerns
+   */
+  Signal(Ticker ticker, String id) {
+    this(ticker, id == null ? null : TO + id, null);
+  }
+
+  private Signal(Ticker ticker, String address, Predicate<String> route) {
     this.ticker = ticker;
+    this.address = address;
+    this.route = route;
+  }
+
+  /**
+   * A signal for the calling thread, raised by the messages {@code route} accepts (and by every
+   * event of its channel that is not a message: a new subscription, a lost connection, close).
+   */
+  static Signal routed(Ticker ticker, Predicate<String> route) {
+    return new Signal(ticker, null, route);
+  }
+
+  /**
+   * Whether a message on the waiter's channel concerns it: a release for everyone ({@code
+   * released}), one naming it, or any message for a waiter without an id (a plain lock's waiter,
+   * for whom any release on the key may mean free).
+   */
+  boolean isFor(String message) {
+    if (route != null) {
+      return route.test(message);
+    }
+    return address == null || message == null || !message.startsWith(TO) || message.equals(address);
+  }
+
+  /** A message on the waiter's channel: raises the signal if it concerns the waiter. */
+  void receive(String message) {
+    if (!isFor(message)) {
+      return;
+    }
+    if (address != null && address.equals(message)) {
+      addressed = true;
+    }
+    raise();
+  }
+
+  /**
+   * Whether a message named this waiter since the last call: for a fair lock's waiter, a release
+   * handed it the lock.
+   */
+  boolean takeAddressed() {
+    if (!addressed) {
+      return false;
+    }
+    addressed = false;
+    return true;
   }
 
   void raise() {

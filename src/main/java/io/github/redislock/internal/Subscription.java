@@ -292,12 +292,12 @@ final class Subscription {
     }
   }
 
-  private void message(Listener from, String channel) {
+  private void message(Listener from, String channel, String message) {
     synchronized (owner) {
       if (listener == from) {
         heard = true;
       }
-      owner.message(channel);
+      owner.message(channel, message);
     }
   }
 
@@ -360,7 +360,7 @@ final class Subscription {
 
     @Override
     public void onMessage(String channel, String message) {
-      message(this, channel);
+      message(this, channel, message);
     }
 
     @Override
@@ -411,7 +411,7 @@ final class Subscription {
 
     @Override
     public void onSMessage(String channel, String message) {
-      message(this, channel);
+      message(this, channel, message);
     }
   }
 }

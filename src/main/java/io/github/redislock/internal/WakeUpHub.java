@@ -44,7 +44,22 @@ final class WakeUpHub implements AutoCloseable {
 
   /** A signal for the calling thread, raised at once if the factory is closed. */
   Signal newSignal() {
-    Signal signal = new Signal(ticker);
+    return newSignal(null);
+  }
+
+  /** A signal for the calling thread, waiter {@code id} (see {@link Signal#isFor}). */
+  Signal newSignal(String id) {
+    Signal signal = new Signal(ticker, id);
+    waiters.add(signal);
+    if (closed) {
+      signal.raise();
+    }
+    return signal;
+  }
+
+  /** A signal for the calling thread, raised by the messages {@code route} accepts. */
+  Signal routedSignal(java.util.function.Predicate<String> route) {
+    Signal signal = Signal.routed(ticker, route);
     waiters.add(signal);
     if (closed) {
       signal.raise();

@@ -297,11 +297,16 @@ final class WakeUps implements AutoCloseable {
     }
   }
 
-  void message(String channel) {
+  void message(String channel, String message) {
     if (lastEvents.containsKey(channel)) {
       lastEvents.put(channel, events.incrementAndGet());
     }
-    raise(channel);
+    Set<Signal> signals = waiting.get(channel);
+    if (signals != null) {
+      for (Signal signal : signals) {
+        signal.receive(message);
+      }
+    }
   }
 
   /** {@code subscription}'s connection ended: its channels are not active until it is back. */

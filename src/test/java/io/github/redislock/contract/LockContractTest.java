@@ -114,8 +114,26 @@ public abstract class LockContractTest {
     return factory;
   }
 
+  /** The name of the lock this test uses. */
+  String name() {
+    return name;
+  }
+
+  /** The deployment under test. */
+  Deployment deployment() {
+    return deployment;
+  }
+
   RedisDistributedLock lock() {
-    return factory().getLock(name);
+    return lockOf(factory(), name);
+  }
+
+  /**
+   * The lock of {@code name} that the suite tests, from {@code factory}: the plain lock; a subclass
+   * may test another kind (the fair lock) with the same properties.
+   */
+  protected RedisDistributedLock lockOf(RedisLockFactory factory, String name) {
+    return factory.getLock(name);
   }
 
   /** Runs {@code command} on every server that keeps a copy of {@code key} (Redlock: all). */
@@ -352,7 +370,7 @@ public abstract class LockContractTest {
 
     @Test
     void lockSetsTheKeyToARandomTokenWithTheLease() {
-      RedisDistributedLock lock = factory(b -> b.leaseTime(Duration.ofSeconds(20))).getLock(name);
+      RedisDistributedLock lock = lockOf(factory(b -> b.leaseTime(Duration.ofSeconds(20))), name);
       lock.lock();
       try {
         assertThat(rawGet(name)).startsWith("rl1:").hasSize(4 + 32);
@@ -461,8 +479,8 @@ public abstract class LockContractTest {
     @Test
     void anotherInstanceOfTheSameNameIsTheSameLock() {
       RedisLockFactory factory = factory();
-      RedisDistributedLock first = factory.getLock(name);
-      RedisDistributedLock second = factory.getLock(name);
+      RedisDistributedLock first = lockOf(factory, name);
+      RedisDistributedLock second = lockOf(factory, name);
       first.lock();
       assertThat(second.tryLock()).isTrue();
       assertThat(second.getHoldCount()).isEqualTo(2);
@@ -498,7 +516,7 @@ public abstract class LockContractTest {
 
     @Test
     void holdIsRenewedBeyondTheLease() {
-      RedisDistributedLock lock = factory(b -> b.leaseTime(SHORT_LEASE)).getLock(name);
+      RedisDistributedLock lock = lockOf(factory(b -> b.leaseTime(SHORT_LEASE)), name);
       lock.lock();
       try {
         String token = rawGet(name);
@@ -529,21 +547,21 @@ public abstract class LockContractTest {
 
     @Test
     void tryLockReturnsFalseWhileAnotherFactoryHoldsIt() throws Exception {
-      Holder holder = holdInOtherThread(factory().getLock(name));
+      Holder holder = holdInOtherThread(lockOf(factory(), name));
       assertThat(lock().tryLock()).isFalse();
       holder.release();
     }
 
     @Test
     void timedTryLockReturnsFalseWhenTheTimeElapses() throws Exception {
-      Holder holder = holdInOtherThread(factory().getLock(name));
+      Holder holder = holdInOtherThread(lockOf(factory(), name));
       assertThat(lock().tryLock(200, TimeUnit.MILLISECONDS)).isFalse();
       holder.release();
     }
 
     @Test
     void timedTryLockAcquiresWhenReleasedInTime() throws Exception {
-      Holder holder = holdInOtherThread(factory().getLock(name));
+      Holder holder = holdInOtherThread(lockOf(factory(), name));
       RedisDistributedLock lock = lock();
       Waiter<Boolean> result =
           startWaiter(
@@ -562,7 +580,7 @@ public abstract class LockContractTest {
 
     @Test
     void lockWaitsUntilTheHolderInAnotherFactoryReleases() throws Exception {
-      Holder holder = holdInOtherThread(factory().getLock(name));
+      Holder holder = holdInOtherThread(lockOf(factory(), name));
       RedisDistributedLock lock = lock();
       Waiter<Long> result =
           startWaiter(
@@ -597,7 +615,7 @@ public abstract class LockContractTest {
 
     @Test
     void lockInterruptiblyWaitsUntilReleased() throws Exception {
-      Holder holder = holdInOtherThread(factory().getLock(name));
+      Holder holder = holdInOtherThread(lockOf(factory(), name));
       RedisDistributedLock lock = lock();
       Waiter<Boolean> result =
           startWaiter(
@@ -622,7 +640,7 @@ public abstract class LockContractTest {
 
     @Test
     void isLockedIsTrue() throws Exception {
-      Holder holder = holdInOtherThread(factory().getLock(name));
+      Holder holder = holdInOtherThread(lockOf(factory(), name));
       assertThat(lock().isLocked()).isTrue();
       holder.release();
     }
@@ -631,7 +649,7 @@ public abstract class LockContractTest {
     void fencingTokensIncreaseFromHolderToHolder() {
       List<Long> tokens = new ArrayList<>();
       for (int i = 0; i < 5; i++) {
-        RedisDistributedLock lock = factory().getLock(name);
+        RedisDistributedLock lock = lockOf(factory(), name);
         lock.lock();
         tokens.add(lock.getFencingToken());
         lock.unlock();
@@ -646,14 +664,14 @@ public abstract class LockContractTest {
       RedisLockFactory asking = factory();
       List<Long> tokens = new ArrayList<>();
       for (int i = 0; i < 3; i++) {
-        RedisDistributedLock eager = asking.getLock(name);
+        RedisDistributedLock eager = lockOf(asking, name);
         eager.lock();
         tokens.add(eager.getFencingToken());
         eager.unlock();
-        RedisDistributedLock silent = factory().getLock(name);
+        RedisDistributedLock silent = lockOf(factory(), name);
         silent.lock();
         silent.unlock();
-        RedisDistributedLock lazy = factory().getLock(name);
+        RedisDistributedLock lazy = lockOf(factory(), name);
         lazy.lock();
         tokens.add(lazy.getFencingToken());
         assertThat(lazy.getFencingToken()).isEqualTo(tokens.get(tokens.size() - 1));
@@ -682,7 +700,7 @@ public abstract class LockContractTest {
   class WhenInterrupted {
     @Test
     void lockInterruptiblyThrowsWhenInterruptedWhileWaiting() throws Exception {
-      Holder holder = holdInOtherThread(factory().getLock(name));
+      Holder holder = holdInOtherThread(lockOf(factory(), name));
       String holderToken = rawGet(name);
       RedisDistributedLock lock = lock();
       Waiter<Throwable> result =
@@ -724,7 +742,7 @@ public abstract class LockContractTest {
 
     @Test
     void timedTryLockThrowsWhenInterruptedWhileWaiting() throws Exception {
-      Holder holder = holdInOtherThread(factory().getLock(name));
+      Holder holder = holdInOtherThread(lockOf(factory(), name));
       RedisDistributedLock lock = lock();
       Waiter<Throwable> result =
           startWaiter(
@@ -746,7 +764,7 @@ public abstract class LockContractTest {
 
     @Test
     void lockKeepsWaitingThroughAnInterruptAndRestoresTheFlag() throws Exception {
-      Holder holder = holdInOtherThread(factory().getLock(name));
+      Holder holder = holdInOtherThread(lockOf(factory(), name));
       RedisDistributedLock lock = lock();
       Waiter<Boolean> result =
           startWaiter(
@@ -792,7 +810,7 @@ public abstract class LockContractTest {
   @Nested
   class WhenLost {
     private RedisDistributedLock heldWithShortLease() {
-      RedisDistributedLock lock = factory(b -> b.leaseTime(SHORT_LEASE)).getLock(name);
+      RedisDistributedLock lock = lockOf(factory(b -> b.leaseTime(SHORT_LEASE)), name);
       lock.lock();
       return lock;
     }
@@ -861,7 +879,7 @@ public abstract class LockContractTest {
     @Test
     void closingTheFactoryLosesHoldsWithoutReleasingThem() {
       RedisLockFactory factory = factory();
-      RedisDistributedLock lock = factory.getLock(name);
+      RedisDistributedLock lock = lockOf(factory, name);
       lock.lock();
       factory.close();
       assertThat(rawGet(name)).isNotNull();
@@ -874,17 +892,17 @@ public abstract class LockContractTest {
     @Test
     void closedFactoryRejectsNewAcquisitions() {
       RedisLockFactory factory = factory();
-      RedisDistributedLock lock = factory.getLock(name);
+      RedisDistributedLock lock = lockOf(factory, name);
       factory.close();
       assertThatThrownBy(lock::lock).isInstanceOf(IllegalStateException.class);
-      assertThatThrownBy(() -> factory.getLock(name)).isInstanceOf(IllegalStateException.class);
+      assertThatThrownBy(() -> lockOf(factory, name)).isInstanceOf(IllegalStateException.class);
     }
 
     @Test
     void closingTheFactoryWakesItsWaiters() throws Exception {
-      Holder holder = holdInOtherThread(factory().getLock(name));
+      Holder holder = holdInOtherThread(lockOf(factory(), name));
       RedisLockFactory factory = factory();
-      RedisDistributedLock lock = factory.getLock(name);
+      RedisDistributedLock lock = lockOf(factory, name);
       AtomicReference<Throwable> failure = new AtomicReference<>();
       Waiter<?> result =
           startWaiter(
@@ -1015,7 +1033,7 @@ public abstract class LockContractTest {
 
     @Test
     void holdIsReportedLostWhenRedisRestartsEmpty() {
-      RedisDistributedLock lock = factory(b -> b.leaseTime(SHORT_LEASE)).getLock(name);
+      RedisDistributedLock lock = lockOf(factory(b -> b.leaseTime(SHORT_LEASE)), name);
       lock.lock();
       deployment.stop();
       deployment.restart();
@@ -1166,7 +1184,7 @@ public abstract class LockContractTest {
 
     @Test
     void renewalRefreshesTheCountersExpiry() {
-      RedisDistributedLock lock = factory(b -> b.leaseTime(SHORT_LEASE)).getLock(name);
+      RedisDistributedLock lock = lockOf(factory(b -> b.leaseTime(SHORT_LEASE)), name);
       lock.lock();
       try {
         lock.getFencingToken();
@@ -1190,7 +1208,7 @@ public abstract class LockContractTest {
 
     @Test
     void keyPrefixIsPrependedToTheName() {
-      RedisDistributedLock lock = factory(b -> b.keyPrefix("app:")).getLock(name);
+      RedisDistributedLock lock = lockOf(factory(b -> b.keyPrefix("app:")), name);
       lock.lock();
       try {
         assertThat(rawGet("app:" + name)).startsWith("rl1:");
@@ -1203,7 +1221,7 @@ public abstract class LockContractTest {
     void namesWithHashTagsAndBracesWork() {
       RedisLockFactory factory = factory();
       for (String odd : List.of("{" + name + "}", name + "}", "{}" + name, "{a}" + name)) {
-        RedisDistributedLock lock = factory.getLock(odd);
+        RedisDistributedLock lock = lockOf(factory, odd);
         lock.lock();
         try {
           assertThat(lock.getFencingToken()).isPositive();

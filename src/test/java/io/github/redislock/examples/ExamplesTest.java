@@ -99,6 +99,24 @@ class ExamplesTest {
   }
 
   @Test
+  void fairJobClaimingClaimsEveryJobOnceAndGivesEveryWorkerTurns() throws Exception {
+    FairJobClaiming.Result result = FairJobClaiming.run(redis.uri());
+
+    assertThat(result.claimed()).isEqualTo(result.jobs());
+    assertThat(result.distinct()).isEqualTo(result.jobs());
+    assertThat(result.claimsByWorker()).allMatch(claims -> claims > 0);
+  }
+
+  @Test
+  void readMostlyCacheReadsConsistentlyAndRebuildsOncePerInvalidation() throws Exception {
+    ReadMostlyCache.Result result = ReadMostlyCache.run(redis.uri());
+
+    assertThat(result.inconsistent()).isZero();
+    assertThat(result.invalidations()).isPositive();
+    assertThat(result.loads()).isEqualTo(result.invalidations() + 1L);
+  }
+
+  @Test
   void demoCountsExactlyAcrossWorkerJvms() throws Exception {
     Demo.Result result = Demo.run(redis.uri(), 2, 2, 50);
 
@@ -106,6 +124,15 @@ class ExamplesTest {
     assertThat(result.counter()).isEqualTo(200);
     assertThat(result.isExact()).isTrue();
     assertThat(result.maxFencingToken()).isGreaterThan(result.minFencingToken());
+  }
+
+  @Test
+  void boundedBufferAcrossProcessesDeliversEveryItemOnce() throws Exception {
+    BoundedBufferAcrossProcesses.Result result = BoundedBufferAcrossProcesses.run(redis.uri());
+
+    assertThat(result.taken()).isEqualTo(result.produced());
+    assertThat(result.distinct()).isEqualTo(result.produced());
+    assertThat(result.left()).isZero();
   }
 
   @Test
@@ -118,6 +145,8 @@ class ExamplesTest {
       ReentrantLockDropIn.main(new String[0]);
       LockPassedToExistingCode.main(new String[0]);
       SynchronizedRewritten.main(new String[0]);
+      FairJobClaiming.main(new String[0]);
+      ReadMostlyCache.main(new String[0]);
     } finally {
       if (previous == null) {
         System.clearProperty(ExampleRedis.PROPERTY);

@@ -29,6 +29,7 @@ class HoldTest {
     long now = clock.read();
     return new Hold(
         new ExclusiveKind(node),
+        null,
         "hold-test",
         KEYS,
         token,

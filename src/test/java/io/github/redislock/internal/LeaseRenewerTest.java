@@ -54,6 +54,7 @@ class LeaseRenewerTest {
     Hold hold =
         new Hold(
             new ExclusiveKind(backend),
+            null,
             name,
             keys,
             token,
@@ -230,6 +231,7 @@ class LeaseRenewerTest {
     Hold hold =
         new Hold(
             new ExclusiveKind(real),
+            null,
             "renewer-error",
             keys,
             token,

@@ -29,7 +29,7 @@ class LocalHandoffTest {
   private final FakeBackend backend = new FakeBackend(ticker, LEASE);
   private final Releases releases = new Releases(Runnable::run, ticker, LEASE.toNanos());
   private final LocalHandoff handoff = new LocalHandoff(ticker, releases);
-  private final NameState state = new NameState("handoff-test", KEYS, new Lifecycle());
+  private final NameState state = new NameState("handoff-test", KEYS, new Lifecycle(), false);
   private final List<Thread> threads = new ArrayList<>();
 
   @AfterEach
@@ -51,6 +51,7 @@ class LocalHandoffTest {
     long now = ticker.read();
     return new Hold(
         new ExclusiveKind(backend),
+        null,
         state.name,
         KEYS,
         token,

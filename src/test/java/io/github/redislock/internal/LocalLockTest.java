@@ -18,7 +18,7 @@ import org.junit.jupiter.api.Test;
 /** The local queue of a name: a reentrant lock whose ownership can be revoked, and closed. */
 class LocalLockTest {
   private final Lifecycle lifecycle = new Lifecycle();
-  private final LocalLock local = new LocalLock(lifecycle);
+  private final LocalLock local = new LocalLock(lifecycle, false);
   private final ExecutorService threads = Executors.newCachedThreadPool();
 
   @AfterEach

@@ -7,7 +7,7 @@ import io.github.redislock.LockLostEvent;
 import io.github.redislock.LockLostException;
 import io.github.redislock.internal.FakeBackend.Call;
 import io.github.redislock.internal.FakeBackend.Op;
-import io.github.redislock.internal.LockEngine.LockName;
+import io.github.redislock.internal.Mutexes.LockName;
 import io.github.redislock.testing.RedisInvariants;
 import io.github.redislock.testing.Timing;
 import java.time.Duration;
@@ -36,7 +36,8 @@ class LockEngineTest {
           backend,
           List.of(),
           new Settings("engine-test:", LEASE, Duration.ofSeconds(1), lost::add, ticker));
-  private final LockName name = engine.lockName("a");
+  private final Mutexes locks = engine.exclusive();
+  private final LockName name = locks.lockName("a");
   private final String key = "engine-test:a";
   private Thread other;
 
@@ -68,14 +69,14 @@ class LockEngineTest {
 
   @Test
   void reentrantLocksAreCountedInTheJvmAndTouchRedisOnce() {
-    engine.lock(name);
-    engine.lock(name);
-    assertThat(engine.getHoldCount(name)).isEqualTo(2);
-    engine.unlock(name);
-    assertThat(engine.getHoldCount(name)).isEqualTo(1);
+    locks.lock(name);
+    locks.lock(name);
+    assertThat(locks.getHoldCount(name)).isEqualTo(2);
+    locks.unlock(name);
+    assertThat(locks.getHoldCount(name)).isEqualTo(1);
     assertThat(backend.calls(Op.RELEASE)).isZero();
-    engine.unlock(name);
-    assertThat(engine.getHoldCount(name)).isZero();
+    locks.unlock(name);
+    assertThat(locks.getHoldCount(name)).isZero();
     assertThat(backend.calls(Op.TRY_ACQUIRE)).isEqualTo(1);
     assertThat(backend.calls(Op.RELEASE)).isEqualTo(1);
     assertThat(backend.holder(key)).isNull();
@@ -84,40 +85,40 @@ class LockEngineTest {
   @Test
   void tryLockAnswersFalseWhileAnotherProcessHoldsTheLock() {
     backend.steal(key, "another-process");
-    assertThat(engine.tryLock(name)).isFalse();
-    assertThat(engine.isHeldByCurrentThread(name)).isFalse();
+    assertThat(locks.tryLock(name)).isFalse();
+    assertThat(locks.isHeldByCurrentThread(name)).isFalse();
   }
 
   @Test
   void unlockByAThreadThatDoesNotHoldTheLockIsIllegal() {
-    engine.lock(name);
+    locks.lock(name);
     AtomicReference<Throwable> thrown = new AtomicReference<>();
     start(
         () -> {
           try {
-            engine.unlock(name);
+            locks.unlock(name);
           } catch (Throwable t) {
             thrown.set(t);
           }
         });
     awaitUntil(() -> !other.isAlive());
     assertThat(thrown.get()).isExactlyInstanceOf(IllegalMonitorStateException.class);
-    assertThat(engine.isHeldByCurrentThread(name)).isTrue();
-    engine.unlock(name);
+    assertThat(locks.isHeldByCurrentThread(name)).isTrue();
+    locks.unlock(name);
   }
 
   @Test
   void aLossFoundByRenewalIsReportedOnceAndThrownByTheNextUnlockOnly() {
-    engine.lock(name);
-    engine.lock(name);
+    locks.lock(name);
+    locks.lock(name);
     backend.steal(key, "another-process");
     ticker.advance(LEASE.toNanos() / 3); // a renewal is due
     awaitUntil(() -> !lost.isEmpty());
-    assertThat(engine.isHeldByCurrentThread(name)).isFalse();
-    assertThatThrownBy(() -> engine.unlock(name))
+    assertThat(locks.isHeldByCurrentThread(name)).isFalse();
+    assertThatThrownBy(() -> locks.unlock(name))
         .isInstanceOf(LockLostException.class)
         .hasMessageContaining(LossReporter.NOT_OURS);
-    assertThatThrownBy(() -> engine.unlock(name))
+    assertThatThrownBy(() -> locks.unlock(name))
         .isExactlyInstanceOf(IllegalMonitorStateException.class);
     assertThat(lost).singleElement().extracting(LockLostEvent::lockName).isEqualTo("a");
     assertThat(backend.calls(Op.RELEASE)).isZero();
@@ -125,31 +126,31 @@ class LockEngineTest {
 
   @Test
   void closingTheFactoryReportsAHeldLockLost() {
-    engine.lock(name);
+    locks.lock(name);
     engine.close();
     assertThat(lost)
         .singleElement()
         .extracting(LockLostEvent::reason)
         .isEqualTo("the lock factory was closed");
-    assertThatThrownBy(() -> engine.unlock(name)).isInstanceOf(LockLostException.class);
+    assertThatThrownBy(() -> locks.unlock(name)).isInstanceOf(LockLostException.class);
   }
 
   @Test
   void aThreadQueuedLocallyTakesTheHoldByHandoffWithoutARoundTrip() {
-    engine.lock(name);
+    locks.lock(name);
     AtomicReference<Throwable> failure = new AtomicReference<>();
     start(
         () -> {
           try {
-            engine.lock(name);
-            engine.unlock(name);
+            locks.lock(name);
+            locks.unlock(name);
           } catch (Throwable t) {
             failure.set(t);
           }
         });
     awaitUntil(() -> other.getState() == Thread.State.WAITING);
     String token = backend.holder(key);
-    engine.unlock(name);
+    locks.unlock(name);
     awaitUntil(() -> !other.isAlive());
     assertThat(failure.get()).isNull();
     assertThat(backend.calls(Op.TRY_ACQUIRE)).isEqualTo(1);
@@ -163,20 +164,20 @@ class LockEngineTest {
 
   @Test
   void aHolderByHandoffGetsAGreaterFencingToken() {
-    engine.lock(name);
-    long first = engine.getFencingToken(name);
+    locks.lock(name);
+    long first = locks.getFencingToken(name);
     AtomicLong second = new AtomicLong();
     start(
         () -> {
-          engine.lock(name);
+          locks.lock(name);
           try {
-            second.set(engine.getFencingToken(name));
+            second.set(locks.getFencingToken(name));
           } finally {
-            engine.unlock(name);
+            locks.unlock(name);
           }
         });
     awaitUntil(() -> other.getState() == Thread.State.WAITING);
-    engine.unlock(name);
+    locks.unlock(name);
     awaitUntil(() -> !other.isAlive());
     assertThat(second.get()).isGreaterThan(first);
     assertThat(backend.calls(Op.TRY_ACQUIRE)).isEqualTo(1);
@@ -185,15 +186,15 @@ class LockEngineTest {
   @Test
   void aReleaseOtherProcessesWaitedForGivesThemTheNextTurn() {
     backend.listenersOnRelease(1); // this factory has no subscription of its own
-    engine.lock(name);
-    engine.unlock(name);
+    locks.lock(name);
+    locks.unlock(name);
     assertThat(engine.turnsGiven()).isEqualTo(1);
   }
 
   @Test
   void aReleaseNobodyWaitedForGivesNoTurn() {
-    engine.lock(name);
-    engine.unlock(name);
+    locks.lock(name);
+    locks.unlock(name);
     assertThat(engine.turnsGiven()).isZero();
   }
 }

@@ -41,6 +41,7 @@ class ReleasesTest {
     Hold hold =
         new Hold(
             new ExclusiveKind(backend),
+            null,
             "releases-test",
             KEYS,
             token,

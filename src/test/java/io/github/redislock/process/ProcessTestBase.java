@@ -71,6 +71,12 @@ abstract class ProcessTestBase {
     return child;
   }
 
+  /** Takes a child started by another worker class: killed after the test. */
+  JvmProcess adopt(JvmProcess child) {
+    children.add(child);
+    return child;
+  }
+
   /** Marks keys the test (not the library) created: deleted before the TTL check. */
   void ownKeys(String... keys) {
     ownKeys.addAll(List.of(keys));

@@ -143,6 +143,16 @@ public final class JvmProcess implements AutoCloseable {
     }
   }
 
+  /** Freezes the child with SIGSTOP: its threads stop where they are, its sockets stay open. */
+  public void pause() {
+    ProcessSupport.signal(process.pid(), "STOP");
+  }
+
+  /** Continues a child frozen by {@link #pause()} with SIGCONT. */
+  public void resume() {
+    ProcessSupport.signal(process.pid(), "CONT");
+  }
+
   /**
    * Everything the child printed so far (stdout and stderr interleaved).
    *

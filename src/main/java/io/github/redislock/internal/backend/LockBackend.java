@@ -61,6 +61,43 @@ public interface LockBackend extends AutoCloseable {
   /** Whether anyone holds the lock. */
   boolean isLocked(LockKeys keys);
 
+  /**
+   * The fair locks of this deployment.
+   *
+   * @throws UnsupportedOperationException where there are none: under Redlock (see docs/fair.md)
+   */
+  default FairQueue fairQueue() {
+    throw new UnsupportedOperationException(
+        "fair locks need one Redis deployment to order their waiters: Redlock's independent"
+            + " masters can see waiters in different orders (see docs/fair.md)");
+  }
+
+  /**
+   * The read-write locks of this deployment.
+   *
+   * @throws UnsupportedOperationException where there are none: under Redlock (see
+   *     docs/read-write.md)
+   */
+  default ReadWriteOps readWriteOps() {
+    throw new UnsupportedOperationException(
+        "read-write locks need one Redis deployment: under Redlock each master would decide on its"
+            + " own whether a reader waits behind a writer, and count readers on its own (see"
+            + " docs/read-write.md)");
+  }
+
+  /**
+   * The conditions of this deployment's locks.
+   *
+   * @throws UnsupportedOperationException where there are none: under Redlock (see
+   *     docs/conditions.md)
+   */
+  default ConditionQueue conditionQueue() {
+    throw new UnsupportedOperationException(
+        "conditions need one Redis deployment to order their awaiters and record their signals:"
+            + " Redlock's independent masters can see awaiters in different orders, and a signal"
+            + " recorded on a majority can be lost with one restart (see docs/conditions.md)");
+  }
+
   /** Closes the clients this backend created; never a caller's. */
   @Override
   void close();

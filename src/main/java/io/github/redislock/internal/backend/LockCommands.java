@@ -281,7 +281,7 @@ final class LockCommands {
   }
 
   /** A script with its keys and arguments, run by {@code EVALSHA}. */
-  private static final class ScriptCall<T> extends LockCommand<T> {
+  static final class ScriptCall<T> extends LockCommand<T> {
     private final Script script;
     private final List<String> scriptKeys;
     private final List<String> args;

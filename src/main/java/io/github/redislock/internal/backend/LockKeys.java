@@ -25,6 +25,17 @@ public record LockKeys(String lock, String companion, String channel) {
   private static final String RESERVED = ":lock-";
 
   /**
+   * Another key this lock keeps beside its own, in its cluster slot: {@code suffix} is lowercase
+   * letters, so that no lock name can be it ({@link #checkLockKey}).
+   *
+   * @param suffix lowercase letters naming the key, e.g. {@code "fq"} for a fair lock's queue
+   * @return the key
+   */
+  public String beside(String suffix) {
+    return companion.substring(0, companion.length() - "meta".length()) + suffix;
+  }
+
+  /**
    * Derives the keys of the lock whose Redis key is {@code lockKey}.
    *
    * @throws IllegalArgumentException if {@code lockKey} is reserved ({@link #checkLockKey})

@@ -29,6 +29,16 @@ final class Script {
   static final Script FENCE = load("fence.lua");
   static final Script REFENCE = load("refence.lua");
   static final Script ACCESS = load("access.lua");
+  static final Script FAIR_ACQUIRE = load("fair_acquire.lua");
+  static final Script FAIR_LEAVE = load("fair_leave.lua");
+  static final Script FAIR_RELEASE = load("fair_release.lua");
+  static final Script RW_WRITE = load("rw_write.lua");
+  static final Script RW_READ = load("rw_read.lua");
+  static final Script RW_READ_EXTEND = load("rw_read_extend.lua");
+  static final Script RW_READ_RELEASE = load("rw_read_release.lua");
+  static final Script RW_LEAVE = load("rw_leave.lua");
+  static final Script RW_READERS = load("rw_readers.lua");
+  static final Script CONDITION = load("condition.lua");
 
   private final String name;
   private final String source;

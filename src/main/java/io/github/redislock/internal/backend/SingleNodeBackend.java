@@ -16,6 +16,9 @@ public final class SingleNodeBackend implements LockBackend {
   private final LockCommands commands;
   private final Direct direct;
   private final AccessCheck access = new AccessCheck();
+  private final FairQueue fairQueue;
+  private final ReadWriteOps readWriteOps;
+  private final ConditionQueue conditionQueue;
 
   /**
    * A backend on {@code client}.
@@ -30,6 +33,31 @@ public final class SingleNodeBackend implements LockBackend {
     // A Redis Cluster carries wake-ups by sharded Pub/Sub (see the engine's PubSubClient).
     this.commands = new LockCommands(leaseMillis, client instanceof RedisClusterClient);
     this.direct = new Direct(client);
+    this.fairQueue =
+        new FairQueue(
+            client, new FairCommands(leaseMillis, client instanceof RedisClusterClient), direct);
+    this.readWriteOps =
+        new ReadWriteOps(
+            client,
+            new ReadWriteCommands(leaseMillis, client instanceof RedisClusterClient),
+            direct);
+    this.conditionQueue =
+        new ConditionQueue(client, leaseMillis, client instanceof RedisClusterClient);
+  }
+
+  @Override
+  public ReadWriteOps readWriteOps() {
+    return readWriteOps;
+  }
+
+  @Override
+  public ConditionQueue conditionQueue() {
+    return conditionQueue;
+  }
+
+  @Override
+  public FairQueue fairQueue() {
+    return fairQueue;
   }
 
   /**

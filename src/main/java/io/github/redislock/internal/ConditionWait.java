@@ -1,0 +1,260 @@
+package io.github.redislock.internal;
+
+import io.github.redislock.RedisLockException;
+import io.github.redislock.internal.backend.ConditionKeys;
+import io.github.redislock.internal.backend.ConditionQueue;
+import io.github.redislock.internal.backend.ConditionQueue.Standing;
+import io.github.redislock.internal.backend.Failures;
+import io.github.redislock.internal.backend.Release;
+import io.github.redislock.internal.util.Backoff;
+import io.github.redislock.internal.util.Tokens;
+import java.util.concurrent.atomic.AtomicLong;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * One {@code await} on a condition, by the thread that holds its lock: one object per call, whose
+ * fields are the state that lasts through it.
+ *
+ * <p>The awaiter registers for the condition's channel, then enqueues itself in Redis and releases
+ * the lock in one script (so no signal can fall between the two), giving up its holds in the JVM
+ * too. It waits for a message naming it ({@code to:<id>}, or {@code all:<n>} for every awaiter
+ * numbered n or less), delivered by the factory's one subscription to the channel, or by a signal
+ * given in this JVM: a named awaiter knows it was signalled without asking Redis. Every third of
+ * the lease, and when the channel's subscription (re)starts or fails, it renews its entry, whose
+ * reply also tells whether it was signalled. A deadline or an interrupt cancels the entry; the
+ * cancel script decides whether a signal came first, in which case the signal is the awaiter's (as
+ * in {@code AbstractQueuedSynchronizer.ConditionObject}: interrupted before the signal, the await
+ * throws; after it, the interrupt status is set again). Then the awaiter takes the lock again with
+ * the family's own acquisition, uninterruptibly, and restores its hold count; meanwhile its signal
+ * is kept from passing on, and once it holds the lock the signal is removed in the background.
+ */
+final class ConditionWait {
+  private static final Logger log = LoggerFactory.getLogger(ConditionWait.class);
+  private static final String ALL = "all:";
+
+  private final Conditions conditions;
+  private final Mode mode;
+  private final long deadline;
+  final Mutexes.LockName lock;
+  final ConditionKeys keys;
+  final String id = Tokens.next();
+  private final String address = Signal.TO + id;
+  private final String description;
+
+  /** The greatest {@code all:<n>} heard: it may come before this awaiter knows its number. */
+  private final AtomicLong allUpTo = new AtomicLong();
+
+  private volatile long sequence;
+  private volatile boolean delivered;
+  private Signal signal;
+
+  // The outcome.
+  private boolean signalled;
+  private boolean interrupted;
+
+  /**
+   * An await of the calling thread.
+   *
+   * @param mode {@code UNINTERRUPTIBLE}, {@code INTERRUPTIBLE}, or {@code TIMED} until {@code
+   *     deadline}
+   */
+  ConditionWait(
+      Conditions conditions,
+      Mutexes.LockName lock,
+      ConditionKeys keys,
+      String description,
+      Mode mode,
+      long deadline) {
+    this.conditions = conditions;
+    this.lock = lock;
+    this.keys = keys;
+    this.description = description;
+    this.mode = mode;
+    this.deadline = deadline;
+  }
+
+  /**
+   * Releases the lock, waits, and takes the lock again with the hold count it had.
+   *
+   * @return whether the awaiter was signalled (or woken spuriously); {@code false} when its time
+   *     ran out first
+   * @throws InterruptedException if interrupted before a signal, in an interruptible mode: thrown
+   *     with the lock held again
+   */
+  boolean run() throws InterruptedException {
+    Toolkit t = conditions.toolkit;
+    conditions.family.heldHold(lock); // not held: IllegalMonitorStateException, nothing done
+    String channel = keys.channel();
+    signal = t.wakeUps().routedSignal(this::isFor);
+    t.wakeUps().subscribe(channel, signal, t.wakeUps().epoch(channel));
+    conditions.enter(this);
+    int holds;
+    try {
+      if (t.wakeUps().isActive(channel)) {
+        signal.await(0); // an earlier activation: a signal after the enqueue will be heard
+      }
+      holds = conditions.family.releaseAll(lock, this::enqueue);
+      waitForSignal();
+    } finally {
+      t.wakeUps().forget(signal, channel, true);
+      conditions.exit(this);
+    }
+    if (signalled) {
+      conditions.reacquiring(this);
+    }
+    boolean reacquired = false;
+    try {
+      conditions.family.reacquire(lock, holds);
+      reacquired = true;
+    } finally {
+      if (signalled) {
+        conditions.reacquired(this, reacquired);
+      }
+    }
+    if (interrupted) {
+      if (!signalled && mode != Mode.UNINTERRUPTIBLE) {
+        Thread.interrupted();
+        throw new InterruptedException();
+      }
+      Thread.currentThread().interrupt();
+    }
+    return signalled;
+  }
+
+  /** The await script, for {@link Mutexes#releaseAll}: enqueues and releases; retried once. */
+  private Release enqueue(Hold hold) {
+    interrupted |= Thread.interrupted(); // acted on once released; a pooled call would fail now
+    ConditionQueue.Enqueued enqueued;
+    try {
+      enqueued = enqueueOnce(hold);
+    } catch (RedisLockException first) {
+      if (!Failures.isTransient(first)) {
+        throw first;
+      }
+      try {
+        enqueued = enqueueOnce(hold); // same id: a first call that ran is found, not repeated
+      } catch (RedisLockException second) {
+        second.addSuppressed(first);
+        throw second;
+      }
+    }
+    if (enqueued.signalled()) {
+      delivered = true;
+    } else if (enqueued.sequence() > 0) {
+      sequence = enqueued.sequence();
+      if (enqueued.sequence() <= allUpTo.get()) {
+        delivered = true;
+      }
+    }
+    return enqueued.release();
+  }
+
+  private ConditionQueue.Enqueued enqueueOnce(Hold hold) {
+    return conditions.queue.await(
+        lock.keys, keys, hold.token, id, conditions.fair ? conditions.fairQueue(lock.keys) : null);
+  }
+
+  /** Waits until signalled, the deadline, or an interrupt (in an interruptible mode). */
+  private void waitForSignal() {
+    Toolkit t = conditions.toolkit;
+    long renewAt = t.ticker().read() + conditions.renewNanos;
+    Backoff backoff = null;
+    boolean raised = false;
+    while (!delivered) {
+      t.lifecycle().checkOpen();
+      interrupted |= Thread.interrupted();
+      long now = t.ticker().read();
+      if ((interrupted && mode != Mode.UNINTERRUPTIBLE)
+          || (mode == Mode.TIMED && deadline - now <= 0)) {
+        cancel();
+        return;
+      }
+      if (raised || now - renewAt >= 0) {
+        try {
+          Standing standing = conditions.queue.renew(lock.keys, keys, id);
+          if (standing != Standing.WAITING) {
+            if (standing == Standing.GONE && !delivered) {
+              conditions.unsignalledWakeUp(); // its entry ran out: it may have missed a signal
+            }
+            signalled = true;
+            return;
+          }
+          backoff = null;
+          renewAt = now + conditions.renewNanos;
+        } catch (RedisLockException e) {
+          log.debug("could not renew {}; retrying", this, e);
+          backoff = backoff == null ? new Backoff() : backoff;
+          renewAt = now + backoff.nextNanos();
+        }
+      }
+      long wait = renewAt - now;
+      if (mode == Mode.TIMED) {
+        wait = Math.min(wait, deadline - now);
+      }
+      raised = signal.await(wait) && !delivered;
+    }
+    signalled = true;
+  }
+
+  /** Stops waiting: the cancel script says whether a signal came first. */
+  private void cancel() {
+    try {
+      signalled = conditions.queue.cancel(lock.keys, keys, id) == Standing.SIGNALLED;
+    } catch (RedisLockException e) {
+      // Unknown: not signalled, as far as this awaiter knows. Its entry runs out with its lease,
+      // and a signal it may have had passes on then.
+      log.debug("could not cancel {}; its entry runs out with its lease", this, e);
+      signalled = delivered;
+    }
+  }
+
+  // ---- wake-ups ----
+
+  /** Whether a message on the condition's channel wakes this awaiter (subscription thread). */
+  private boolean isFor(String message) {
+    if (message == null) {
+      return false;
+    }
+    if (message.equals(address)) {
+      delivered = true;
+      return true;
+    }
+    if (message.startsWith(ALL)) {
+      try {
+        return signalledUpTo(Long.parseLong(message.substring(ALL.length())));
+      } catch (NumberFormatException e) {
+        return false;
+      }
+    }
+    return false;
+  }
+
+  /** Signalled by name, in this JVM. */
+  void deliver() {
+    delivered = true;
+    signal.raise();
+  }
+
+  /** Every awaiter numbered {@code upTo} or less was signalled, in this JVM. */
+  void deliverUpTo(long upTo) {
+    if (signalledUpTo(upTo)) {
+      signal.raise();
+    }
+  }
+
+  private boolean signalledUpTo(long upTo) {
+    allUpTo.accumulateAndGet(upTo, Math::max);
+    long mine = sequence;
+    if (mine > 0 && mine <= upTo) {
+      delivered = true;
+      return true;
+    }
+    return false;
+  }
+
+  @Override
+  public String toString() {
+    return "an await on " + description + " (" + id + ")";
+  }
+}

@@ -1,0 +1,432 @@
+package io.github.redislock.internal;
+
+import io.github.redislock.LockLostException;
+import io.github.redislock.RedisLockException;
+import io.github.redislock.internal.backend.Acquisition;
+import io.github.redislock.internal.backend.LockKeys;
+import io.github.redislock.internal.backend.Release;
+import java.util.Objects;
+import java.util.function.Function;
+
+/**
+ * The {@code Lock} operations of one family of mutually exclusive locks of a factory (the plain
+ * locks, or the fair ones), written once for every backend: reentrancy counted in the JVM, a
+ * JVM-local queue per name (only its head talks to Redis), and the names in use. A family's {@link
+ * Policy} says what differs: the kind of lock in Redis, whether a hold may pass to the next local
+ * waiter without a release, whether the local queue is first come, first served.
+ *
+ * <p>Everything here is keyed by lock name; {@code RedisDistributedLock} forwards to it with the
+ * calling thread.
+ */
+public final class Mutexes {
+  private static final long MAX_TIMEOUT_NANOS = Long.MAX_VALUE / 4;
+
+  /**
+   * What a family of locks does its own way.
+   *
+   * @param kind what its locks do in Redis
+   * @param handOff whether an unlock may pass the hold to the next local waiter
+   * @param firstComeFirstServed whether waiters are served in their order of arrival: the local
+   *     queue (else it lets an arriving thread barge, as a non-fair {@code ReentrantLock} does),
+   *     and a queue in Redis that gives turns between processes (else a release that others waited
+   *     for makes this JVM's next attempt give way, see {@link Turns})
+   */
+  record Policy(LockKind kind, boolean handOff, boolean firstComeFirstServed) {}
+
+  private final Toolkit t;
+  private final Policy policy;
+  private final LockKind kind;
+  private final NameRegistry states;
+  private final LostHolds lost;
+
+  /** The conditions of this family's locks, made at the first {@link #newCondition}. */
+  private volatile Conditions conditions;
+
+  Mutexes(Toolkit toolkit, Policy policy) {
+    this.t = toolkit;
+    this.policy = policy;
+    this.kind = policy.kind();
+    this.states = new NameRegistry(toolkit.lifecycle(), policy.firstComeFirstServed());
+    this.lost = new LostHolds(states);
+  }
+
+  /**
+   * A lock name with its Redis keys, derived once per lock object rather than at every call.
+   * Obtained from {@link #lockName(String)}.
+   */
+  public static final class LockName {
+    final String name;
+    final LockKeys keys;
+
+    private LockName(String name, LockKeys keys) {
+      this.name = name;
+      this.keys = keys;
+    }
+
+    @Override
+    public String toString() {
+      return name;
+    }
+  }
+
+  /**
+   * Checks that {@code name} may name a lock: its key (the key prefix applied) must not be one that
+   * another lock keeps beside its own ({@link LockKeys#checkLockKey}).
+   *
+   * @throws IllegalArgumentException if it may not
+   */
+  public void checkName(String name) {
+    LockKeys.checkLockKey(t.settings().keyPrefix + name);
+  }
+
+  /** The name {@code name} of this engine's locks, with its keys (the key prefix applied). */
+  public LockName lockName(String name) {
+    return new LockName(
+        name, LockKeys.of(t.settings().keyPrefix + Objects.requireNonNull(name, "name")));
+  }
+
+  // ---- Lock ----
+
+  public void lock(LockName name) {
+    try {
+      acquire(name, Mode.UNINTERRUPTIBLE, 0);
+    } catch (InterruptedException e) {
+      throw new AssertionError("lock() does not throw InterruptedException", e);
+    }
+  }
+
+  public void lockInterruptibly(LockName name) throws InterruptedException {
+    acquire(name, Mode.INTERRUPTIBLE, 0);
+  }
+
+  public boolean tryLock(LockName name) {
+    try {
+      return acquire(name, Mode.ONCE, 0);
+    } catch (InterruptedException e) {
+      throw new AssertionError("tryLock() does not throw InterruptedException", e);
+    }
+  }
+
+  public boolean tryLock(LockName name, long timeoutNanos) throws InterruptedException {
+    if (timeoutNanos <= 0) {
+      if (Thread.interrupted()) {
+        throw new InterruptedException();
+      }
+      return acquire(name, Mode.ONCE_IN_TURN, 0);
+    }
+    return acquire(name, Mode.TIMED, Math.min(timeoutNanos, MAX_TIMEOUT_NANOS));
+  }
+
+  public void unlock(LockName lockName) {
+    String name = lockName.name;
+    NameState state = states.get(name);
+    if (state == null || !state.local.isHeldByCurrentThread()) {
+      throw lost.lostOrNotHeld(name, true);
+    }
+    Hold hold = state.hold;
+    if (hold.isLost()) {
+      throw lost.drop(state, hold);
+    }
+    if (state.local.getHoldCount() > 1) {
+      if (!state.local.unlockOnce()) {
+        throw lost.lostOrNotHeld(name, true);
+      }
+      return;
+    }
+    if (!t.lifecycle().isClosed() && policy.handOff() && t.handoff().mayHandOff(state, hold)) {
+      if (!t.handoff().handOff(state, hold)) {
+        throw lost.lostOrNotHeld(name, true);
+      }
+      states.exit(state);
+      return;
+    }
+    release(state, hold, null, "unlock");
+  }
+
+  /**
+   * The owner releases {@code hold}, whatever its count, in Redis ({@code how}, or when {@code
+   * null} its kind's release, retried), and locally.
+   */
+  private void release(NameState state, Hold hold, Function<Hold, Release> how, String call) {
+    if (!hold.beginRelease()) {
+      throw lost.drop(state, hold);
+    }
+    Release release;
+    try {
+      release = how == null ? t.releases().releaseWithRetry(hold) : how.apply(hold);
+    } catch (RedisLockException e) {
+      states.drop(state);
+      throw new RedisLockException(
+          "lock '"
+              + state.name
+              + "' was released in this JVM, but Redis could not confirm the release;"
+              + " its key expires within the lease ("
+              + t.settings().leaseMillis
+              + " ms)",
+          e);
+    }
+    // Recorded before the local queue moves on, so that the next local holder sees it. A family
+    // whose waiters queue in Redis owes no yield: the queue gives the turns, and a waiter giving
+    // way would not be queued meanwhile (a later waiter of another process would pass it).
+    if (!policy.firstComeFirstServed()
+        && Turns.othersWaited(release, t.wakeUps().isSubscribed(state.keys.channel()))) {
+      t.turns().giveWay(state.name);
+    }
+    states.drop(state);
+    if (!release.released()) {
+      throw new LockLostException(state.name, LossReporter.NOT_OURS + " before " + call);
+    }
+  }
+
+  // ---- conditions ----
+
+  /**
+   * A condition of lock {@code name}: numbered (the n-th {@code newCondition()} of a lock object,
+   * {@code condition} being n in decimal), or named {@code condition}.
+   *
+   * @throws UnsupportedOperationException where the deployment has no conditions (Redlock)
+   */
+  public RedisCondition newCondition(LockName name, String condition, boolean numbered) {
+    Conditions family = conditions;
+    if (family == null) {
+      synchronized (this) {
+        family = conditions;
+        if (family == null) {
+          family = new Conditions(t, this, kind instanceof FairKind);
+          conditions = family;
+        }
+      }
+    }
+    return new RedisCondition(family, name, condition, numbered);
+  }
+
+  /**
+   * For an await: the calling thread gives up every hold of {@code name}, in Redis by {@code how}
+   * (which also enqueues it) and locally.
+   *
+   * @return the hold count it had, to {@linkplain #reacquire restore}
+   */
+  int releaseAll(LockName name, Function<Hold, Release> how) {
+    NameState state = states.get(name.name);
+    if (state == null || !state.local.isHeldByCurrentThread()) {
+      throw lost.lostOrNotHeld(name.name, true);
+    }
+    Hold hold = state.hold;
+    if (hold.isLost()) {
+      throw lost.drop(state, hold);
+    }
+    int holds = state.local.getHoldCount();
+    release(state, hold, how, "await");
+    return holds;
+  }
+
+  /** After an await: acquires {@code name} again, uninterruptibly, with {@code holds} holds. */
+  void reacquire(LockName name, int holds) {
+    lock(name);
+    NameState state = states.get(name.name);
+    for (int i = 1; i < holds; i++) {
+      if (!state.local.reenter()) {
+        throw lost.lostOrNotHeld(name.name, true);
+      }
+    }
+  }
+
+  /**
+   * The calling thread's valid hold of {@code name}.
+   *
+   * @throws IllegalMonitorStateException if it holds none ({@code LockLostException}: it was lost)
+   */
+  Hold heldHold(LockName lockName) {
+    String name = lockName.name;
+    NameState state = states.get(name);
+    if (state == null || !state.local.isHeldByCurrentThread()) {
+      throw lost.lostOrNotHeld(name, false);
+    }
+    Hold hold = state.hold;
+    if (!hold.isValid()) {
+      throw new LockLostException(name, hold.lostReason());
+    }
+    return hold;
+  }
+
+  // ---- queries ----
+
+  public boolean isHeldByCurrentThread(LockName name) {
+    NameState state = states.get(name.name);
+    if (state == null || !state.local.isHeldByCurrentThread()) {
+      return false;
+    }
+    Hold hold = state.hold;
+    return hold != null && hold.isValid();
+  }
+
+  public int getHoldCount(LockName name) {
+    NameState state = states.get(name.name);
+    return isHeldByCurrentThread(name) ? state.local.getHoldCount() : 0;
+  }
+
+  public boolean isLocked(LockName name) {
+    t.lifecycle().checkOpen();
+    return t.backend().isLocked(name.keys);
+  }
+
+  public long getFencingToken(LockName lockName) {
+    Hold hold = heldHold(lockName);
+    kind.fencingWanted();
+    long token = hold.fencingToken();
+    if (token < 0) {
+      t.losses().lose(hold, LossReporter.NOT_OURS);
+      throw new LockLostException(lockName.name, hold.lostReason());
+    }
+    return token;
+  }
+
+  /** The calling thread's hold of {@code name}, or {@code null} when it holds none. */
+  Hold currentHold(LockName name) {
+    NameState state = states.get(name.name);
+    return state != null && state.local.isHeldByCurrentThread() ? state.hold : null;
+  }
+
+  /** Every hold of this family: held, handed off, or lost but not returned. */
+  void forEachHold(java.util.function.Consumer<Hold> action) {
+    states.forEachHold(action);
+  }
+
+  /**
+   * Wakes the threads queued locally once the factory is closed, gives up the places its waiters
+   * keep in Redis queues, and cleans up after conditions.
+   */
+  void wakeQueuedAfterClose() {
+    states.all().forEach(state -> state.local.wakeQueuedAfterClose());
+    kind.closing();
+    Conditions family = conditions;
+    if (family != null) {
+      family.close();
+    }
+  }
+
+  /** Awaits of this family's conditions woken without a signal they could see: for tests. */
+  long spuriousWakeUps() {
+    Conditions family = conditions;
+    return family == null ? 0 : family.unsignalledWakeUps();
+  }
+
+  /** Number of names with local state: for tests that check nothing leaks. */
+  int namesInUse() {
+    return states.size();
+  }
+
+  /** Number of threads queued locally for {@code name}: for tests. */
+  int queuedThreads(String name) {
+    NameState state = states.get(name);
+    return state == null ? 0 : state.local.getQueueLength();
+  }
+
+  // ---- acquisition ----
+
+  private boolean acquire(LockName name, Mode mode, long timeoutNanos) throws InterruptedException {
+    t.lifecycle().checkOpen();
+    if (mode == Mode.INTERRUPTIBLE || mode == Mode.TIMED) {
+      if (Thread.interrupted()) {
+        throw new InterruptedException();
+      }
+    }
+    long deadline = t.ticker().read() + timeoutNanos;
+    String lostReason = lost.learn(name.name);
+    if (lostReason != null) {
+      throw new LockLostException(name.name, lostReason);
+    }
+    NameState current = states.get(name.name);
+    if (current != null && current.local.isHeldByCurrentThread()) {
+      return reenter(current);
+    }
+    NameState state = states.enter(name);
+    boolean owned = false;
+    boolean acquired = false;
+    try {
+      owned = queueLocally(state, mode, timeoutNanos);
+      acquired = owned && (takeHandOff(state) || acquireInRedis(state, mode, deadline));
+      return acquired;
+    } finally {
+      if (!acquired) {
+        // A hold published and then lost (the factory closing) was revoked, and exited for us.
+        boolean exited = owned && !state.local.unlockAll();
+        if (exited) {
+          lost.learn(name.name); // nobody held it as far as the caller knows
+        }
+        t.handoff().releaseOrphan(state);
+        if (!exited) {
+          states.exit(state);
+        }
+      }
+    }
+  }
+
+  private boolean reenter(NameState state) {
+    Hold hold = state.hold;
+    if (hold.isLost()) {
+      throw lost.drop(state, hold);
+    }
+    if (!state.local.reenter()) {
+      throw lost.lostOrNotHeld(state.name, true);
+    }
+    return true;
+  }
+
+  private static boolean queueLocally(NameState state, Mode mode, long timeoutNanos)
+      throws InterruptedException {
+    return switch (mode) {
+      case ONCE -> state.local.tryLock();
+      case ONCE_IN_TURN -> state.local.tryLock(0);
+      case TIMED -> state.local.tryLock(timeoutNanos);
+      case INTERRUPTIBLE -> {
+        state.local.lockInterruptibly();
+        yield true;
+      }
+      case UNINTERRUPTIBLE -> {
+        state.local.lock();
+        yield true;
+      }
+    };
+  }
+
+  private boolean takeHandOff(NameState state) {
+    Hold handed = t.handoff().take(state);
+    return handed != null && lost.take(state, handed);
+  }
+
+  private boolean acquireInRedis(NameState state, Mode mode, long deadline)
+      throws InterruptedException {
+    LockKind waiting =
+        mode == Mode.ONCE_IN_TURN ? kind.forAttemptInTurn() : kind.forWait(mode == Mode.ONCE);
+    RedisWait wait = new RedisWait(t.waiting(), state.name, state.keys, waiting, mode, deadline);
+    if (!wait.run()) {
+      return false;
+    }
+    install(state, wait.token(), wait.granted(), wait.attemptStart());
+    return true;
+  }
+
+  private void install(NameState state, String token, Acquisition granted, long startNanos) {
+    Hold hold =
+        new Hold(
+            kind,
+            lost,
+            state.name,
+            state.keys,
+            token,
+            granted.fencingToken(),
+            granted.grant(),
+            startNanos,
+            startNanos + t.validNanos(),
+            t.ticker());
+    t.handoff().acquiredInRedis(state);
+    hold.takenBy(state.local); // before it is published, so that a loss can revoke it
+    state.hold = hold;
+    if (!t.renewer().start(hold)) {
+      state.hold = null;
+      t.releases().releaseLater(hold);
+      t.lifecycle().checkOpen();
+    }
+  }
+}

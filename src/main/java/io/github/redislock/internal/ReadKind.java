@@ -1,0 +1,73 @@
+package io.github.redislock.internal;
+
+import io.github.redislock.internal.backend.Acquisition;
+import io.github.redislock.internal.backend.LockKeys;
+import io.github.redislock.internal.backend.ReadWriteOps;
+import io.github.redislock.internal.backend.Release;
+
+/**
+ * A read share of a read-write lock ({@code RedisReadWriteLock.readLock()}): a member of the sorted
+ * set beside the lock key, with a lease of its own, one per reading thread. One object per
+ * acquisition, which knows whether its thread holds the write lock (a downgrade) and whether it
+ * barges past waiting writers ({@code tryLock()}). Shares have no fencing tokens: a token orders
+ * writes, and readers do not write.
+ */
+final class ReadKind implements LockKind {
+  private final ReadWriteOps ops;
+  private final String writeToken;
+  private final boolean barge;
+
+  /**
+   * @param writeToken the token of the calling thread's write hold of the same lock, or {@code ""}
+   * @param barge whether to take a share whatever writers wait
+   */
+  ReadKind(ReadWriteOps ops, String writeToken, boolean barge) {
+    this.ops = ops;
+    this.writeToken = writeToken;
+    this.barge = barge;
+  }
+
+  /**
+   * Readers wait under an id that no message names, so that the wake-up meant for writers alone
+   * ({@code to:writers}, when the last share goes) leaves them asleep; every other release wakes
+   * them.
+   */
+  @Override
+  public String waiterId() {
+    return "readers";
+  }
+
+  @Override
+  public Acquisition tryAcquire(LockKeys keys, String token, boolean expectBusy) {
+    return ops.tryRead(keys, token, writeToken, barge);
+  }
+
+  @Override
+  public boolean extend(Hold hold) {
+    return ops.extendShare(hold.keys, hold.token);
+  }
+
+  @Override
+  public Release release(Hold hold) {
+    return ops.releaseShare(hold.keys, hold.token);
+  }
+
+  @Override
+  public void releaseToken(LockKeys keys, String token) {
+    ops.releaseShare(keys, token);
+  }
+
+  /** Never called: read holds are not asked for fencing tokens. */
+  @Override
+  public long reissueFence(Hold hold) {
+    throw new UnsupportedOperationException("read shares have no fencing tokens");
+  }
+
+  @Override
+  public boolean confirmFence(Hold hold, long fencingToken) {
+    return true;
+  }
+
+  @Override
+  public void fencingWanted() {}
+}

@@ -1,0 +1,144 @@
+package io.github.redislock.internal;
+
+import java.util.function.Consumer;
+
+/**
+ * The read-write locks of a factory ({@code RedisLockFactory.getReadWriteLock}): the write locks, a
+ * family of mutually exclusive locks ({@link Mutexes}, of a {@link WriteKind}), and the read holds
+ * ({@link ReadHolds}); and the rules between the two in one thread: a writer may take the read lock
+ * (a downgrade: its share is taken whoever waits), and a reader may not take the write lock (an
+ * upgrade would wait for its own share to go: it is refused at once).
+ *
+ * <p>Everything here is keyed by lock name; {@code RedisReadWriteLock} forwards to it with the
+ * calling thread.
+ */
+public final class ReadWriteFamily {
+  private final Mutexes writes;
+  private final ReadHolds reads;
+
+  ReadWriteFamily(Mutexes writes, ReadHolds reads) {
+    this.writes = writes;
+    this.reads = reads;
+  }
+
+  /** The name {@code name} of these locks, with its keys (the key prefix applied). */
+  public Mutexes.LockName lockName(String name) {
+    return writes.lockName(name);
+  }
+
+  // ---- the write lock ----
+
+  public void lockWrite(Mutexes.LockName name) {
+    refuseUpgrade(name);
+    writes.lock(name);
+  }
+
+  public void lockWriteInterruptibly(Mutexes.LockName name) throws InterruptedException {
+    refuseUpgrade(name);
+    writes.lockInterruptibly(name);
+  }
+
+  public boolean tryLockWrite(Mutexes.LockName name) {
+    refuseUpgrade(name);
+    return writes.tryLock(name);
+  }
+
+  public boolean tryLockWrite(Mutexes.LockName name, long timeoutNanos)
+      throws InterruptedException {
+    refuseUpgrade(name);
+    return writes.tryLock(name, timeoutNanos);
+  }
+
+  public void unlockWrite(Mutexes.LockName name) {
+    writes.unlock(name);
+  }
+
+  public boolean isWriteLockedByCurrentThread(Mutexes.LockName name) {
+    return writes.isHeldByCurrentThread(name);
+  }
+
+  public int getWriteHoldCount(Mutexes.LockName name) {
+    return writes.getHoldCount(name);
+  }
+
+  public boolean isWriteLocked(Mutexes.LockName name) {
+    return writes.isLocked(name);
+  }
+
+  public long getFencingToken(Mutexes.LockName name) {
+    return writes.getFencingToken(name);
+  }
+
+  /** A thread that reads (and does not write) the name may not take the write lock. */
+  private void refuseUpgrade(Mutexes.LockName name) {
+    if (reads.isRecorded(name) && !writes.isHeldByCurrentThread(name)) {
+      throw new IllegalMonitorStateException(
+          "the current thread holds the read lock of '"
+              + name
+              + "': taking the write lock would deadlock (it waits until every read share is"
+              + " gone, its own included); release the read lock first");
+    }
+  }
+
+  // ---- the read lock ----
+
+  public void lockRead(Mutexes.LockName name) {
+    try {
+      reads.acquire(name, Mode.UNINTERRUPTIBLE, 0, false, writes.currentHold(name));
+    } catch (InterruptedException e) {
+      throw new AssertionError("lock() does not throw InterruptedException", e);
+    }
+  }
+
+  public void lockReadInterruptibly(Mutexes.LockName name) throws InterruptedException {
+    reads.acquire(name, Mode.INTERRUPTIBLE, 0, false, writes.currentHold(name));
+  }
+
+  public boolean tryLockRead(Mutexes.LockName name) {
+    try {
+      return reads.acquire(name, Mode.ONCE, 0, true, writes.currentHold(name));
+    } catch (InterruptedException e) {
+      throw new AssertionError("tryLock() does not throw InterruptedException", e);
+    }
+  }
+
+  public boolean tryLockRead(Mutexes.LockName name, long timeoutNanos) throws InterruptedException {
+    if (timeoutNanos <= 0) {
+      if (Thread.interrupted()) {
+        throw new InterruptedException();
+      }
+      return reads.acquire(name, Mode.ONCE, 0, false, writes.currentHold(name));
+    }
+    return reads.acquire(name, Mode.TIMED, timeoutNanos, false, writes.currentHold(name));
+  }
+
+  public void unlockRead(Mutexes.LockName name) {
+    reads.unlock(name);
+  }
+
+  public int getReadHoldCount(Mutexes.LockName name) {
+    return reads.holdCount(name);
+  }
+
+  public int getReadLockCount(Mutexes.LockName name) {
+    return reads.readers(name);
+  }
+
+  // ---- the engine's walks ----
+
+  /** Every hold of these locks, write and read: what the renewer renews. */
+  void forEachHold(Consumer<Hold> action) {
+    writes.forEachHold(action);
+    reads.forEachHold(action);
+  }
+
+  /** Wakes the writers queued locally once the factory is closed. */
+  void wakeQueuedAfterClose() {
+    writes.wakeQueuedAfterClose();
+  }
+
+  /** Names and read holds with local state: for tests that check nothing leaks. */
+  int namesInUse() {
+    return writes.namesInUse() + reads.size();
+  }
+}

@@ -1,0 +1,196 @@
+package io.github.redislock.internal.backend;
+
+import io.github.redislock.internal.backend.LockCommands.ScriptCall;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.function.Function;
+import redis.clients.jedis.UnifiedJedis;
+
+/**
+ * The conditions of locks on one Redis deployment: each condition's awaiters queue in Redis, in the
+ * order of their arrival there, and its signals are recorded there, atomically with the check that
+ * the signaller holds the lock ({@code condition.lua}, whose header gives the wire format). Every
+ * method throws {@code RedisLockException} when Redis fails; each is one script call.
+ */
+public final class ConditionQueue {
+  private final UnifiedJedis client;
+  private final String lease;
+  private final String ttl;
+  private final String publish;
+
+  /** Where an awaiter stands. */
+  public enum Standing {
+    /** In the queue, its lease renewed. */
+    WAITING,
+    /** It left the queue without a signal. */
+    LEFT,
+    /** Signalled: it takes the lock again, then its signal is {@linkplain #done done}. */
+    SIGNALLED,
+    /** Not there: its lease ran out (or Redis lost it), so it may have missed a signal. */
+    GONE
+  }
+
+  /**
+   * The answer to an await.
+   *
+   * @param release whether the lock was the caller's and is released now (with the listeners on its
+   *     channel), or was not the caller's ({@code released()} false: nothing was done)
+   * @param sequence the awaiter's number in the order of arrival; 0 when it is signalled already
+   * @param signalled whether an earlier call of this awaiter, whose reply was lost, was signalled
+   */
+  public record Enqueued(Release release, long sequence, boolean signalled) {}
+
+  /**
+   * The answer to a signal.
+   *
+   * @param holder whether the caller holds the lock; nothing was done when it does not
+   * @param awaiter the awaiter {@code signal} woke, or {@code null}
+   * @param upTo {@code signalAll}: every awaiter whose number is this or less was woken
+   */
+  public record Signalled(boolean holder, String awaiter, long upTo) {}
+
+  ConditionQueue(UnifiedJedis client, long leaseMillis, boolean shardedWakeUps) {
+    this.client = client;
+    this.lease = Long.toString(leaseMillis);
+    this.ttl = Long.toString(LockCommands.companionTtlMillis(leaseMillis));
+    this.publish = shardedWakeUps ? "spublish" : "publish";
+  }
+
+  /**
+   * Enqueues awaiter {@code id} and releases the lock, if {@code token} holds it, in one step. A
+   * repeated call with the same id (after a lost reply) finds it enqueued, and changes nothing.
+   *
+   * @param fairQueue on a fair lock, its queue and the queue's leases (its first live waiter is
+   *     woken by the release), else {@code null}
+   */
+  public Enqueued await(
+      LockKeys lock, ConditionKeys condition, String token, String id, List<String> fairQueue) {
+    List<String> keys = keys(lock, condition);
+    if (fairQueue != null) {
+      keys.addAll(fairQueue);
+    }
+    return new ScriptCall<>(
+            "await a condition of",
+            lock,
+            Script.CONDITION,
+            keys,
+            args("await", id, token, condition, lock),
+            ConditionQueue::enqueued)
+        .call(client);
+  }
+
+  /** Renews the lease of awaiter {@code id}'s entry, and tells where it stands. */
+  public Standing renew(LockKeys lock, ConditionKeys condition, String id) {
+    return run("wait on a condition of", lock, condition, "wait", id, "", ConditionQueue::renewed);
+  }
+
+  /** Awaiter {@code id} stops waiting: it leaves the queue, unless it was signalled. */
+  public Standing cancel(LockKeys lock, ConditionKeys condition, String id) {
+    return run("leave a condition of", lock, condition, "cancel", id, "", ConditionQueue::left);
+  }
+
+  /** Awaiter {@code id} holds the lock again: its signal is used, and passes on no more. */
+  public void done(LockKeys lock, ConditionKeys condition, String id) {
+    run("end a wait on a condition of", lock, condition, "done", id, "", reply -> null);
+  }
+
+  /**
+   * Signals the longest-waiting live awaiter ({@code all}: every awaiter), if {@code token} holds
+   * the lock.
+   */
+  public Signalled signal(LockKeys lock, ConditionKeys condition, String token, boolean all) {
+    return run(
+        "signal a condition of",
+        lock,
+        condition,
+        all ? "all" : "signal",
+        "",
+        token,
+        ConditionQueue::signalled);
+  }
+
+  private <T> T run(
+      String operation,
+      LockKeys lock,
+      ConditionKeys condition,
+      String op,
+      String id,
+      String token,
+      Function<Object, T> parser) {
+    return new ScriptCall<>(
+            operation,
+            lock,
+            Script.CONDITION,
+            keys(lock, condition),
+            args(op, id, token, condition, lock),
+            parser)
+        .call(client);
+  }
+
+  private static List<String> keys(LockKeys lock, ConditionKeys condition) {
+    List<String> keys = new ArrayList<>(7);
+    keys.add(lock.lock());
+    keys.add(condition.queue());
+    keys.add(condition.leases());
+    keys.add(condition.signalled());
+    keys.add(lock.companion());
+    return keys;
+  }
+
+  private List<String> args(
+      String op, String id, String token, ConditionKeys condition, LockKeys lock) {
+    return List.of(
+        op,
+        id,
+        token,
+        lease,
+        ttl,
+        condition.channel(),
+        lock.channel(),
+        publish,
+        condition.sequence());
+  }
+
+  private static Enqueued enqueued(Object reply) {
+    List<?> values = (List<?>) reply;
+    return switch ((int) number(values.get(0))) {
+      case 1 -> new Enqueued(Release.released(number(values.get(2))), number(values.get(1)), false);
+      case 2 -> new Enqueued(Release.RELEASED, number(values.get(1)), false);
+      case 3 -> new Enqueued(Release.RELEASED, 0, true);
+      default -> new Enqueued(Release.NOT_OURS, 0, false);
+    };
+  }
+
+  private static Standing renewed(Object reply) {
+    long status = number(reply);
+    return status == 1 ? Standing.WAITING : status == 2 ? Standing.SIGNALLED : Standing.GONE;
+  }
+
+  private static Standing left(Object reply) {
+    long status = number(reply);
+    return status == 0 ? Standing.LEFT : status == 1 ? Standing.SIGNALLED : Standing.GONE;
+  }
+
+  private static Signalled signalled(Object reply) {
+    List<?> values = (List<?>) reply;
+    long status = number(values.get(0));
+    if (status < 0) {
+      return new Signalled(false, null, 0);
+    }
+    if (values.size() > 1 && !(values.get(1) instanceof Number)) {
+      return new Signalled(true, text(values.get(1)), 0);
+    }
+    return new Signalled(true, null, values.size() > 1 ? number(values.get(1)) : 0);
+  }
+
+  private static long number(Object value) {
+    return ((Number) value).longValue();
+  }
+
+  private static String text(Object value) {
+    return value instanceof byte[] bytes
+        ? new String(bytes, StandardCharsets.UTF_8)
+        : value.toString();
+  }
+}

@@ -1,0 +1,55 @@
+package io.github.redislock.internal.backend;
+
+import io.github.redislock.internal.transport.Direct;
+import redis.clients.jedis.UnifiedJedis;
+
+/**
+ * Fair locks on one Redis deployment: waiters queue in Redis, in the order of their arrival there
+ * (a sequence the acquire script draws, never a client clock), and acquire in that order. The lock
+ * key is the same string key as every lock's, so renewal, fencing and inspection are the {@link
+ * LockBackend}'s own. Every method throws {@code RedisLockException} when Redis fails.
+ */
+public final class FairQueue {
+  private final UnifiedJedis client;
+  private final FairCommands commands;
+  private final Direct direct;
+
+  FairQueue(UnifiedJedis client, FairCommands commands, Direct direct) {
+    this.client = client;
+    this.commands = commands;
+    this.direct = direct;
+  }
+
+  /** How an attempt treats the queue. */
+  public enum Turn {
+    /** Takes a free lock whoever waits, and queues nothing: {@code tryLock()}. */
+    BARGE,
+    /** Takes a free lock if nobody waits, and queues nothing: {@code tryLock(0, unit)}. */
+    IF_NOBODY_WAITS,
+    /** Takes a free lock when first in the queue, else queues or renews its place: a waiter. */
+    QUEUE
+  }
+
+  /**
+   * One attempt of waiter {@code waiterId} (empty unless {@code turn} is {@link Turn#QUEUE}):
+   * acquired when the lock is free and {@code turn} allows it; else, for a waiter, its place is
+   * queued or its lease renewed, and the reply tells how long to wait at most.
+   */
+  public Acquisition tryAcquire(
+      LockKeys keys, String token, String waiterId, boolean fenced, Turn turn) {
+    return commands.acquire(keys, token, waiterId, fenced, turn).call(client);
+  }
+
+  /**
+   * The waiter stops waiting: its entry goes at once, and the next waiter learns if it is first.
+   */
+  public void leave(LockKeys keys, String waiterId) {
+    commands.leave(keys, waiterId).call(client);
+  }
+
+  /** Releases {@code token}'s hold and wakes the first waiter alone; sent once, as any release. */
+  public Release release(LockKeys keys, String token) {
+    Direct.Reply<Release> reply = direct.send(commands.release(keys, token), keys.lock());
+    return reply.value().released() ? reply.value() : Release.notOurs(reply.server());
+  }
+}

@@ -1,0 +1,204 @@
+-- condition.lua: the awaiters of one Condition of a lock, kept in Redis, and its signals.
+--
+-- An awaiter enqueues itself and releases the lock in one step ('await'), so that no signal can
+-- come between the two. Awaiters are ordered by a sequence number this script draws (never a
+-- client clock); each entry has a lease, renewed by its awaiter while it waits ('wait'), so that
+-- the entry of an awaiter whose process died is skipped once it runs out. A signal moves the
+-- oldest live awaiter ('signal'), or all of them ('all'), to the signalled set, checking first
+-- that the signaller holds the lock, and publishes who was signalled. A signalled entry has a
+-- lease too, renewed by its awaiter until it holds the lock again ('done' removes it then): when
+-- it runs out (the awaiter died before it took the lock again), its signal passes on to the
+-- oldest live awaiter. Every operation first sweeps the entries whose lease ran out.
+--
+-- KEYS[1]  the lock key
+-- KEYS[2]  the awaiters: a sorted set, awaiter id -> sequence number (the order of arrival)
+-- KEYS[3]  the awaiters' leases: a sorted set, awaiter id -> server time (ms) its entry expires
+-- KEYS[4]  the signalled awaiters: a sorted set, awaiter id -> server time (ms) its signal passes
+--          on, unless the awaiter takes the lock again first
+-- KEYS[5]  the lock's companion hash, whose field ARGV[9] draws the sequence numbers
+-- KEYS[6]  'await' on a fair lock only: the fair lock's queue (waiter id -> sequence number)
+-- KEYS[7]  'await' on a fair lock only: the fair queue's leases (waiter id -> expiry, ms)
+-- ARGV[1]  the operation: 'await', 'wait', 'cancel', 'done', 'signal' or 'all'
+-- ARGV[2]  the awaiter's id ('await', 'wait', 'cancel', 'done'), else ''
+-- ARGV[3]  the caller's lock token ('await', 'signal', 'all'), else ''
+-- ARGV[4]  the lease of an entry, in milliseconds
+-- ARGV[5]  the time to live of the keys, in milliseconds, set again by every write
+-- ARGV[6]  the condition's channel
+-- ARGV[7]  the lock's wake-up channel
+-- ARGV[8]  how to publish: 'spublish' (sharded Pub/Sub, on a Redis Cluster; a server without it
+--          gets 'publish' instead) or 'publish'
+-- ARGV[9]  the companion hash's field for the sequence numbers
+--
+-- Replies:
+--   'await'  {1, seq, n}  enqueued with sequence number seq, and the lock released (n clients
+--                         were subscribed to the lock's channel)
+--            {2, seq}     enqueued already by an earlier call with this id (its reply was lost)
+--            {3}          enqueued by an earlier call, and signalled since
+--            {0}          the lock key does not hold ARGV[3]: nothing was done
+--   'wait'   1 waiting (lease renewed), 2 signalled (lease renewed), 0 gone (it ran out)
+--   'cancel' 0 left the queue, not signalled; 1 signalled (it stays signalled: the awaiter takes
+--            the lock again and then 'done'); 2 gone
+--   'done'   1 removed, 0 it was not there
+--   'signal' {1, id} signalled awaiter id; {0} nobody waits; {-1} the caller does not hold the lock
+--   'all'    {n, seq} signalled the n awaiters whose sequence numbers are seq or less; {-1} not
+--            the holder
+--
+-- Messages on the condition's channel: 'to:<id>' (awaiter id was signalled) and 'all:<seq>'
+-- (every awaiter with sequence number seq or less was signalled). On the lock's channel, 'await'
+-- announces the release as release.lua does ('released'), or as fair_release.lua does on a fair
+-- lock ('to:<first waiter>').
+local op = ARGV[1]
+local id = ARGV[2]
+local lease = tonumber(ARGV[4])
+local time = redis.call('time')
+local now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
+
+local function publish(channel, message)
+  if ARGV[8] == 'spublish' then
+    local n = redis.pcall('spublish', channel, message)
+    if type(n) == 'number' then
+      return n
+    end
+  end
+  return redis.call('publish', channel, message)
+end
+
+local function remove(key, members)
+  for i = 1, #members, 1000 do
+    redis.call('zrem', key, unpack(members, i, math.min(i + 999, #members)))
+  end
+end
+
+-- Sets the time to live of the keys written, so that each outlives its entries.
+local function expire(...)
+  for _, key in ipairs({...}) do
+    redis.call('pexpire', key, ARGV[5])
+  end
+end
+
+-- Awaiters whose entry ran out are gone; a signal whose awaiter did not take it passes on.
+local function sweep()
+  local dead = redis.call('zrangebyscore', KEYS[3], '-inf', now)
+  if #dead > 0 then
+    remove(KEYS[2], dead)
+    remove(KEYS[3], dead)
+  end
+  local lapsed = redis.call('zrangebyscore', KEYS[4], '-inf', now)
+  if #lapsed > 0 then
+    remove(KEYS[4], lapsed)
+    for _ = 1, #lapsed do
+      local next = redis.call('zrange', KEYS[2], 0, 0)[1]
+      if not next then
+        break
+      end
+      redis.call('zrem', KEYS[2], next)
+      redis.call('zrem', KEYS[3], next)
+      redis.call('zadd', KEYS[4], now + lease, next)
+      publish(ARGV[6], 'to:' .. next)
+    end
+    expire(KEYS[4])
+  end
+end
+
+local function holds()
+  return redis.pcall('get', KEYS[1]) == ARGV[3]
+end
+
+if op == 'await' then
+  local seq = redis.call('zscore', KEYS[2], id)
+  if seq then
+    return {2, tonumber(seq)}
+  end
+  if redis.call('zscore', KEYS[4], id) then
+    return {3}
+  end
+  if not holds() then
+    return {0}
+  end
+  redis.call('del', KEYS[1])
+  sweep()
+  seq = redis.call('hincrby', KEYS[5], ARGV[9], 1)
+  redis.call('zadd', KEYS[2], seq, id)
+  redis.call('zadd', KEYS[3], now + lease, id)
+  expire(KEYS[2], KEYS[3], KEYS[5])
+  local message = 'released'
+  if KEYS[6] then
+    local dead = redis.call('zrangebyscore', KEYS[7], '-inf', now)
+    if #dead > 0 then
+      remove(KEYS[6], dead)
+      remove(KEYS[7], dead)
+    end
+    local head = redis.call('zrange', KEYS[6], 0, 0)[1]
+    if head then
+      message = 'to:' .. head
+    end
+  end
+  return {1, seq, publish(ARGV[7], message)}
+end
+
+if op == 'signal' or op == 'all' then
+  if not holds() then
+    return {-1}
+  end
+  sweep()
+  if op == 'signal' then
+    local next = redis.call('zrange', KEYS[2], 0, 0)[1]
+    if not next then
+      return {0}
+    end
+    redis.call('zrem', KEYS[2], next)
+    redis.call('zrem', KEYS[3], next)
+    redis.call('zadd', KEYS[4], now + lease, next)
+    expire(KEYS[4])
+    publish(ARGV[6], 'to:' .. next)
+    return {1, next}
+  end
+  local waiting = redis.call('zrange', KEYS[2], 0, -1, 'withscores')
+  if #waiting == 0 then
+    return {0, 0}
+  end
+  for i = 1, #waiting, 2000 do
+    local batch = {}
+    for j = i, math.min(i + 1999, #waiting), 2 do
+      batch[#batch + 1] = now + lease
+      batch[#batch + 1] = waiting[j]
+    end
+    redis.call('zadd', KEYS[4], unpack(batch))
+  end
+  redis.call('del', KEYS[2], KEYS[3])
+  expire(KEYS[4])
+  local upTo = tonumber(waiting[#waiting])
+  publish(ARGV[6], 'all:' .. string.format('%d', upTo))
+  return {#waiting / 2, upTo}
+end
+
+sweep()
+if op == 'wait' then
+  if redis.call('zscore', KEYS[3], id) then
+    redis.call('zadd', KEYS[3], now + lease, id)
+    expire(KEYS[2], KEYS[3], KEYS[5])
+    return 1
+  end
+  if redis.call('zscore', KEYS[4], id) then
+    redis.call('zadd', KEYS[4], now + lease, id)
+    expire(KEYS[4])
+    return 2
+  end
+  return 0
+end
+if op == 'cancel' then
+  if redis.call('zrem', KEYS[2], id) == 1 then
+    redis.call('zrem', KEYS[3], id)
+    return 0
+  end
+  if redis.call('zscore', KEYS[4], id) then
+    redis.call('zadd', KEYS[4], now + lease, id)
+    expire(KEYS[4])
+    return 1
+  end
+  return 2
+end
+if op == 'done' then
+  return redis.call('zrem', KEYS[4], id)
+end
+return redis.error_reply('ERR unknown condition operation ' .. tostring(op))

@@ -1,0 +1,50 @@
+-- fair_leave.lua: a waiter of a fair lock stops waiting (it timed out, was interrupted, or its
+-- factory closed): its place goes at once. If a release had handed it the lock meanwhile (the key
+-- holds its id), or it was first while the lock is free, the lock goes to the next live waiter, as
+-- in fair_release.lua.
+--
+-- KEYS[1]  the queue: waiter id -> place number
+-- KEYS[2]  the queue's leases: waiter id -> server time (ms) its place runs out
+-- KEYS[3]  the lock key
+-- ARGV[1]  the waiter's id
+-- ARGV[2]  the wake-up channel
+-- ARGV[3]  how: 'spublish' or 'publish' (see fair_release.lua)
+--
+-- Reply: 1 when the waiter had a place or held the lock, else 0.
+-- Message: 'to:<waiter id>' for the waiter the lock went to, if any.
+local head = redis.call('zrange', KEYS[1], 0, 0)[1]
+local removed = redis.call('zrem', KEYS[1], ARGV[1])
+redis.call('zrem', KEYS[2], ARGV[1])
+local holder = redis.pcall('get', KEYS[3])
+if holder == ARGV[1] then
+  redis.call('del', KEYS[3])
+  removed = 1
+elseif not (removed == 1 and head == ARGV[1] and holder == false) then
+  return removed
+end
+local time = redis.call('time')
+local nowMillis = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
+local dead = redis.call('zrangebyscore', KEYS[2], '-inf', nowMillis)
+if #dead > 0 then
+  redis.call('zrem', KEYS[1], unpack(dead))
+  redis.call('zrem', KEYS[2], unpack(dead))
+end
+local next = redis.call('zrange', KEYS[1], 0, 0)[1]
+while next do
+  local placeEnd = redis.call('zscore', KEYS[2], next)
+  redis.call('zrem', KEYS[1], next)
+  redis.call('zrem', KEYS[2], next)
+  if placeEnd then
+    redis.call('set', KEYS[3], next, 'PX', tonumber(placeEnd) - nowMillis)
+    local published = false
+    if ARGV[3] == 'spublish' then
+      published = type(redis.pcall('spublish', ARGV[2], 'to:' .. next)) == 'number'
+    end
+    if not published then
+      redis.call('publish', ARGV[2], 'to:' .. next)
+    end
+    break
+  end
+  next = redis.call('zrange', KEYS[1], 0, 0)[1]
+end
+return removed

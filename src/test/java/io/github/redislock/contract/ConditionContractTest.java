@@ -1,0 +1,823 @@
+package io.github.redislock.contract;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
+
+import io.github.redislock.FactoryInspector;
+import io.github.redislock.LockLostException;
+import io.github.redislock.RedisDistributedLock;
+import io.github.redislock.RedisLockException;
+import io.github.redislock.RedisLockFactory;
+import io.github.redislock.testing.IntegrationTest;
+import io.github.redislock.testing.RedisInvariants;
+import io.github.redislock.testing.Timing;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Date;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.Condition;
+import java.util.function.Consumer;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Nested;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInfo;
+import org.junit.jupiter.api.TestInstance;
+import redis.clients.jedis.Jedis;
+
+/**
+ * The {@code Condition} contract of {@code RedisDistributedLock.newCondition()}, in the manner of
+ * {@link LockContractTest}: every method in each case, one property per test, with factories
+ * standing for processes. Subclasses name the deployment, and whether the lock is a plain or a fair
+ * one; the same suite runs against each.
+ */
+@IntegrationTest
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+public abstract class ConditionContractTest {
+  static final Duration SHORT_LEASE = Timing.scaled(Duration.ofMillis(900));
+
+  private Deployment deployment;
+  private final List<RedisLockFactory> factories = new CopyOnWriteArrayList<>();
+  private ExecutorService threads;
+  private String name;
+
+  /** Starts the deployment this subclass tests. */
+  protected abstract Deployment startDeployment();
+
+  /** Whether the suite runs on fair locks ({@code getFairLock}) rather than plain ones. */
+  protected boolean fair() {
+    return false;
+  }
+
+  @BeforeAll
+  void startRedis() {
+    deployment = startDeployment();
+  }
+
+  @AfterAll
+  void stopRedis() {
+    deployment.close();
+  }
+
+  @BeforeEach
+  void setUp(TestInfo info) {
+    name = "cond:" + info.getTestMethod().orElseThrow().getName() + ":" + System.nanoTime();
+    threads = Executors.newCachedThreadPool();
+  }
+
+  @AfterEach
+  void checkNothingLeaks() throws InterruptedException {
+    threads.shutdownNow();
+    assertThat(threads.awaitTermination(10, TimeUnit.SECONDS)).isTrue();
+    for (RedisLockFactory factory : factories) {
+      assertThat(FactoryInspector.renewingCount(factory)).as("renewals still running").isZero();
+      await()
+          .atMost(Timing.awaitAtMost())
+          .untilAsserted(
+              () ->
+                  assertThat(FactoryInspector.subscribedCount(factory))
+                      .as("wake-up channels still subscribed")
+                      .isZero());
+      factory.close();
+    }
+    factories.clear();
+    RedisInvariants.assertNoThreads("redis-lock-");
+    for (Jedis jedis : deployment.rawAll()) {
+      try (jedis) {
+        RedisInvariants.assertNoKeysWithoutTtl(jedis);
+        RedisInvariants.assertNoSubscriptions(jedis);
+        jedis.flushAll();
+      }
+    }
+  }
+
+  // ---- helpers ----
+
+  RedisLockFactory factory() {
+    return factory(b -> {});
+  }
+
+  RedisLockFactory factory(Consumer<RedisLockFactory.Builder> settings) {
+    RedisLockFactory.Builder builder = deployment.builder();
+    settings.accept(builder);
+    RedisLockFactory factory = builder.build();
+    factories.add(factory);
+    return factory;
+  }
+
+  RedisDistributedLock lock(RedisLockFactory factory) {
+    return fair() ? factory.getFairLock(name) : factory.getLock(name);
+  }
+
+  RedisDistributedLock lock() {
+    return lock(factory());
+  }
+
+  /** The Redis key of condition {@code condition} with role {@code role} (see ConditionKeys). */
+  String conditionKey(String condition, boolean numbered, char role) {
+    StringBuilder key = new StringBuilder("{" + name + "}:lock-cond").append(numbered ? 'a' : 'b');
+    for (byte b : condition.getBytes(StandardCharsets.UTF_8)) {
+      key.append((char) ('a' + ((b >> 4) & 0xf))).append((char) ('a' + (b & 0xf)));
+    }
+    return key.append(role).toString();
+  }
+
+  /** The awaiters queued for the first numbered condition of the lock. */
+  long queued() {
+    return queued(conditionKey("1", true, 'q'));
+  }
+
+  long queued(String queueKey) {
+    try (Jedis jedis = deployment.raw(name)) {
+      return jedis.zcard(queueKey);
+    }
+  }
+
+  void awaitQueued(long count) {
+    await().atMost(Timing.awaitAtMost()).until(() -> queued() == count);
+  }
+
+  /** Locks, runs {@code action} on {@code condition}, unlocks. */
+  static void underLock(RedisDistributedLock lock, Runnable action) {
+    lock.lock();
+    try {
+      action.run();
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  long spuriousWakeUps() {
+    return factories.stream().mapToLong(FactoryInspector::spuriousWakeUps).sum();
+  }
+
+  /** One await call of a condition. */
+  interface AwaitCall {
+    Object await(Condition condition) throws InterruptedException;
+  }
+
+  /**
+   * A thread of the test that locks (twice: a hold count of 2), awaits, and records what it saw on
+   * return, then unlocks.
+   */
+  final class Awaiter {
+    final RedisDistributedLock lock;
+    final CompletableFuture<Object> outcome = new CompletableFuture<>();
+    volatile Thread thread;
+    volatile long tokenBefore;
+    volatile long tokenAfter;
+    volatile boolean heldAfter;
+    volatile int holdCountAfter;
+    volatile boolean interruptedAfter;
+    volatile String keyAfter;
+
+    Awaiter(RedisDistributedLock lock, Condition condition, AwaitCall call) {
+      this.lock = lock;
+      threads.execute(
+          () -> {
+            thread = Thread.currentThread();
+            lock.lock();
+            lock.lock();
+            try {
+              tokenBefore = lock.getFencingToken();
+              Object result;
+              try {
+                result = call.await(condition);
+              } finally {
+                interruptedAfter = Thread.interrupted();
+                heldAfter = lock.isHeldByCurrentThread();
+                holdCountAfter = lock.getHoldCount();
+                keyAfter = rawGet();
+                if (heldAfter) {
+                  tokenAfter = lock.getFencingToken();
+                }
+              }
+              outcome.complete(result);
+            } catch (Throwable e) {
+              outcome.completeExceptionally(e);
+            } finally {
+              while (lock.isHeldByCurrentThread()) {
+                lock.unlock();
+              }
+            }
+          });
+    }
+
+    Object result() throws Exception {
+      return outcome.get(Timing.awaitAtMost().toMillis(), TimeUnit.MILLISECONDS);
+    }
+
+    Throwable failure() throws Exception {
+      try {
+        result();
+        throw new AssertionError("the await returned normally");
+      } catch (ExecutionException e) {
+        return e.getCause();
+      }
+    }
+
+    boolean isWaiting() {
+      return !outcome.isDone();
+    }
+  }
+
+  Awaiter awaiter(RedisDistributedLock lock, Condition condition, AwaitCall call) {
+    return new Awaiter(lock, condition, call);
+  }
+
+  /** An awaiter of the first condition of a lock of its own factory, with {@code await()}. */
+  Awaiter awaiter() {
+    RedisDistributedLock lock = lock();
+    return awaiter(lock, lock.newCondition(), c -> awaitAndReturn(c));
+  }
+
+  static Object awaitAndReturn(Condition condition) throws InterruptedException {
+    condition.await();
+    return "signalled";
+  }
+
+  String rawGet() {
+    try (Jedis jedis = deployment.raw(name)) {
+      return jedis.get(name);
+    }
+  }
+
+  /** Signals the awaiter of the condition as a signal would, in Redis, but publishes nothing. */
+  void signalInRedisOnly() {
+    String queue = conditionKey("1", true, 'q');
+    String leases = conditionKey("1", true, 't');
+    String signalled = conditionKey("1", true, 's');
+    try (Jedis jedis = deployment.raw(name)) {
+      List<String> waiting = jedis.zrange(queue, 0, 0);
+      assertThat(waiting).hasSize(1);
+      jedis.zrem(queue, waiting.get(0));
+      jedis.zrem(leases, waiting.get(0));
+      jedis.zadd(signalled, 9e15, waiting.get(0)); // never runs out during the test
+      jedis.pexpire(signalled, 60_000);
+    }
+  }
+
+  // ---- without the lock ----
+
+  @Nested
+  class WithoutTheLock {
+    @Test
+    void everyAwaitThrowsIllegalMonitorStateAndLeavesNothing() {
+      Condition condition = lock().newCondition();
+      assertThatThrownBy(condition::await).isInstanceOf(IllegalMonitorStateException.class);
+      assertThatThrownBy(condition::awaitUninterruptibly)
+          .isInstanceOf(IllegalMonitorStateException.class);
+      assertThatThrownBy(() -> condition.awaitNanos(1_000_000))
+          .isInstanceOf(IllegalMonitorStateException.class);
+      assertThatThrownBy(() -> condition.await(1, TimeUnit.MILLISECONDS))
+          .isInstanceOf(IllegalMonitorStateException.class);
+      assertThatThrownBy(() -> condition.awaitUntil(new Date()))
+          .isInstanceOf(IllegalMonitorStateException.class);
+      assertThat(queued()).isZero();
+    }
+
+    @Test
+    void signalAndSignalAllThrowIllegalMonitorState() {
+      Condition condition = lock().newCondition();
+      assertThatThrownBy(condition::signal)
+          .isInstanceOf(IllegalMonitorStateException.class)
+          .isNotInstanceOf(LockLostException.class)
+          .hasMessageContaining(name);
+      assertThatThrownBy(condition::signalAll).isInstanceOf(IllegalMonitorStateException.class);
+    }
+
+    @Test
+    void signalWhileAnotherFactoryHoldsTheLockThrowsIllegalMonitorState() {
+      RedisDistributedLock holder = lock();
+      holder.lock();
+      try {
+        assertThatThrownBy(lock().newCondition()::signal)
+            .isInstanceOf(IllegalMonitorStateException.class);
+      } finally {
+        holder.unlock();
+      }
+    }
+
+    @Test
+    void aSignalByAThreadWhoseHoldWasLostThrowsLockLostAndSignalsNobody() throws Exception {
+      Awaiter awaiter = awaiter();
+      awaitQueued(1);
+      RedisDistributedLock lock = lock(factory(b -> b.leaseTime(SHORT_LEASE)));
+      Condition condition = lock.newCondition();
+      lock.lock();
+      try (Jedis jedis = deployment.raw(name)) {
+        jedis.set(name, "someone-else"); // the hold is lost: the key holds another token
+        assertThatThrownBy(condition::signal).isInstanceOf(LockLostException.class);
+        jedis.del(name);
+      }
+      assertThat(lock.isHeldByCurrentThread()).as("the hold, found lost, is given up").isFalse();
+      assertThat(queued()).isOne();
+      assertThat(awaiter.isWaiting()).isTrue();
+      RedisDistributedLock other = lock();
+      underLock(other, other.newCondition()::signalAll);
+      assertThat(awaiter.result()).isEqualTo("signalled");
+    }
+  }
+
+  // ---- await and signal ----
+
+  @Nested
+  class Signalling {
+    @Test
+    void aSignalFromAnotherFactoryWakesTheAwaiter() throws Exception {
+      Awaiter awaiter = awaiter();
+      awaitQueued(1);
+      RedisDistributedLock signaller = lock();
+      underLock(signaller, signaller.newCondition()::signal);
+      assertThat(awaiter.result()).isEqualTo("signalled");
+      assertThat(awaiter.heldAfter).isTrue();
+      assertThat(queued()).isZero();
+      assertThat(spuriousWakeUps()).isZero();
+    }
+
+    @Test
+    void aSignalInTheSameFactoryWakesTheAwaiter() throws Exception {
+      RedisDistributedLock lock = lock();
+      Condition condition = lock.newCondition();
+      Awaiter awaiter = awaiter(lock, condition, c -> awaitAndReturn(c));
+      awaitQueued(1);
+      underLock(lock, condition::signal);
+      assertThat(awaiter.result()).isEqualTo("signalled");
+    }
+
+    @Test
+    void signalWakesTheLongestWaitingAwaiterOfAnyFactory() throws Exception {
+      List<Integer> woken = new CopyOnWriteArrayList<>();
+      List<Awaiter> awaiters = new ArrayList<>();
+      for (int i = 0; i < 4; i++) {
+        int me = i;
+        RedisDistributedLock lock = lock(); // a factory each: a process each
+        awaiters.add(
+            awaiter(
+                lock,
+                lock.newCondition(),
+                c -> {
+                  c.await();
+                  woken.add(me);
+                  return me;
+                }));
+        awaitQueued(i + 1);
+      }
+      RedisDistributedLock signaller = lock();
+      Condition condition = signaller.newCondition();
+      for (int i = 0; i < 4; i++) {
+        int expected = i + 1;
+        underLock(signaller, condition::signal);
+        await().atMost(Timing.awaitAtMost()).until(() -> woken.size() == expected);
+      }
+      assertThat(woken).containsExactly(0, 1, 2, 3);
+      for (Awaiter awaiter : awaiters) {
+        awaiter.result();
+      }
+      assertThat(spuriousWakeUps()).isZero();
+    }
+
+    @Test
+    void oneSignalWakesExactlyOneAwaiterAndTheOthersKeepWaiting() throws Exception {
+      Awaiter first = awaiter();
+      awaitQueued(1);
+      Awaiter second = awaiter();
+      Awaiter third = awaiter();
+      awaitQueued(3);
+      RedisDistributedLock signaller = lock();
+      Condition condition = signaller.newCondition();
+      underLock(signaller, condition::signal);
+      assertThat(first.result()).isEqualTo("signalled");
+      assertThat(queued()).isEqualTo(2);
+      assertThat(second.isWaiting()).isTrue();
+      assertThat(third.isWaiting()).isTrue();
+      assertThat(spuriousWakeUps()).isZero();
+      underLock(signaller, condition::signalAll);
+      assertThat(second.result()).isEqualTo("signalled");
+      assertThat(third.result()).isEqualTo("signalled");
+    }
+
+    @Test
+    void signalAllWakesEveryAwaiterOfEveryFactory() throws Exception {
+      RedisDistributedLock shared = lock();
+      Condition sharedCondition = shared.newCondition();
+      List<Awaiter> awaiters = new ArrayList<>();
+      awaiters.add(awaiter(shared, sharedCondition, c -> awaitAndReturn(c)));
+      awaiters.add(awaiter(shared, sharedCondition, c -> awaitAndReturn(c)));
+      awaiters.add(awaiter());
+      awaiters.add(awaiter());
+      awaitQueued(4);
+      RedisDistributedLock signaller = lock();
+      underLock(signaller, signaller.newCondition()::signalAll);
+      for (Awaiter awaiter : awaiters) {
+        assertThat(awaiter.result()).isEqualTo("signalled");
+      }
+      assertThat(queued()).isZero();
+      assertThat(spuriousWakeUps()).isZero();
+    }
+
+    @Test
+    void aSignalWithNobodyWaitingIsNotRemembered() throws Exception {
+      RedisDistributedLock lock = lock();
+      Condition condition = lock.newCondition();
+      underLock(lock, condition::signal);
+      underLock(lock, condition::signalAll);
+      lock.lock();
+      try {
+        assertThat(
+                condition.await(
+                    Timing.scaled(Duration.ofMillis(200)).toMillis(), TimeUnit.MILLISECONDS))
+            .isFalse();
+      } finally {
+        lock.unlock();
+      }
+    }
+
+    @Test
+    void aSignalAfterAnotherAwaiterTimedOutGoesToTheNextAwaiter() throws Exception {
+      RedisDistributedLock timedLock = lock();
+      Awaiter timed =
+          awaiter(
+              timedLock,
+              timedLock.newCondition(),
+              c ->
+                  c.await(Timing.scaled(Duration.ofMillis(300)).toMillis(), TimeUnit.MILLISECONDS));
+      awaitQueued(1);
+      Awaiter patient = awaiter();
+      assertThat(timed.result()).isEqualTo(false);
+      awaitQueued(1);
+      RedisDistributedLock signaller = lock();
+      underLock(signaller, signaller.newCondition()::signal);
+      assertThat(patient.result()).isEqualTo("signalled");
+    }
+
+    @Test
+    void anAwaiterWaitsLongerThanItsLeaseAndIsStillSignalled() throws Exception {
+      RedisDistributedLock lock = lock(factory(b -> b.leaseTime(SHORT_LEASE)));
+      Awaiter awaiter = awaiter(lock, lock.newCondition(), c -> awaitAndReturn(c));
+      awaitQueued(1);
+      long start = System.nanoTime();
+      await()
+          .atMost(Timing.awaitAtMost())
+          .until(() -> System.nanoTime() - start > 3 * SHORT_LEASE.toNanos());
+      assertThat(queued()).as("its entry, renewed").isOne();
+      RedisDistributedLock signaller = lock();
+      underLock(signaller, signaller.newCondition()::signal);
+      assertThat(awaiter.result()).isEqualTo("signalled");
+      assertThat(spuriousWakeUps()).isZero();
+    }
+  }
+
+  // ---- the lock across an await ----
+
+  @Nested
+  class TheLock {
+    @Test
+    void awaitReleasesTheLockForOtherProcesses() throws Exception {
+      Awaiter awaiter = awaiter();
+      awaitQueued(1);
+      assertThat(rawGet()).isNull();
+      RedisDistributedLock other = lock();
+      assertThat(other.tryLock()).isTrue();
+      other.newCondition().signal();
+      other.unlock();
+      awaiter.result();
+    }
+
+    @Test
+    void awaitRestoresTheHoldCountWithANewHoldAndAGreaterFencingToken() throws Exception {
+      Awaiter awaiter = awaiter();
+      awaitQueued(1);
+      RedisDistributedLock signaller = lock();
+      underLock(signaller, signaller.newCondition()::signal);
+      awaiter.result();
+      assertThat(awaiter.heldAfter).isTrue();
+      assertThat(awaiter.holdCountAfter).isEqualTo(2);
+      assertThat(awaiter.keyAfter).startsWith("rl1:");
+      assertThat(awaiter.tokenAfter).isGreaterThan(awaiter.tokenBefore);
+      await().atMost(Timing.awaitAtMost()).until(() -> rawGet() == null);
+    }
+
+    @Test
+    void theAwaiterReacquiresOnlyAfterTheSignallerUnlocks() throws Exception {
+      Awaiter awaiter = awaiter();
+      awaitQueued(1);
+      RedisDistributedLock signaller = lock();
+      signaller.lock();
+      signaller.lock();
+      try {
+        signaller.newCondition().signal();
+        await().atMost(Timing.awaitAtMost()).until(() -> queued(conditionKey("1", true, 's')) == 1);
+        signaller.unlock();
+        assertThat(awaiter.isWaiting()).as("the signaller holds the lock still").isTrue();
+      } finally {
+        signaller.unlock();
+      }
+      assertThat(awaiter.result()).isEqualTo("signalled");
+    }
+  }
+
+  // ---- timeouts ----
+
+  @Nested
+  class Timeouts {
+    private Awaiter timedAwaiter(AwaitCall call) {
+      RedisDistributedLock lock = lock();
+      return awaiter(lock, lock.newCondition(), call);
+    }
+
+    @Test
+    void awaitNanosReturnsAtMostZeroWhenTheTimeElapsesAndHoldsTheLockAgain() throws Exception {
+      Awaiter awaiter =
+          timedAwaiter(c -> c.awaitNanos(Timing.scaled(Duration.ofMillis(200)).toNanos()));
+      assertThat((Long) awaiter.result()).isLessThanOrEqualTo(0L);
+      assertThat(awaiter.heldAfter).isTrue();
+      assertThat(awaiter.holdCountAfter).isEqualTo(2);
+      assertThat(queued()).isZero();
+    }
+
+    @Test
+    void timedAwaitReturnsFalseWhenTheTimeElapses() throws Exception {
+      Awaiter awaiter =
+          timedAwaiter(
+              c ->
+                  c.await(Timing.scaled(Duration.ofMillis(200)).toMillis(), TimeUnit.MILLISECONDS));
+      assertThat(awaiter.result()).isEqualTo(false);
+      assertThat(awaiter.heldAfter).isTrue();
+    }
+
+    @Test
+    void awaitUntilAPastDeadlineReleasesAndReacquiresTheLock() throws Exception {
+      Awaiter awaiter = timedAwaiter(c -> c.awaitUntil(new Date(System.currentTimeMillis() - 1)));
+      assertThat(awaiter.result()).isEqualTo(false);
+      assertThat(awaiter.heldAfter).isTrue();
+      assertThat(awaiter.tokenAfter).as("a new hold").isGreaterThan(awaiter.tokenBefore);
+    }
+
+    @Test
+    void extremeDeadlinesNeitherOverflowNorWaitForever() throws Exception {
+      Awaiter past = timedAwaiter(c -> c.awaitUntil(new Date(Long.MIN_VALUE)));
+      assertThat(past.result()).isEqualTo(false);
+      Awaiter nanos = timedAwaiter(c -> c.awaitNanos(Long.MIN_VALUE));
+      assertThat((Long) nanos.result()).isLessThanOrEqualTo(0L);
+      Awaiter future = timedAwaiter(c -> c.awaitUntil(new Date(Long.MAX_VALUE)));
+      awaitQueued(1);
+      RedisDistributedLock signaller = lock();
+      underLock(signaller, signaller.newCondition()::signal);
+      assertThat(future.result()).isEqualTo(true);
+    }
+
+    @Test
+    void timedAwaitsReturnTrueOrTimeLeftWhenSignalled() throws Exception {
+      long day = TimeUnit.DAYS.toNanos(1);
+      Awaiter nanos = timedAwaiter(c -> c.awaitNanos(day));
+      awaitQueued(1);
+      Awaiter time = timedAwaiter(c -> c.await(1, TimeUnit.DAYS));
+      Awaiter until =
+          timedAwaiter(c -> c.awaitUntil(new Date(System.currentTimeMillis() + 86_400_000)));
+      awaitQueued(3);
+      RedisDistributedLock signaller = lock();
+      underLock(signaller, signaller.newCondition()::signalAll);
+      assertThat((Long) nanos.result()).isPositive().isLessThan(day);
+      assertThat(time.result()).isEqualTo(true);
+      assertThat(until.result()).isEqualTo(true);
+    }
+
+    @Test
+    void aSignalThatReachedRedisBeforeTheTimeoutIsNotLost() throws Exception {
+      // A long lease: the awaiter renews (and would learn of the signal) only after the timeout.
+      RedisDistributedLock lock = lock(factory(b -> b.leaseTime(Duration.ofMinutes(2))));
+      Awaiter awaiter =
+          awaiter(
+              lock,
+              lock.newCondition(),
+              c -> c.await(Timing.scaled(Duration.ofSeconds(3)).toMillis(), TimeUnit.MILLISECONDS));
+      awaitQueued(1);
+      signalInRedisOnly(); // recorded, and its message not heard: the timeout finds it
+      assertThat(awaiter.result()).isEqualTo(true);
+      assertThat(awaiter.heldAfter).isTrue();
+    }
+  }
+
+  // ---- interrupts ----
+
+  @Nested
+  class Interrupts {
+    @Test
+    void anAwaitWithTheInterruptStatusSetThrowsAtOnceAndKeepsTheLock() {
+      RedisDistributedLock lock = lock();
+      Condition condition = lock.newCondition();
+      lock.lock();
+      String key = rawGet();
+      try {
+        Thread.currentThread().interrupt();
+        assertThatThrownBy(condition::await).isInstanceOf(InterruptedException.class);
+        assertThat(Thread.currentThread().isInterrupted()).isFalse();
+        assertThat(rawGet()).as("the same hold").isEqualTo(key);
+        assertThat(queued()).isZero();
+      } finally {
+        lock.unlock();
+      }
+    }
+
+    @Test
+    void anInterruptBeforeASignalThrowsAfterReacquiringTheLock() throws Exception {
+      Awaiter awaiter = awaiter();
+      awaitQueued(1);
+      awaiter.thread.interrupt();
+      assertThat(awaiter.failure()).isInstanceOf(InterruptedException.class);
+      assertThat(awaiter.heldAfter).isTrue();
+      assertThat(awaiter.holdCountAfter).isEqualTo(2);
+      assertThat(awaiter.interruptedAfter).isFalse();
+      assertThat(queued()).as("it left the queue").isZero();
+    }
+
+    @Test
+    void anInterruptAfterASignalSetsTheInterruptStatusAndReturnsNormally() throws Exception {
+      // Signalled in Redis, its message not heard: the interrupt finds the signal was first.
+      RedisDistributedLock lock = lock(factory(b -> b.leaseTime(Duration.ofMinutes(2))));
+      Awaiter awaiter = awaiter(lock, lock.newCondition(), c -> awaitAndReturn(c));
+      awaitQueued(1);
+      signalInRedisOnly();
+      awaiter.thread.interrupt();
+      assertThat(awaiter.result()).isEqualTo("signalled");
+      assertThat(awaiter.interruptedAfter).isTrue();
+      assertThat(awaiter.heldAfter).isTrue();
+    }
+
+    @Test
+    void anInterruptWhileReacquiringAfterASignalSetsTheInterruptStatus() throws Exception {
+      Awaiter awaiter = awaiter();
+      awaitQueued(1);
+      RedisDistributedLock signaller = lock();
+      signaller.lock();
+      try {
+        signaller.newCondition().signal();
+        await().atMost(Timing.awaitAtMost()).until(() -> queued(conditionKey("1", true, 's')) == 1);
+        awaiter.thread.interrupt();
+      } finally {
+        signaller.unlock();
+      }
+      assertThat(awaiter.result()).isEqualTo("signalled");
+      assertThat(awaiter.interruptedAfter).isTrue();
+    }
+
+    @Test
+    void awaitUninterruptiblyKeepsWaitingThroughAnInterrupt() throws Exception {
+      RedisDistributedLock lock = lock();
+      Awaiter awaiter =
+          awaiter(
+              lock,
+              lock.newCondition(),
+              c -> {
+                c.awaitUninterruptibly();
+                return "signalled";
+              });
+      awaitQueued(1);
+      awaiter.thread.interrupt();
+      await()
+          .atMost(Timing.awaitAtMost())
+          .until(() -> awaiter.thread.getState() != Thread.State.RUNNABLE);
+      assertThat(awaiter.isWaiting()).isTrue();
+      assertThat(queued()).isOne();
+      RedisDistributedLock signaller = lock();
+      underLock(signaller, signaller.newCondition()::signal);
+      assertThat(awaiter.result()).isEqualTo("signalled");
+      assertThat(awaiter.interruptedAfter).isTrue();
+    }
+
+    @Test
+    void timedAwaitInterruptedBeforeASignalThrows() throws Exception {
+      RedisDistributedLock lock = lock();
+      Awaiter awaiter = awaiter(lock, lock.newCondition(), c -> c.await(1, TimeUnit.DAYS));
+      awaitQueued(1);
+      awaiter.thread.interrupt();
+      assertThat(awaiter.failure()).isInstanceOf(InterruptedException.class);
+      assertThat(awaiter.heldAfter).isTrue();
+    }
+  }
+
+  // ---- awaiters that died ----
+
+  @Nested
+  class DeadAwaiters {
+    /**
+     * An awaiter of a factory with a lease of {@code lease}, which is then closed: the awaiter is
+     * dead, its entry left in Redis until its lease runs out.
+     */
+    private void deadAwaiter(Duration lease) throws Exception {
+      RedisLockFactory dying = factory(b -> b.leaseTime(lease));
+      RedisDistributedLock lock = lock(dying);
+      Awaiter awaiter = awaiter(lock, lock.newCondition(), c -> awaitAndReturn(c));
+      awaitQueued(1);
+      dying.close();
+      assertThat(awaiter.failure()).isInstanceOf(IllegalStateException.class);
+    }
+
+    @Test
+    void anAwaiterWhoseProcessDiedIsSkipped() throws Exception {
+      deadAwaiter(Timing.scaled(Duration.ofSeconds(2)));
+      RedisDistributedLock lock = lock(factory(b -> b.leaseTime(SHORT_LEASE)));
+      Awaiter living = awaiter(lock, lock.newCondition(), c -> awaitAndReturn(c));
+      awaitQueued(2);
+      awaitQueued(1); // the living awaiter's renewals sweep the dead entry out
+      RedisDistributedLock signaller = lock();
+      underLock(signaller, signaller.newCondition()::signal);
+      assertThat(living.result()).isEqualTo("signalled");
+    }
+
+    @Test
+    void aSignalThatWentToADeadAwaiterPassesOnToTheNext() throws Exception {
+      deadAwaiter(Duration.ofMinutes(1)); // its entry is there at the signal
+      RedisDistributedLock lock = lock(factory(b -> b.leaseTime(SHORT_LEASE)));
+      Awaiter living = awaiter(lock, lock.newCondition(), c -> awaitAndReturn(c));
+      awaitQueued(2);
+      RedisDistributedLock signaller = lock(factory(b -> b.leaseTime(SHORT_LEASE)));
+      underLock(signaller, signaller.newCondition()::signal); // to the dead awaiter, first
+      assertThat(living.result()).isEqualTo("signalled");
+      assertThat(spuriousWakeUps()).as("woken by the signal, passed on").isZero();
+    }
+  }
+
+  // ---- identity ----
+
+  @Nested
+  class Identity {
+    @Test
+    void theNthNewConditionOfALockObjectIsConditionNInEveryFactory() throws Exception {
+      RedisDistributedLock lock = lock();
+      lock.newCondition();
+      Condition second = lock.newCondition();
+      Awaiter awaiter = awaiter(lock, second, c -> awaitAndReturn(c));
+      await().atMost(Timing.awaitAtMost()).until(() -> queued(conditionKey("2", true, 'q')) == 1);
+      RedisDistributedLock other = lock();
+      Condition otherFirst = other.newCondition();
+      Condition otherSecond = other.newCondition();
+      underLock(other, otherFirst::signalAll);
+      assertThat(awaiter.isWaiting()).isTrue();
+      underLock(other, otherSecond::signal);
+      assertThat(awaiter.result()).isEqualTo("signalled");
+    }
+
+    @Test
+    void namedConditionsMatchAcrossFactoriesAndNeverANumberedOne() throws Exception {
+      RedisDistributedLock lock = lock();
+      Awaiter awaiter = awaiter(lock, lock.newCondition("1"), c -> awaitAndReturn(c));
+      await().atMost(Timing.awaitAtMost()).until(() -> queued(conditionKey("1", false, 'q')) == 1);
+      RedisDistributedLock other = lock();
+      underLock(other, other.newCondition()::signalAll); // numbered 1: another condition
+      assertThat(awaiter.isWaiting()).isTrue();
+      underLock(other, other.newCondition("1")::signal);
+      assertThat(awaiter.result()).isEqualTo("signalled");
+    }
+
+    @Test
+    void aConditionsKeysAreBesideTheLockKeyAndExpire() throws Exception {
+      RedisDistributedLock lock = lock();
+      Awaiter awaiter = awaiter(lock, lock.newCondition("not ready ☕"), c -> awaitAndReturn(c));
+      String queue = conditionKey("not ready ☕", false, 'q');
+      await().atMost(Timing.awaitAtMost()).until(() -> queued(queue) == 1);
+      try (Jedis jedis = deployment.raw(name)) {
+        assertThat(jedis.pttl(queue)).isPositive();
+        assertThat(jedis.pttl(conditionKey("not ready ☕", false, 't'))).isPositive();
+      }
+      RedisDistributedLock other = lock();
+      underLock(other, other.newCondition("not ready ☕")::signal);
+      awaiter.result();
+    }
+
+    @Test
+    void newConditionWithANullNameThrowsNullPointer() {
+      assertThatThrownBy(() -> lock().newCondition(null)).isInstanceOf(NullPointerException.class);
+    }
+  }
+
+  // ---- Redis is down ----
+
+  @Nested
+  class WhenRedisIsDown {
+    @Test
+    void anAwaitThatCannotReachRedisThrowsRedisLockExceptionAndHoldsNothing() {
+      RedisDistributedLock lock = lock();
+      Condition condition = lock.newCondition();
+      lock.lock();
+      deployment.stop();
+      try {
+        assertThatThrownBy(condition::await).isInstanceOf(RedisLockException.class);
+        assertThat(lock.isHeldByCurrentThread()).isFalse();
+      } finally {
+        deployment.restart();
+      }
+    }
+  }
+}
