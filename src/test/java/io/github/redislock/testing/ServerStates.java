@@ -3,14 +3,16 @@ package io.github.redislock.testing;
 import static org.awaitility.Awaitility.await;
 
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import redis.clients.jedis.Jedis;
 import redis.clients.jedis.commands.ProtocolCommand;
+import redis.clients.jedis.exceptions.JedisConnectionException;
 
 /**
  * States a running {@link RedisServer} can be put in, in which it refuses lock commands: a replica
  * ({@code READONLY}, or {@code MASTERDOWN} without stale data), loading its dataset ({@code
- * LOADING}); and how many times it refused.
+ * LOADING}); whether it answers at all; and how many times it refused.
  */
 public final class ServerStates {
   private static final ProtocolCommand DEBUG = () -> "DEBUG".getBytes(StandardCharsets.US_ASCII);
@@ -76,6 +78,22 @@ public final class ServerStates {
   private static boolean isLoading(RedisServer server) {
     try (Jedis raw = server.jedis()) {
       return raw.info("persistence").lines().anyMatch(line -> line.trim().equals("loading:1"));
+    }
+  }
+
+  /**
+   * Whether {@code server} leaves a {@code PING} unanswered for 200 ms: it is busy in a command,
+   * such as {@code DEBUG SLEEP}, or stopped.
+   *
+   * @param server the server
+   * @return whether it did not answer in time
+   */
+  public static boolean isUnresponsive(RedisServer server) {
+    try (Jedis raw = server.jedis(Duration.ofMillis(200))) {
+      raw.ping();
+      return false;
+    } catch (JedisConnectionException e) {
+      return true;
     }
   }
 
