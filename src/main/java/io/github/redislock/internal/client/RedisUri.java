@@ -1,5 +1,8 @@
 package io.github.redislock.internal.client;
 
+import java.nio.ByteBuffer;
+import java.nio.charset.CharacterCodingException;
+import java.nio.charset.CodingErrorAction;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
@@ -194,7 +197,10 @@ record RedisUri(
       return Integer.parseInt(text);
     }
 
-    /** Percent-decodes {@code text} as UTF-8; unlike URLDecoder it leaves '+' alone. */
+    /**
+     * Percent-decodes {@code text} as UTF-8, refusing bytes that are not UTF-8 ({@code %C3} alone);
+     * unlike URLDecoder it leaves '+' alone.
+     */
     private String decode(String text, String part, Kind kind) {
       byte[] bytes = new byte[text.length() * 4];
       int length = 0;
@@ -218,7 +224,17 @@ record RedisUri(
           length += encoded.length;
         }
       }
-      return new String(bytes, 0, length, StandardCharsets.UTF_8);
+      try {
+        return StandardCharsets.UTF_8
+            .newDecoder()
+            .onMalformedInput(CodingErrorAction.REPORT)
+            .onUnmappableCharacter(CodingErrorAction.REPORT)
+            .decode(ByteBuffer.wrap(bytes, 0, length))
+            .toString();
+      } catch (CharacterCodingException e) {
+        // Decoded leniently, the bad bytes would become U+FFFD: a password nobody chose.
+        throw bad("the " + part + " is not UTF-8 once its '%' escapes are decoded", kind);
+      }
     }
 
     private IllegalArgumentException bad(String problem, Kind kind) {

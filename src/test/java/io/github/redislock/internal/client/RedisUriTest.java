@@ -114,6 +114,8 @@ class RedisUriTest {
         "redis://user@h:1                      | user:password or :password",
         "redis://u:@h:1                        | password is empty",
         "redis://u:%zz@h:1                     | password has a '%'",
+        "redis://u:%C3@h:1                     | password is not UTF-8",
+        "redis://u%FF:p@h:1                    | user name is not UTF-8",
         "redis://::1:6379                      | IPv6 host goes in brackets",
         "redis://[::1]6379                     | not [ipv6]:port",
         "redis-sentinel://s1:1,s2:2            | master name is missing",
