@@ -344,6 +344,7 @@ public class RedisDistributedLock implements Lock {
    * @param name the condition's name, any string
    * @return the condition
    * @throws NullPointerException if the name is null
+   * @throws IllegalArgumentException if the name has a lone surrogate (it is not Unicode text)
    * @throws UnsupportedOperationException with {@code RedisLockFactory.Builder.redlock}
    */
   public Condition newCondition(String name) {

@@ -72,8 +72,9 @@ public final class RedisLockFactory implements AutoCloseable {
    * @param name the lock's name; its Redis key is {@code keyPrefix + name}
    * @return the lock
    * @throws NullPointerException if {@code name} is null
-   * @throws IllegalArgumentException if {@code name} is empty, or its key ends in {@code ":lock-"}
-   *     followed by lowercase letters (reserved for companion keys)
+   * @throws IllegalArgumentException if {@code name} is empty, has a lone surrogate (it is not
+   *     Unicode text, and has no UTF-8 form), or its key ends in {@code ":lock-"} followed by
+   *     lowercase letters (reserved for companion keys)
    * @throws IllegalStateException if this factory is closed
    */
   public RedisDistributedLock getLock(String name) {
