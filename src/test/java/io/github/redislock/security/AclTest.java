@@ -21,12 +21,15 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.Condition;
+import java.util.concurrent.locks.Lock;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
 import redis.clients.jedis.Jedis;
 
@@ -73,6 +76,26 @@ class AclTest {
   /** A Redis Cluster instead of (s)publish and (un)subscribe: sharded Pub/Sub and the topology. */
   static final List<String> CLUSTER =
       List.of("+spublish", "+ssubscribe", "+sunsubscribe", "+cluster|slots");
+
+  /** A fair lock besides: its queue, a sorted set beside the lock key. */
+  static final List<String> FAIR =
+      List.of("+zadd", "+zrange", "+zrangebyscore", "+zrem", "+zscore");
+
+  /** A read-write lock besides: the read shares and the writers' intents, sorted sets. */
+  static final List<String> READ_WRITE =
+      List.of(
+          "+zadd",
+          "+zrange",
+          "+zrem",
+          "+zremrangebyscore",
+          "+zrevrangebyscore",
+          "+zscore",
+          "+zcard",
+          "+zcount");
+
+  /** A condition besides: its awaiters and signalled awaiters, sorted sets, and a sequence. */
+  static final List<String> CONDITION =
+      List.of("+zadd", "+zrange", "+zrangebyscore", "+zrem", "+zscore", "+hincrby");
 
   /** Redlock besides: the identity check of the masters, and loading the scripts. */
   static final List<String> REDLOCK = List.of("+info", "+script|load");
@@ -348,6 +371,173 @@ class AclTest {
       texts.add(log.text());
     }
     assertThat(String.join("\n", texts)).contains("NOPERM").doesNotContain(PASSWORD);
+  }
+
+  private RedisLockFactory standaloneFactory() {
+    return factory(RedisLockFactory.builder().standalone(withUser(server.uri())));
+  }
+
+  @Test
+  void aFairLockWorksWithExactlyTheDocumentedAcl() throws Exception {
+    setUser(server, concat(concat(REQUIRED, RECOMMENDED), FAIR));
+    RedisLockFactory a = standaloneFactory();
+    RedisLockFactory b = standaloneFactory();
+    RedisDistributedLock held = a.getFairLock("orders");
+    RedisDistributedLock other = b.getFairLock("orders");
+    held.lock();
+    assertThat(other.tryLock()).isFalse();
+    CompletableFuture<Void> waiter =
+        CompletableFuture.runAsync(
+            () -> {
+              other.lock();
+              other.unlock();
+            });
+    await("the waiter queued")
+        .atMost(Timing.awaitAtMost())
+        .until(() -> exists("{app:orders}:lock-fq"));
+    held.unlock();
+    waiter.get(Timing.awaitAtMost().toMillis(), TimeUnit.MILLISECONDS);
+    assertThat(refusals(server)).isEmpty();
+    assertNothingLost();
+  }
+
+  @Test
+  void aReadWriteLockWorksWithExactlyTheDocumentedAcl() throws Exception {
+    setUser(server, concat(concat(REQUIRED, RECOMMENDED), READ_WRITE));
+    RedisLockFactory a = standaloneFactory();
+    RedisLockFactory b = standaloneFactory();
+    var writer = a.getReadWriteLock("orders");
+    var reader = b.getReadWriteLock("orders");
+    writer.writeLock().lock();
+    assertThat(reader.readLock().tryLock()).isFalse();
+    CompletableFuture<Integer> read =
+        CompletableFuture.supplyAsync(
+            () -> {
+              reader.readLock().lock();
+              try {
+                // Several leases pass: the share is still live only if renewal extended it.
+                long until = System.nanoTime() + 3 * LEASE.toNanos();
+                await().atMost(Timing.awaitAtMost()).until(() -> System.nanoTime() - until > 0);
+                return reader.getReadLockCount();
+              } finally {
+                reader.readLock().unlock();
+              }
+            });
+    writer.writeLock().unlock();
+    assertThat(read.get(Timing.awaitAtMost().toMillis(), TimeUnit.MILLISECONDS)).isEqualTo(1);
+    assertThat(writer.isWriteLocked()).isFalse();
+    assertThat(refusals(server)).isEmpty();
+    assertNothingLost();
+  }
+
+  @Test
+  void aConditionWorksWithExactlyTheDocumentedAcl() throws Exception {
+    setUser(server, concat(concat(REQUIRED, RECOMMENDED), CONDITION));
+    RedisLockFactory a = standaloneFactory();
+    RedisLockFactory b = standaloneFactory();
+    RedisDistributedLock awaiting = a.getLock("orders");
+    RedisDistributedLock signalling = b.getLock("orders");
+    Condition ready = awaiting.newCondition("ready");
+    CompletableFuture<Boolean> awaited =
+        CompletableFuture.supplyAsync(
+            () -> {
+              awaiting.lock();
+              try {
+                return ready.await(1, TimeUnit.MINUTES);
+              } catch (InterruptedException e) {
+                throw new IllegalStateException(e);
+              } finally {
+                awaiting.unlock();
+              }
+            });
+    Condition signal = signalling.newCondition("ready");
+    await("the awaiter is signalled")
+        .atMost(Timing.awaitAtMost())
+        .pollInterval(Duration.ofMillis(20))
+        .until(
+            () -> {
+              signalling.lock();
+              try {
+                signal.signal();
+              } finally {
+                signalling.unlock();
+              }
+              return awaited.isDone();
+            });
+    assertThat(awaited.get()).isTrue();
+    assertThat(refusals(server)).isEmpty();
+    assertNothingLost();
+  }
+
+  private static boolean exists(String key) {
+    try (Jedis raw = server.jedis()) {
+      return raw.exists(key);
+    }
+  }
+
+  static Stream<Arguments> kindPermissions() {
+    return Stream.of(
+            FAIR.stream().map(rule -> Arguments.of("fair", rule)),
+            READ_WRITE.stream().map(rule -> Arguments.of("read-write", rule)),
+            CONDITION.stream().map(rule -> Arguments.of("condition", rule)))
+        .flatMap(s -> s);
+  }
+
+  @ParameterizedTest(name = "{0} without {1}")
+  @MethodSource("kindPermissions")
+  void aUserLackingOnePermissionOfAKindIsRefusedBeforeAnythingIsTaken(String kind, String missing)
+      throws Exception {
+    List<String> kindRules =
+        switch (kind) {
+          case "fair" -> FAIR;
+          case "read-write" -> READ_WRITE;
+          default -> CONDITION;
+        };
+    setUser(
+        server,
+        concat(REQUIRED, kindRules).stream().filter(rule -> !rule.equals(missing)).toList());
+    RedisLockFactory factory = standaloneFactory();
+    switch (kind) {
+      case "fair" -> LockCalls.everyCallThrows(factory.getFairLock("orders"), "NOPERM");
+      case "read-write" -> {
+        var readWrite = factory.getReadWriteLock("orders");
+        for (Lock lock : List.of(readWrite.writeLock(), readWrite.readLock())) {
+          for (Bounded.Call call :
+              List.<Bounded.Call>of(
+                  lock::tryLock,
+                  lock::lock,
+                  lock::lockInterruptibly,
+                  () -> lock.tryLock(1, TimeUnit.MINUTES))) {
+            Throwable thrown = Bounded.thrownBy("a read-write lock call", call);
+            assertThat(thrown).isInstanceOf(RedisLockException.class);
+            assertThat(LockCalls.messages(thrown))
+                .contains("NOPERM")
+                .contains(missing.substring(1));
+          }
+        }
+      }
+      default -> {
+        RedisDistributedLock lock = factory.getLock("orders");
+        Condition condition = lock.newCondition("ready");
+        Throwable thrown =
+            Bounded.thrownBy(
+                "await",
+                () -> {
+                  lock.lock();
+                  try {
+                    condition.await(1, TimeUnit.MINUTES);
+                  } finally {
+                    lock.unlock();
+                  }
+                });
+        assertThat(thrown).isInstanceOf(RedisLockException.class);
+        assertThat(LockCalls.messages(thrown)).contains("NOPERM").contains(missing.substring(1));
+      }
+    }
+    try (Jedis raw = server.jedis()) {
+      assertThat(raw.exists("orders", "app:orders")).isZero();
+      RedisInvariants.assertNoKeysWithoutTtl(raw);
+    }
   }
 
   /** The messages and toString() of a failure, its causes and suppressed failures. */

@@ -178,12 +178,20 @@ final class LockCommands {
    * 7).
    */
   Request<List<String>> checkAccess(LockKeys keys) {
+    return checkAccess(keys, "lock");
+  }
+
+  /**
+   * As {@link #checkAccess(LockKeys)}, adding the commands that the scripts of {@code kind} run:
+   * {@code "lock"} (none), {@code "fair"}, {@code "rw"} or {@code "cond"}.
+   */
+  Request<List<String>> checkAccess(LockKeys keys, String kind) {
     return new ScriptCall<>(
         "check the access rights for",
         keys,
         Script.ACCESS,
         List.of(keys.lock(), keys.companion()),
-        List.of(keys.channel(), publish, subscribe, unsubscribe),
+        List.of(keys.channel(), publish, subscribe, unsubscribe, kind),
         LockCommands::denied);
   }
 

@@ -11,6 +11,9 @@
 -- ARGV[2]  how releases publish: 'spublish' (sharded, on a Redis Cluster) or 'publish'
 -- ARGV[3]  how waiters subscribe: 'ssubscribe' or 'subscribe'
 -- ARGV[4]  how they unsubscribe: 'sunsubscribe' or 'unsubscribe'
+-- ARGV[5]  the kind of lock, for the commands its own scripts run besides: 'lock' (none), 'fair'
+--          (its queue), 'rw' (read shares and writers' intents) or 'cond' (a condition's queues);
+--          their keys sit beside the lock key, like the companion hash, so KEYS[2] stands for them
 --
 -- Reply: the commands the user may not run, each as "command key-or-channel"; empty when it may
 -- run them all.
@@ -43,4 +46,24 @@ check('hset', KEYS[2], 'c', '1')
 check('pexpire', KEYS[2], '1')
 check('time')
 check(ARGV[2], ARGV[1], 'released')
+-- Run by the scripts of the other kinds (fair_*.lua, rw_*.lua, condition.lua), on sorted sets.
+local besides = {
+  fair = {'zadd', 'zrange', 'zrangebyscore', 'zrem', 'zscore'},
+  rw = {'zadd', 'zrange', 'zrem', 'zremrangebyscore', 'zrevrangebyscore', 'zscore', 'zcard',
+        'zcount'},
+  cond = {'zadd', 'zrange', 'zrangebyscore', 'zrem', 'zscore', 'hincrby'},
+}
+for _, command in ipairs(besides[ARGV[5]] or {}) do
+  if command == 'hincrby' then
+    check(command, KEYS[2], 'n', '1')
+  elseif command == 'zadd' then
+    check(command, KEYS[2], '1', 'm')
+  elseif command == 'zrem' or command == 'zscore' then
+    check(command, KEYS[2], 'm')
+  elseif command == 'zcard' then
+    check(command, KEYS[2])
+  else
+    check(command, KEYS[2], '0', '1')
+  end
+end
 return denied
