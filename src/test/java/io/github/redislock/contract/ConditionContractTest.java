@@ -19,10 +19,12 @@ import java.util.Date;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.locks.Condition;
 import java.util.function.Consumer;
 import org.junit.jupiter.api.AfterAll;
@@ -492,6 +494,59 @@ public abstract class ConditionContractTest {
       other.newCondition().signal();
       other.unlock();
       awaiter.result();
+    }
+
+    @Test
+    void aProcessWaitingForTheLockHoldsItInRedisWhenTheHolderAwaits() throws Exception {
+      RedisDistributedLock holder = lock();
+      Condition condition = holder.newCondition();
+      CountDownLatch held = new CountDownLatch(1);
+      CountDownLatch goAwait = new CountDownLatch(1);
+      CompletableFuture<Boolean> awaited =
+          CompletableFuture.supplyAsync(
+              () -> {
+                holder.lock();
+                try {
+                  held.countDown();
+                  goAwait.await();
+                  return condition.await(Timing.awaitAtMost().toMillis(), TimeUnit.MILLISECONDS);
+                } catch (InterruptedException e) {
+                  throw new IllegalStateException(e);
+                } finally {
+                  holder.unlock();
+                }
+              },
+              threads);
+      assertThat(held.await(Timing.awaitAtMost().toMillis(), TimeUnit.MILLISECONDS)).isTrue();
+      RedisDistributedLock waiter = lock();
+      RedisDistributedLock third = lock();
+      AtomicReference<Thread> waiterThread = new AtomicReference<>();
+      CompletableFuture<String> whileWaiterHeld =
+          CompletableFuture.supplyAsync(
+              () -> {
+                waiterThread.set(Thread.currentThread());
+                waiter.lock();
+                try {
+                  String key = rawGet();
+                  boolean thirdTook = CompletableFuture.supplyAsync(third::tryLock, threads).join();
+                  waiter.newCondition().signal();
+                  return key + " third took it: " + thirdTook;
+                } finally {
+                  waiter.unlock();
+                }
+              },
+              threads);
+      await()
+          .atMost(Timing.awaitAtMost())
+          .until(
+              () ->
+                  waiterThread.get() != null
+                      && waiterThread.get().getState() != Thread.State.RUNNABLE
+                      && rawGet() != null);
+      goAwait.countDown();
+      String seen = whileWaiterHeld.get(Timing.awaitAtMost().toMillis(), TimeUnit.MILLISECONDS);
+      assertThat(seen).doesNotStartWith("null").endsWith("third took it: false");
+      assertThat(awaited.get(Timing.awaitAtMost().toMillis(), TimeUnit.MILLISECONDS)).isTrue();
     }
 
     @Test

@@ -45,8 +45,8 @@
 --
 -- Messages on the condition's channel: 'to:<id>' (awaiter id was signalled) and 'all:<seq>'
 -- (every awaiter with sequence number seq or less was signalled). On the lock's channel, 'await'
--- announces the release as release.lua does ('released'), or as fair_release.lua does on a fair
--- lock ('to:<first waiter>').
+-- announces the release as release.lua does ('released'), or, on a fair lock, hands the lock to
+-- the first live waiter and names it ('to:<first waiter>'), as fair_release.lua does.
 local op = ARGV[1]
 local id = ARGV[2]
 local lease = tonumber(ARGV[4])
@@ -128,9 +128,19 @@ if op == 'await' then
       remove(KEYS[6], dead)
       remove(KEYS[7], dead)
     end
+    -- As fair_release.lua does: the first live waiter holds the lock at once (the key takes its
+    -- id, expiring when its place would have), and the message tells it alone.
     local head = redis.call('zrange', KEYS[6], 0, 0)[1]
-    if head then
-      message = 'to:' .. head
+    while head do
+      local placeEnd = redis.call('zscore', KEYS[7], head)
+      redis.call('zrem', KEYS[6], head)
+      redis.call('zrem', KEYS[7], head)
+      if placeEnd then
+        redis.call('set', KEYS[1], head, 'PX', math.max(1, tonumber(placeEnd) - now))
+        message = 'to:' .. head
+        break
+      end
+      head = redis.call('zrange', KEYS[6], 0, 0)[1]
     end
   end
   return {1, seq, publish(ARGV[7], message)}
