@@ -142,7 +142,11 @@ public class RedisDistributedLock implements Lock {
    * next turn: it waits, subscribed, until one of them releases or for ten round trips of a busy
    * attempt, kept within 5 to 20 milliseconds. When Redis cannot be reached the method keeps
    * retrying with a capped, jittered exponential backoff (from 10 milliseconds up to one second
-   * between attempts), logging a warning at most every 10 seconds, until it acquires the lock.
+   * between attempts), logging a warning at most every 10 seconds, until it acquires the lock. A
+   * lock key that never expires (a string another client set without a TTL) is a holder like any
+   * other: the method waits, re-checking about every 100 milliseconds, until someone deletes the
+   * key, and logs one warning per wait that names the key; a timed {@code tryLock} returns {@code
+   * false} at its deadline.
    *
    * @throws LockLostException if the current thread held the lock and its hold was lost, and it was
    *     not told yet (see {@link LockLostException})
@@ -344,6 +348,7 @@ public class RedisDistributedLock implements Lock {
    * @param name the condition's name, any string
    * @return the condition
    * @throws NullPointerException if the name is null
+   * @throws IllegalArgumentException if the name has a lone surrogate (it is not Unicode text)
    * @throws UnsupportedOperationException with {@code RedisLockFactory.Builder.redlock}
    */
   public Condition newCondition(String name) {

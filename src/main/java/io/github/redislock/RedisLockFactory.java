@@ -5,6 +5,7 @@ import io.github.redislock.internal.LockEngine;
 import io.github.redislock.internal.Settings;
 import io.github.redislock.internal.client.Kind;
 import io.github.redislock.internal.client.RedisClients;
+import io.github.redislock.internal.client.Tls;
 import io.github.redislock.internal.util.Ticker;
 import java.time.Duration;
 import java.util.Arrays;
@@ -13,6 +14,9 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Objects;
 import java.util.function.Consumer;
+import javax.net.ssl.SSLContext;
+import javax.net.ssl.SSLParameters;
+import javax.net.ssl.SSLSocketFactory;
 import redis.clients.jedis.RedisClient;
 import redis.clients.jedis.UnifiedJedis;
 
@@ -68,8 +72,9 @@ public final class RedisLockFactory implements AutoCloseable {
    * @param name the lock's name; its Redis key is {@code keyPrefix + name}
    * @return the lock
    * @throws NullPointerException if {@code name} is null
-   * @throws IllegalArgumentException if {@code name} is empty, or its key ends in {@code ":lock-"}
-   *     followed by lowercase letters (reserved for companion keys)
+   * @throws IllegalArgumentException if {@code name} is empty, has a lone surrogate (it is not
+   *     Unicode text, and has no UTF-8 form), or its key ends in {@code ":lock-"} followed by
+   *     lowercase letters (reserved for companion keys)
    * @throws IllegalStateException if this factory is closed
    */
   public RedisDistributedLock getLock(String name) {
@@ -190,6 +195,7 @@ public final class RedisLockFactory implements AutoCloseable {
     private Duration commandTimeout;
     private String keyPrefix;
     private Consumer<LockLostEvent> onLockLost;
+    private Tls tls;
 
     private Builder() {}
 
@@ -197,7 +203,7 @@ public final class RedisLockFactory implements AutoCloseable {
      * Uses one Redis server, reached with a client this factory creates and closes.
      *
      * @param redisUri {@code redis://[user:password@]host:port[/db]}, or {@code rediss://...} for
-     *     TLS
+     *     TLS (see {@link #tls})
      * @return this builder
      * @throws NullPointerException if {@code redisUri} is null
      * @throws IllegalArgumentException if it is not such a URI
@@ -218,7 +224,8 @@ public final class RedisLockFactory implements AutoCloseable {
      *
      * @param sentinelUri {@code
      *     redis-sentinel://[user:password@]host:port[,host:port...]/masterName[/db]}, with the
-     *     addresses of the Sentinels; the user and password are the master's
+     *     addresses of the Sentinels; the user and password are the master's. {@code
+     *     rediss-sentinel://} reaches the Sentinels and the master over TLS (see {@link #tls})
      * @return this builder
      * @throws NullPointerException if {@code sentinelUri} is null
      * @throws IllegalArgumentException if it is not such a URI
@@ -238,7 +245,7 @@ public final class RedisLockFactory implements AutoCloseable {
      * lost.
      *
      * @param clusterUri {@code redis-cluster://[user:password@]host:port[,host:port...]}, with one
-     *     or more of the cluster's nodes
+     *     or more of the cluster's nodes; {@code rediss-cluster://} for TLS (see {@link #tls})
      * @return this builder
      * @throws NullPointerException if {@code clusterUri} is null
      * @throws IllegalArgumentException if it is not such a URI
@@ -429,6 +436,47 @@ public final class RedisLockFactory implements AutoCloseable {
     }
 
     /**
+     * Sets how this factory's clients make their TLS connections, to the servers of {@code
+     * rediss://}, {@code rediss-sentinel://} and {@code rediss-cluster://} URIs (and {@code
+     * rediss://} Redlock masters): with the trust material of {@code context} (and its key
+     * material, for servers that ask clients for a certificate, as {@code redis-server} does unless
+     * {@code tls-auth-clients no}). The host name of every server must match its certificate
+     * (endpoint identification {@code HTTPS}): a certificate that is not trusted, or is for another
+     * host, makes every lock operation throw {@link RedisLockException}, at once. Without this
+     * setting, TLS connections trust the JVM's default trust store, and verify host names too.
+     *
+     * @param context the trust (and key) material, initialized
+     * @return this builder
+     * @throws NullPointerException if {@code context} is null
+     * @throws IllegalStateException if TLS was already set
+     */
+    public Builder tls(SSLContext context) {
+      Objects.requireNonNull(context, "context");
+      return tls(context.getSocketFactory(), null);
+    }
+
+    /**
+     * Sets how this factory's clients make their TLS connections, as {@link #tls(SSLContext)} does,
+     * with a socket factory and connection parameters of the caller's. The parameters (protocols,
+     * cipher suites, server names, endpoint identification) are copied now and applied to every TLS
+     * connection as they are: host names are verified only if their endpoint identification
+     * algorithm is {@code "HTTPS"}; {@code new SSLParameters()} turns the verification off. Null
+     * parameters keep the defaults, with host names verified.
+     *
+     * @param socketFactory makes the TLS sockets
+     * @param parameters applied to every TLS connection, or null for the defaults
+     * @return this builder
+     * @throws NullPointerException if {@code socketFactory} is null
+     * @throws IllegalStateException if TLS was already set
+     */
+    public Builder tls(SSLSocketFactory socketFactory, SSLParameters parameters) {
+      Objects.requireNonNull(socketFactory, "socketFactory");
+      requireUnset(this.tls, "tls");
+      this.tls = new Tls(socketFactory, parameters);
+      return this;
+    }
+
+    /**
      * Sets a listener told once of every hold lost before its release: renewal found the key gone
      * or taken, renewal failed until the lease ran out, or the factory was closed. It runs on a
      * thread of the factory (or the one closing it) and should return quickly; whatever it throws,
@@ -475,6 +523,7 @@ public final class RedisLockFactory implements AutoCloseable {
             "no Redis endpoint: call standalone(uri), sentinel(uri), cluster(uri),"
                 + " client(UnifiedJedis), redlock(uris...) or redlockClients(clients) once");
       }
+      checkTlsApplies();
       Duration lease = leaseTime != null ? leaseTime : DEFAULT_LEASE;
       Duration timeout = commandTimeout != null ? commandTimeout : DEFAULT_COMMAND_TIMEOUT;
       Settings settings =
@@ -498,12 +547,39 @@ public final class RedisLockFactory implements AutoCloseable {
         return new RedisLockFactory(
             redlockMasters != null
                 ? Assembly.redlockClients(redlockMasters, nodeTimeout, settings)
-                : Assembly.redlock(redlockUris, nodeTimeout, settings, commandTimeout != null));
+                : Assembly.redlock(
+                    redlockUris, tlsOrDefault(), nodeTimeout, settings, commandTimeout != null));
       }
       return new RedisLockFactory(
           client != null
               ? Assembly.singleNode(client, settings)
-              : Assembly.singleNode(endpointUri, settings));
+              : Assembly.singleNode(endpointUri, tlsOrDefault(), settings));
+    }
+
+    private Tls tlsOrDefault() {
+      return tls != null ? tls : Tls.JVM_DEFAULT;
+    }
+
+    /** A TLS setting needs a TLS URI to apply to. */
+    private void checkTlsApplies() {
+      if (tls == null) {
+        return;
+      }
+      if (client != null || redlockMasters != null) {
+        throw new IllegalStateException(
+            "tls(...) applies to the clients this factory creates from URIs; configure TLS on the"
+                + " client given to "
+                + endpoint
+                + " instead");
+      }
+      List<String> uris = redlockUris != null ? redlockUris : List.of(endpointUri);
+      if (uris.stream().noneMatch(RedisClients::isTls)) {
+        throw new IllegalStateException(
+            "tls(...) was set, but no endpoint URI uses TLS: write rediss://,"
+                + " rediss-sentinel:// or rediss-cluster:// (endpoint: "
+                + endpoint
+                + ")");
+      }
     }
 
     private void setUri(String method, String uri, Kind kind) {

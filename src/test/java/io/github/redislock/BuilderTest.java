@@ -7,6 +7,8 @@ import io.github.redislock.testing.RedisInvariants;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import javax.net.ssl.SSLContext;
+import javax.net.ssl.SSLParameters;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import redis.clients.jedis.RedisClient;
@@ -100,6 +102,36 @@ class BuilderTest {
         RedisLockFactory.builder().standalone("rediss://127.0.0.1:1").build()) {
       assertThat(factory.getLock("x").getName()).isEqualTo("x");
     }
+  }
+
+  @Test
+  void tlsSettingsNeedATlsUriOfTheFactorysOwn() throws Exception {
+    SSLContext context = SSLContext.getDefault();
+    assertThatThrownBy(() -> RedisLockFactory.builder().standalone(URI).tls(context).build())
+        .isInstanceOf(IllegalStateException.class)
+        .hasMessageContaining("rediss://");
+    assertThatThrownBy(
+            () ->
+                RedisLockFactory.builder()
+                    .redlock(URI, "redis://127.0.0.1:2", "redis://127.0.0.1:3")
+                    .tls(context)
+                    .build())
+        .isInstanceOf(IllegalStateException.class)
+        .hasMessageContaining("rediss://");
+    try (RedisClient client = RedisClient.create("127.0.0.1", 1)) {
+      assertThatThrownBy(() -> RedisLockFactory.builder().client(client).tls(context).build())
+          .isInstanceOf(IllegalStateException.class)
+          .hasMessageContaining("configure TLS on the client");
+    }
+    RedisLockFactory.Builder builder = RedisLockFactory.builder().tls(context);
+    assertThatThrownBy(() -> builder.tls(context))
+        .isInstanceOf(IllegalStateException.class)
+        .hasMessageContaining("tls");
+    assertThatThrownBy(() -> builder.tls((SSLContext) null))
+        .isInstanceOf(NullPointerException.class);
+    assertThatThrownBy(() -> RedisLockFactory.builder().tls(null, new SSLParameters()))
+        .isInstanceOf(NullPointerException.class);
+    RedisLockFactory.builder().standalone("rediss://127.0.0.1:1").tls(context).build().close();
   }
 
   @Test

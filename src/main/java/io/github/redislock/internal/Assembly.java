@@ -4,6 +4,7 @@ import io.github.redislock.internal.backend.LockBackend;
 import io.github.redislock.internal.backend.RedlockBackend;
 import io.github.redislock.internal.backend.SingleNodeBackend;
 import io.github.redislock.internal.client.RedisClients;
+import io.github.redislock.internal.client.Tls;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -21,11 +22,13 @@ public final class Assembly {
    * An engine on one Redis deployment given by URI, with a client it creates and closes.
    *
    * @param uri a standalone, Sentinel or Cluster URI (see {@link RedisClients})
+   * @param tls how its TLS connections are made, if it is a TLS URI
    * @param settings the factory's settings
    * @return the engine
    */
-  public static LockEngine singleNode(String uri, Settings settings) {
-    UnifiedJedis client = RedisClients.create(uri, Duration.ofNanos(settings.commandTimeoutNanos));
+  public static LockEngine singleNode(String uri, Tls tls, Settings settings) {
+    UnifiedJedis client =
+        RedisClients.create(uri, Duration.ofNanos(settings.commandTimeoutNanos), tls);
     return singleNode(client, true, settings);
   }
 
@@ -49,6 +52,7 @@ public final class Assembly {
    * An engine running Redlock over masters given by URI, with clients it creates and closes.
    *
    * @param uris one {@code redis://} or {@code rediss://} URI per master
+   * @param tls how the TLS connections are made, for {@code rediss://} masters
    * @param nodeTimeout how long one operation waits for each master
    * @param settings the factory's settings; when {@code commandTimeoutSet} is false, the clients'
    *     socket timeout is derived from the node timeout instead of the settings' command timeout
@@ -56,7 +60,11 @@ public final class Assembly {
    * @return the engine
    */
   public static LockEngine redlock(
-      List<String> uris, Duration nodeTimeout, Settings settings, boolean commandTimeoutSet) {
+      List<String> uris,
+      Tls tls,
+      Duration nodeTimeout,
+      Settings settings,
+      boolean commandTimeoutSet) {
     // A frozen master holds a fan-out thread until its socket times out: keep that short.
     Duration socketTimeout =
         commandTimeoutSet
@@ -65,7 +73,7 @@ public final class Assembly {
     List<UnifiedJedis> masters = new ArrayList<>();
     List<String> labels = new ArrayList<>();
     for (String uri : uris) {
-      masters.add(RedisClients.create(uri, socketTimeout));
+      masters.add(RedisClients.create(uri, socketTimeout, tls));
       labels.add(RedisClients.describe(uri));
     }
     Settings effective = settings.withCommandTimeout(socketTimeout);

@@ -85,6 +85,14 @@ final class ConditionWait {
   boolean run() throws InterruptedException {
     Toolkit t = conditions.toolkit;
     conditions.family.heldHold(lock); // not held: IllegalMonitorStateException, nothing done
+    try {
+      conditions.queue.checkAccess(lock.keys); // NOPERM: thrown while the lock is still held
+    } catch (RedisLockException e) {
+      if (!Failures.isTransient(e)) {
+        throw e;
+      }
+      // Redis is unreachable: the await's own call meets it, and gives the hold up as it says.
+    }
     String channel = keys.channel();
     signal = t.wakeUps().routedSignal(this::isFor);
     t.wakeUps().subscribe(channel, signal, t.wakeUps().epoch(channel));

@@ -187,6 +187,7 @@ public final class Mutexes {
    * @throws UnsupportedOperationException where the deployment has no conditions (Redlock)
    */
   public RedisCondition newCondition(LockName name, String condition, boolean numbered) {
+    LockKeys.checkUnicode("the condition name", condition);
     Conditions family = conditions;
     if (family == null) {
       synchronized (this) {

@@ -26,8 +26,10 @@ import org.slf4j.LoggerFactory;
  * window between the busy answer and the registration), the holder's remaining lease, a re-check
  * interval, the caller's deadline. The re-check is long ({@value #LONG_RECHECK_MILLIS} ms) when the
  * holder is one of ours (it publishes on release) and the subscription is active, short ({@value
- * #SHORT_RECHECK_MILLIS} ms) otherwise (a foreign holder never publishes). When Redis fails, the
- * thread retries after a capped, jittered backoff, warning every {@value #WARN_EVERY_SECONDS} s.
+ * #SHORT_RECHECK_MILLIS} ms) otherwise (a foreign holder never publishes). A key that never expires
+ * (set without a TTL by another client) is waited for the same way, rechecked until it is deleted,
+ * with one warning per wait. When Redis fails, the thread retries after a capped, jittered backoff,
+ * warning every {@value #WARN_EVERY_SECONDS} s.
  *
  * <p>Deadlines are computed once. A Redis call cannot be interrupted and may take up to the
  * client's timeout (twice that when the pool reconnects in the caller's thread), so a timed attempt
@@ -73,6 +75,7 @@ final class RedisWait {
   private boolean answered;
   private boolean busyStill;
   private long lastWarn;
+  private boolean warnedNeverExpires;
 
   /** Whether the last attempt was given up at the deadline, its clean-up arranged already. */
   private boolean abandonedAtDeadline;
@@ -145,6 +148,14 @@ final class RedisWait {
         long now = context.ticker().read();
         if (mode == Mode.TIMED && deadline - now <= 0) {
           return false;
+        }
+        if (attempt.holderTtlMillis() < 0 && !warnedNeverExpires) {
+          warnedNeverExpires = true;
+          log.warn(
+              "lock '{}' is held by a key that never expires: '{}' has no TTL, so another client"
+                  + " set it without a lease; waiting until someone deletes it",
+              name,
+              keys.lock());
         }
         subscribe(epoch);
         long wait = Math.min(waitNanos(attempt), kind.maxWaitNanos());

@@ -44,6 +44,7 @@ class IntegrationTagTest {
           JvmProcess.class,
           ProcessSupport.class,
           TcpProxy.class,
+          TlsMaterial.class,
           Deployment.class,
           ProcessBuilder.class);
   private static final List<String> FIXTURE_PACKAGES =

@@ -10,6 +10,7 @@ import java.util.stream.Collectors;
 import java.util.stream.IntStream;
 import redis.clients.jedis.HostAndPort;
 import redis.clients.jedis.Jedis;
+import redis.clients.jedis.Protocol;
 import redis.clients.jedis.util.JedisClusterCRC16;
 
 /**
@@ -74,10 +75,40 @@ public final class RedisCluster implements AutoCloseable {
    * @return the running cluster; close it
    */
   public static RedisCluster startWith(Path binary, int count) {
+    return start(binary, count, null);
+  }
+
+  /**
+   * Starts a cluster of three masters that also listen for TLS connections, and talk to each other
+   * over TLS ({@code tls-cluster yes}, on a bus port of their own): the cluster then names each
+   * node by its TLS port to clients connected by TLS. {@link #tlsUri()} names the TLS ports.
+   *
+   * @param tls the certificates
+   * @return the running cluster; close it
+   */
+  public static RedisCluster startTls(TlsMaterial tls) {
+    return start(RedisBinary.path(), DEFAULT_MASTERS, tls);
+  }
+
+  private static RedisCluster start(Path binary, int count, TlsMaterial tls) {
     List<RedisServer> started = new ArrayList<>();
     try {
       for (int i = 0; i < count; i++) {
-        started.add(RedisServer.startWith(binary, "--cluster-enabled", "yes"));
+        started.add(
+            tls == null
+                ? RedisServer.startWith(binary, "--cluster-enabled", "yes")
+                : RedisServer.startTls(
+                    tls,
+                    false,
+                    false,
+                    "--cluster-enabled",
+                    "yes",
+                    "--tls-cluster",
+                    "yes",
+                    "--tls-replication",
+                    "yes",
+                    "--cluster-port",
+                    Integer.toString(RedisServer.freePort())));
       }
       RedisCluster cluster = new RedisCluster(started, binary);
       cluster.create();
@@ -115,6 +146,17 @@ public final class RedisCluster implements AutoCloseable {
   public String uri() {
     return "redis-cluster://"
         + seeds().stream().map(HostAndPort::toString).collect(Collectors.joining(","));
+  }
+
+  /**
+   * The cluster as a TLS URI naming every master's TLS port, for a cluster started with {@link
+   * #startTls}.
+   *
+   * @return {@code "rediss-cluster://127.0.0.1:T1,127.0.0.1:T2,..."}
+   */
+  public String tlsUri() {
+    return "rediss-cluster://"
+        + masters.stream().map(m -> m.host() + ":" + m.tlsPort()).collect(Collectors.joining(","));
   }
 
   /**
@@ -208,7 +250,17 @@ public final class RedisCluster implements AutoCloseable {
     }
     try (Jedis first = masters.get(0).jedis()) {
       for (RedisServer other : masters.subList(1, masters.size())) {
-        first.clusterMeet(other.host(), other.port());
+        String busPort = other.argument("--cluster-port");
+        if (busPort == null) {
+          first.clusterMeet(other.host(), other.port());
+        } else {
+          first.sendCommand(
+              Protocol.Command.CLUSTER,
+              "MEET",
+              other.host(),
+              Integer.toString(other.tlsPort()),
+              busPort);
+        }
       }
     }
   }

@@ -55,21 +55,51 @@ public final class RedisSentinelGroup implements AutoCloseable {
    * @return the running group; close it
    */
   public static RedisSentinelGroup start() {
+    return start(null);
+  }
+
+  /**
+   * Like {@link #start()}, with every server (the data nodes and the Sentinels) also listening for
+   * TLS connections ({@link RedisServer#startTls}), replication and the Sentinels' connections to
+   * the data nodes over TLS: the Sentinels name the master by its TLS port. {@link #tlsUri()} names
+   * the Sentinels' TLS ports.
+   *
+   * @param tls the certificates
+   * @return the running group; close it
+   */
+  public static RedisSentinelGroup startTls(TlsMaterial tls) {
+    return start(tls);
+  }
+
+  private static RedisSentinelGroup start(TlsMaterial tls) {
     List<RedisServer> dataNodes = new ArrayList<>();
     List<RedisServer> sentinels = new ArrayList<>();
     RedisSentinelGroup group = new RedisSentinelGroup(dataNodes, sentinels);
     try {
-      RedisServer master = RedisServer.start();
+      RedisServer master =
+          tls == null
+              ? RedisServer.start()
+              : RedisServer.startTls(tls, false, false, "--tls-replication", "yes");
       dataNodes.add(master);
       dataNodes.add(
-          RedisServer.start("--replicaof", master.host(), Integer.toString(master.port())));
+          tls == null
+              ? RedisServer.start("--replicaof", master.host(), Integer.toString(master.port()))
+              : RedisServer.startTls(
+                  tls,
+                  false,
+                  false,
+                  "--tls-replication",
+                  "yes",
+                  "--replicaof",
+                  master.host(),
+                  Integer.toString(master.tlsPort())));
       String config =
           "sentinel monitor "
               + MASTER_NAME
               + " "
               + master.host()
               + " "
-              + master.port()
+              + (tls == null ? master.port() : master.tlsPort())
               + " "
               + QUORUM
               + "\n"
@@ -84,7 +114,10 @@ public final class RedisSentinelGroup implements AutoCloseable {
               + FAILOVER_TIMEOUT.toMillis()
               + "\n";
       for (int i = 0; i < SENTINELS; i++) {
-        sentinels.add(RedisServer.startWithConfig(config, "--sentinel"));
+        sentinels.add(
+            tls == null
+                ? RedisServer.startWithConfig(config, "--sentinel")
+                : RedisServer.startTlsWithConfig(tls, config, "--sentinel"));
       }
       group.awaitReady();
       return group;
@@ -120,6 +153,19 @@ public final class RedisSentinelGroup implements AutoCloseable {
   public String uri() {
     return "redis-sentinel://"
         + sentinelAddresses().stream().map(HostAndPort::toString).collect(Collectors.joining(","))
+        + "/"
+        + MASTER_NAME;
+  }
+
+  /**
+   * The deployment as a TLS URI naming every Sentinel's TLS port, for a group started with {@link
+   * #startTls}.
+   *
+   * @return {@code "rediss-sentinel://127.0.0.1:T1,127.0.0.1:T2,127.0.0.1:T3/mymaster"}
+   */
+  public String tlsUri() {
+    return "rediss-sentinel://"
+        + sentinels.stream().map(s -> s.host() + ":" + s.tlsPort()).collect(Collectors.joining(","))
         + "/"
         + MASTER_NAME;
   }
@@ -183,7 +229,9 @@ public final class RedisSentinelGroup implements AutoCloseable {
                   named.add(Integer.parseInt(j.sentinelGetMasterAddrByName(MASTER_NAME).get(1)));
                 }
               }
-              if (named.size() != 1 || named.contains(old.port())) {
+              if (named.size() != 1
+                  || named.contains(old.port())
+                  || (old.hasTls() && named.contains(old.tlsPort()))) {
                 return null;
               }
               RedisServer candidate = master();
@@ -285,7 +333,7 @@ public final class RedisSentinelGroup implements AutoCloseable {
   private RedisServer dataNode(List<String> address) {
     int port = Integer.parseInt(address.get(1));
     return dataNodes.stream()
-        .filter(n -> n.port() == port)
+        .filter(n -> n.port() == port || (n.hasTls() && n.tlsPort() == port))
         .findFirst()
         .orElseThrow(
             () ->

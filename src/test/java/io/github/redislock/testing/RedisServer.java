@@ -118,6 +118,41 @@ public final class RedisServer implements AutoCloseable {
   }
 
   /**
+   * Starts a server that also listens for TLS connections on a second free port, presenting a
+   * certificate of {@code tls} ({@link TlsMaterial#serverArgs}); the plain port stays open for the
+   * fixtures' own connections. The arguments are kept across {@link #restart()}.
+   *
+   * @param tls the certificates
+   * @param authClients whether the server requires client certificates
+   * @param wrongName whether it presents a certificate for another host name than 127.0.0.1
+   * @param extraArgs further {@code redis-server} arguments
+   * @return the running server; close it
+   */
+  public static RedisServer startTls(
+      TlsMaterial tls, boolean authClients, boolean wrongName, String... extraArgs) {
+    List<String> args = new ArrayList<>(tls.serverArgs(freePort(false), authClients, wrongName));
+    args.addAll(List.of(extraArgs));
+    return start(RedisBinary.path(), null, args);
+  }
+
+  /**
+   * Like {@link #startTls}, from a configuration file (a Sentinel's), with {@code tls-replication
+   * yes} so that it reaches other servers over TLS.
+   *
+   * @param tls the certificates
+   * @param config the configuration file's text
+   * @param extraArgs further {@code redis-server} arguments, e.g. {@code "--sentinel"}
+   * @return the running server; close it
+   */
+  public static RedisServer startTlsWithConfig(
+      TlsMaterial tls, String config, String... extraArgs) {
+    List<String> args = new ArrayList<>(tls.serverArgs(freePort(false), false, false));
+    args.addAll(List.of("--tls-replication", "yes"));
+    args.addAll(List.of(extraArgs));
+    return start(RedisBinary.path(), config, args);
+  }
+
+  /**
    * Starts a server from a configuration file with the given text, written to {@code redis.conf} in
    * the server's own (writable) directory, followed by the usual arguments (which override the
    * file). A Sentinel, for example, rewrites its file as it learns:
@@ -190,6 +225,58 @@ public final class RedisServer implements AutoCloseable {
    */
   public String uri() {
     return "redis://" + HOST + ":" + port;
+  }
+
+  /**
+   * The TLS port, for a server started with {@link #startTls}.
+   *
+   * @return the port
+   * @throws IllegalStateException if the server has no TLS port
+   */
+  public int tlsPort() {
+    String port = argument("--tls-port");
+    if (port == null) {
+      throw new IllegalStateException("no TLS port: " + this);
+    }
+    return Integer.parseInt(port);
+  }
+
+  /**
+   * The value the server was started with for a command-line option.
+   *
+   * @param option for example {@code "--cluster-port"}
+   * @return its value, or null if it was not given
+   */
+  public String argument(String option) {
+    int i = command.lastIndexOf(option);
+    return i < 0 || i + 1 >= command.size() ? null : command.get(i + 1);
+  }
+
+  /**
+   * A port free now on the loopback interface, for a server's further listeners.
+   *
+   * @return the port
+   */
+  public static int freePort() {
+    return freePort(false);
+  }
+
+  /**
+   * Whether the server listens for TLS connections.
+   *
+   * @return whether it was started with {@link #startTls}
+   */
+  public boolean hasTls() {
+    return argument("--tls-port") != null;
+  }
+
+  /**
+   * The server's TLS address as a URI.
+   *
+   * @return {@code "rediss://127.0.0.1:TLSPORT"}
+   */
+  public String tlsUri() {
+    return "rediss://" + HOST + ":" + tlsPort();
   }
 
   /**

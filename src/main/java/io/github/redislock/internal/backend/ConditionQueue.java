@@ -4,6 +4,7 @@ import io.github.redislock.internal.backend.LockCommands.ScriptCall;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.function.Consumer;
 import java.util.function.Function;
 import redis.clients.jedis.UnifiedJedis;
 
@@ -15,6 +16,10 @@ import redis.clients.jedis.UnifiedJedis;
  */
 public final class ConditionQueue {
   private final UnifiedJedis client;
+
+  /** Checks, at the first await or signal, that the Redis user may run what conditions need. */
+  private final Consumer<LockKeys> firstContact;
+
   private final String lease;
   private final String ttl;
   private final String publish;
@@ -50,11 +55,26 @@ public final class ConditionQueue {
    */
   public record Signalled(boolean holder, String awaiter, long upTo) {}
 
-  ConditionQueue(UnifiedJedis client, long leaseMillis, boolean shardedWakeUps) {
+  ConditionQueue(
+      UnifiedJedis client,
+      long leaseMillis,
+      boolean shardedWakeUps,
+      Consumer<LockKeys> firstContact) {
     this.client = client;
+    this.firstContact = firstContact;
     this.lease = Long.toString(leaseMillis);
     this.ttl = Long.toString(LockCommands.companionTtlMillis(leaseMillis));
     this.publish = shardedWakeUps ? "spublish" : "publish";
+  }
+
+  /**
+   * Checks, until a check passes, that the Redis user may run what conditions of {@code lock} need;
+   * an awaiter asks before it gives up its hold, so that a refusal leaves it holding the lock.
+   *
+   * @throws io.github.redislock.RedisLockException naming {@code NOPERM} if it may not
+   */
+  public void checkAccess(LockKeys lock) {
+    firstContact.accept(lock);
   }
 
   /**
@@ -100,6 +120,7 @@ public final class ConditionQueue {
    * the lock.
    */
   public Signalled signal(LockKeys lock, ConditionKeys condition, String token, boolean all) {
+    firstContact.accept(lock);
     return run(
         "signal a condition of",
         lock,

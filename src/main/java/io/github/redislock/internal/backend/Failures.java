@@ -1,6 +1,11 @@
 package io.github.redislock.internal.backend;
 
 import io.github.redislock.internal.transport.SendFailure;
+import java.io.IOException;
+import java.security.cert.CertificateException;
+import javax.net.ssl.SSLException;
+import javax.net.ssl.SSLHandshakeException;
+import javax.net.ssl.SSLPeerUnverifiedException;
 import redis.clients.jedis.exceptions.JedisBusyException;
 import redis.clients.jedis.exceptions.JedisClusterOperationException;
 import redis.clients.jedis.exceptions.JedisConnectionException;
@@ -13,14 +18,21 @@ import redis.clients.jedis.exceptions.JedisRedirectionException;
  * tells, where the transport knows, whether a failed command may have run.
  */
 public final class Failures {
+  /** How the JDK reports a TLS alert the peer sent. */
+  private static final String FATAL_ALERT = "Received fatal alert: ";
+
   private Failures() {}
 
   /**
    * Whether retrying may help: the connection failed or timed out, or the server is loading, busy,
-   * read-only after a failover, or its cluster is reconfiguring. A wrong type, a script error or a
-   * permission error are permanent.
+   * read-only after a failover, or its cluster is reconfiguring. A failure with a {@linkplain
+   * #permanentCause permanent cause} is not, whatever wraps it: a wrong password while connecting
+   * fails the connection, and no reconnection cures it.
    */
   public static boolean isTransient(Throwable failure) {
+    if (permanentCause(failure) != null) {
+      return false;
+    }
     for (Throwable t = failure; t != null; t = t.getCause()) {
       if (t instanceof TransientFailure) {
         return true;
@@ -35,19 +47,60 @@ public final class Failures {
         return true;
       }
       if (t instanceof JedisDataException) {
-        String message = String.valueOf(t.getMessage());
-        return message.startsWith("LOADING")
-            || message.startsWith("READONLY")
-            || message.startsWith("CLUSTERDOWN")
-            || message.startsWith("TRYAGAIN")
-            || message.startsWith("MASTERDOWN")
-            || message.startsWith("NOREPLICAS");
+        return isTransientReply(t.getMessage());
       }
       if (t instanceof JedisException) {
         return true; // pool exhaustion and other client-side failures
       }
     }
     return false;
+  }
+
+  /**
+   * The failure among {@code failure} and its causes that no retry can cure, or null: an error
+   * reply of the server other than the transient ones ({@code WRONGPASS}, {@code NOAUTH}, {@code
+   * NOPERM}, {@code WRONGTYPE}, an unknown command, a database out of range...), even when it came
+   * while connecting and a connection failure wraps it; or a TLS handshake that refused the peer (a
+   * certificate not trusted, for another host, or missing), as opposed to one the network cut.
+   *
+   * @param failure the failure
+   * @return the permanent cause, or null when waiting may cure the failure
+   */
+  public static Throwable permanentCause(Throwable failure) {
+    for (Throwable t = failure; t != null; t = t.getCause()) {
+      if (t instanceof TransientFailure) {
+        return null;
+      }
+      if (t instanceof JedisDataException
+          && !(t instanceof JedisBusyException)
+          && !(t instanceof JedisRedirectionException)
+          && !isTransientReply(t.getMessage())) {
+        return t;
+      }
+      if (t instanceof CertificateException || t instanceof SSLPeerUnverifiedException) {
+        return t;
+      }
+      if (t instanceof SSLHandshakeException && !(t.getCause() instanceof IOException)) {
+        return t; // the peer refused us, or we it; an IOException cause is the network's doing
+      }
+      if (t instanceof SSLException && String.valueOf(t.getMessage()).startsWith(FATAL_ALERT)) {
+        return t; // TLS 1.3: a server refuses a client's certificate after the handshake
+      }
+    }
+    return null;
+  }
+
+  /** Whether an error reply says the server cannot serve now, but may soon. */
+  private static boolean isTransientReply(String reply) {
+    String message = String.valueOf(reply);
+    return message.startsWith("LOADING")
+        || message.startsWith("READONLY")
+        || message.startsWith("CLUSTERDOWN")
+        || message.startsWith("TRYAGAIN")
+        || message.startsWith("MASTERDOWN")
+        || message.startsWith("NOREPLICAS")
+        || message.startsWith("BUSY")
+        || message.startsWith("ERR max number of clients reached");
   }
 
   /**

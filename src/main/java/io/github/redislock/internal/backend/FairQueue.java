@@ -1,6 +1,7 @@
 package io.github.redislock.internal.backend;
 
 import io.github.redislock.internal.transport.Direct;
+import java.util.function.Consumer;
 import redis.clients.jedis.UnifiedJedis;
 
 /**
@@ -10,14 +11,19 @@ import redis.clients.jedis.UnifiedJedis;
  * LockBackend}'s own. Every method throws {@code RedisLockException} when Redis fails.
  */
 public final class FairQueue {
+  /** Checks, at the first acquisition, that the Redis user may run what the kind needs. */
+  private final Consumer<LockKeys> firstContact;
+
   private final UnifiedJedis client;
   private final FairCommands commands;
   private final Direct direct;
 
-  FairQueue(UnifiedJedis client, FairCommands commands, Direct direct) {
+  FairQueue(
+      UnifiedJedis client, FairCommands commands, Direct direct, Consumer<LockKeys> firstContact) {
     this.client = client;
     this.commands = commands;
     this.direct = direct;
+    this.firstContact = firstContact;
   }
 
   /** How an attempt treats the queue. */
@@ -37,6 +43,7 @@ public final class FairQueue {
    */
   public Acquisition tryAcquire(
       LockKeys keys, String token, String waiterId, boolean fenced, Turn turn) {
+    firstContact.accept(keys);
     return commands.acquire(keys, token, waiterId, fenced, turn).call(client);
   }
 

@@ -2,6 +2,8 @@ package io.github.redislock.internal.backend;
 
 import io.github.redislock.RedisLockException;
 import io.github.redislock.internal.transport.Request;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
@@ -29,6 +31,11 @@ final class LockCommands {
   /** How a release publishes its wake-up: {@code spublish} (sharded) or {@code publish}. */
   private final String publish;
 
+  /** How waiters subscribe and unsubscribe: sharded, as releases publish, or not. */
+  private final String subscribe;
+
+  private final String unsubscribe;
+
   /** The plain acquisition's {@code NX PX lease}, built once. */
   private final SetParams plainSet;
 
@@ -50,6 +57,8 @@ final class LockCommands {
    */
   LockCommands(long leaseMillis, boolean shardedWakeUps) {
     this.publish = shardedWakeUps ? "spublish" : "publish";
+    this.subscribe = shardedWakeUps ? "ssubscribe" : "subscribe";
+    this.unsubscribe = shardedWakeUps ? "sunsubscribe" : "unsubscribe";
     this.leaseMillis = leaseMillis;
     this.lease = Long.toString(leaseMillis);
     this.companionTtl = Long.toString(companionTtlMillis(leaseMillis));
@@ -163,6 +172,29 @@ final class LockCommands {
         LockCommands::isOne);
   }
 
+  /**
+   * The access script: the commands the Redis user may not run on this lock's keys and channel, of
+   * those the lock sends; empty when it may run them all (or the server cannot tell: before Redis
+   * 7).
+   */
+  Request<List<String>> checkAccess(LockKeys keys) {
+    return checkAccess(keys, "lock");
+  }
+
+  /**
+   * As {@link #checkAccess(LockKeys)}, adding the commands that the scripts of {@code kind} run:
+   * {@code "lock"} (none), {@code "fair"}, {@code "rw"} or {@code "cond"}.
+   */
+  Request<List<String>> checkAccess(LockKeys keys, String kind) {
+    return new ScriptCall<>(
+        "check the access rights for",
+        keys,
+        Script.ACCESS,
+        List.of(keys.lock(), keys.companion()),
+        List.of(keys.channel(), publish, subscribe, unsubscribe, kind),
+        LockCommands::denied);
+  }
+
   /** {@code EXISTS lock}: whether anyone holds the lock. */
   Request<Boolean> isLocked(LockKeys keys) {
     return new Exists(keys);
@@ -184,6 +216,18 @@ final class LockCommands {
   static Release release(Object reply) {
     long status = asLong(reply);
     return status == 0 ? Release.NOT_OURS : Release.released(status - 1);
+  }
+
+  /** The access script's reply: the denied commands, as text. */
+  static List<String> denied(Object reply) {
+    List<String> denied = new ArrayList<>();
+    for (Object command : (List<?>) reply) {
+      denied.add(
+          command instanceof byte[] bytes
+              ? new String(bytes, StandardCharsets.UTF_8)
+              : String.valueOf(command));
+    }
+    return denied;
   }
 
   private static Boolean isOne(Object reply) {

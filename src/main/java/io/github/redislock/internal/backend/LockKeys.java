@@ -1,5 +1,6 @@
 package io.github.redislock.internal.backend;
 
+import java.util.Locale;
 import java.util.Objects;
 import redis.clients.jedis.util.JedisClusterCRC16;
 
@@ -56,6 +57,7 @@ public record LockKeys(String lock, String companion, String channel) {
    * @throws IllegalArgumentException if the key is reserved
    */
   public static void checkLockKey(String lockKey) {
+    checkUnicode("the lock key", lockKey);
     int suffix = lockKey.lastIndexOf(RESERVED);
     if (suffix < 0 || suffix + RESERVED.length() == lockKey.length()) {
       return;
@@ -77,6 +79,34 @@ public record LockKeys(String lock, String companion, String channel) {
             + " fencing counter of lock 'a' is '{a}"
             + RESERVED
             + "meta'), so no lock may have one; choose another name");
+  }
+
+  /**
+   * Refuses text that is not Unicode: a lone surrogate has no UTF-8 form, and the client would send
+   * {@code '?'} in its place, so that two different names would be one key.
+   *
+   * @param what the text's role, for the message, e.g. {@code "the lock key"}
+   * @param text the text
+   * @throws IllegalArgumentException if {@code text} has a lone surrogate
+   */
+  public static void checkUnicode(String what, String text) {
+    for (int i = 0; i < text.length(); i++) {
+      char c = text.charAt(i);
+      if (Character.isHighSurrogate(c)
+          && i + 1 < text.length()
+          && Character.isLowSurrogate(text.charAt(i + 1))) {
+        i++;
+      } else if (Character.isSurrogate(c)) {
+        throw new IllegalArgumentException(
+            what
+                + " has a lone surrogate (U+"
+                + Integer.toHexString(c).toUpperCase(Locale.ROOT)
+                + ") at index "
+                + i
+                + ": it is not Unicode text and has no UTF-8 form (Redis would get '?' in its"
+                + " place, making two names one)");
+      }
+    }
   }
 
   /*

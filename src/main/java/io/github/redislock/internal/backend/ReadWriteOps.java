@@ -1,6 +1,7 @@
 package io.github.redislock.internal.backend;
 
 import io.github.redislock.internal.transport.Direct;
+import java.util.function.Consumer;
 import redis.clients.jedis.UnifiedJedis;
 
 /**
@@ -10,14 +11,22 @@ import redis.clients.jedis.UnifiedJedis;
  * later readers back. Every method throws {@code RedisLockException} when Redis fails.
  */
 public final class ReadWriteOps {
+  /** Checks, at the first acquisition, that the Redis user may run what the kind needs. */
+  private final Consumer<LockKeys> firstContact;
+
   private final UnifiedJedis client;
   private final ReadWriteCommands commands;
   private final Direct direct;
 
-  ReadWriteOps(UnifiedJedis client, ReadWriteCommands commands, Direct direct) {
+  ReadWriteOps(
+      UnifiedJedis client,
+      ReadWriteCommands commands,
+      Direct direct,
+      Consumer<LockKeys> firstContact) {
     this.client = client;
     this.commands = commands;
     this.direct = direct;
+    this.firstContact = firstContact;
   }
 
   /**
@@ -26,6 +35,7 @@ public final class ReadWriteOps {
    * empty, and the reply tells how long the lock stays busy.
    */
   public Acquisition tryWrite(LockKeys keys, String token, String writerId, boolean fenced) {
+    firstContact.accept(keys);
     return commands.write(keys, token, writerId, fenced).call(client);
   }
 
@@ -37,6 +47,7 @@ public final class ReadWriteOps {
    * @param writeToken the token of the caller's write hold, or {@code ""}
    */
   public Acquisition tryRead(LockKeys keys, String token, String writeToken, boolean barge) {
+    firstContact.accept(keys);
     return commands.read(keys, token, writeToken, barge).call(client);
   }
 

@@ -1,5 +1,6 @@
 package io.github.redislock.internal.backend;
 
+import io.github.redislock.RedisLockException;
 import io.github.redislock.internal.backend.Quorum.ReleaseVerdict;
 import io.github.redislock.internal.transport.FanOut;
 import io.github.redislock.internal.transport.Node;
@@ -52,6 +53,7 @@ public final class RedlockBackend implements LockBackend {
   private final long releaseTimeoutNanos;
   private final ExecutorService executor;
   private final MasterIdentities identities;
+  private final AccessCheck access = new AccessCheck();
 
   /**
    * Every operation: pipelined when every master allows it (which bounds each master by the node
@@ -159,6 +161,9 @@ public final class RedlockBackend implements LockBackend {
   @Override
   public Acquisition tryAcquire(LockKeys keys, String token, boolean fenced, boolean expectBusy) {
     identities.check();
+    if (!access.passed()) {
+      checkAccess(keys);
+    }
     Ask ask = Ask.of(fenced, expectBusy);
     long start = ticker.read();
     Round<Acquisition> round;
@@ -180,6 +185,53 @@ public final class RedlockBackend implements LockBackend {
               .await(acquisitionDecided);
     }
     return judge(round, keys, token, start);
+  }
+
+  /**
+   * Asks every master whether the Redis user may run what the lock needs ({@link AccessCheck}),
+   * waiting up to the node timeout, or until a majority accepted or so many refused or failed that
+   * no majority can accept. Throws, permanently, when so many masters refuse (by denying a command,
+   * or by failing for a reason no retry cures) that no majority is left without them; warns of a
+   * refusing minority. The check counts as passed once a majority accepted; until then each
+   * acquisition asks again.
+   */
+  private void checkAccess(LockKeys keys) {
+    Round<List<String>> round =
+        transport
+            .send(commands.checkAccess(keys), ticker.read() + nodeTimeoutNanos)
+            .await(
+                r ->
+                    quorum.decided(
+                        r.count(List::isEmpty), r.count(d -> !d.isEmpty()) + r.failed()));
+    List<String> refusals = new ArrayList<>();
+    int accepted = 0;
+    List<Node> asked = round.nodes();
+    List<List<String>> replies = round.replies();
+    for (int i = 0; i < asked.size(); i++) {
+      List<String> denied = replies.get(i);
+      if (denied != null && denied.isEmpty()) {
+        accepted++;
+      } else if (denied != null) {
+        refusals.add(asked.get(i).label() + " denies " + String.join(", ", denied));
+      }
+    }
+    for (RuntimeException failure : round.failures()) {
+      if (!Failures.isTransient(failure)) {
+        refusals.add(failure.getMessage());
+      }
+    }
+    if (refusals.size() > quorum.nodes() - quorum.majority()) {
+      RedisLockException refused =
+          AccessCheck.refused(keys, List.of(String.join("; ", refusals)), "a majority of masters");
+      round.failures().forEach(refused::addSuppressed);
+      throw refused;
+    }
+    if (!refusals.isEmpty()) {
+      reports.warnAboutRefusals(keys, refusals);
+    }
+    if (quorum.reached(accepted)) {
+      access.pass();
+    }
   }
 
   /** The outcome of an acquisition round that started at {@code start}. */

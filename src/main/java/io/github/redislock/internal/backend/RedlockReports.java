@@ -108,6 +108,25 @@ final class RedlockReports {
   }
 
   /**
+   * Logs, at most once every ten seconds (with the minority warnings), that some masters refuse the
+   * Redis user commands the lock needs: the lock works on the others, with less margin.
+   *
+   * @param keys the lock at hand
+   * @param refusals each refusing master's refusal
+   */
+  void warnAboutRefusals(LockKeys keys, List<String> refusals) {
+    long now = ticker.read();
+    long last = lastMinorityWarning.get();
+    if (now - last >= WARN_EVERY_NANOS && lastMinorityWarning.compareAndSet(last, now)) {
+      log.warn(
+          "Redlock masters refuse the Redis user commands lock key '{}' needs (NOPERM); the lock"
+              + " works on the others: {}",
+          keys.lock(),
+          String.join("; ", refusals));
+    }
+  }
+
+  /**
    * Logs at debug level that a majority answered "not ours", with each node's answer.
    *
    * @param round the yes-or-no replies
@@ -194,25 +213,34 @@ final class RedlockReports {
    * An exception with {@code message} whose cause is the round's most telling node failure ({@link
    * #transientUnlessPermanent}), with the other node failures suppressed.
    */
-  private static RedisLockException withNodeFailures(Round<?> round, String message) {
+  private RedisLockException withNodeFailures(Round<?> round, String message) {
     RedisLockException failure = new RedisLockException(message, transientUnlessPermanent(round));
     round.failures().stream().filter(f -> f != failure.getCause()).forEach(failure::addSuppressed);
     return failure;
   }
 
   /**
-   * The cause to report: a permanent node failure if there is one (waiting will not cure it), else
-   * the first node failure, else (every node was merely slow) a transient marker.
+   * The cause to report: a permanent node failure when there are so many that no majority is left
+   * without them (waiting will not cure it), else a transient one (the nodes that failed
+   * transiently may come back, and make a majority with those that are fine), else (every node was
+   * merely slow) a transient marker.
    */
-  private static Throwable transientUnlessPermanent(Round<?> round) {
+  private Throwable transientUnlessPermanent(Round<?> round) {
     List<RuntimeException> failures = round.failures();
-    for (RuntimeException failure : failures) {
-      if (!Failures.isTransient(failure)) {
-        return failure;
-      }
+    List<RuntimeException> permanent =
+        failures.stream().filter(f -> !Failures.isTransient(f)).toList();
+    if (!permanent.isEmpty() && permanent.size() > quorum.nodes() - quorum.majority()) {
+      return permanent.get(0);
     }
-    return failures.isEmpty()
-        ? new Failures.TransientFailure("a majority of Redlock nodes did not answer in time")
-        : failures.get(0);
+    return failures.stream()
+        .filter(Failures::isTransient)
+        .findFirst()
+        .<Throwable>map(f -> f)
+        .orElseGet(
+            () ->
+                new Failures.TransientFailure(
+                    permanent.isEmpty()
+                        ? "a majority of Redlock nodes did not answer in time"
+                        : "too few Redlock nodes answered in time, besides those refusing"));
   }
 }

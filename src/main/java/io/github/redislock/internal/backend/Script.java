@@ -28,6 +28,7 @@ final class Script {
   static final Script EXTEND = load("extend.lua");
   static final Script FENCE = load("fence.lua");
   static final Script REFENCE = load("refence.lua");
+  static final Script ACCESS = load("access.lua");
   static final Script FAIR_ACQUIRE = load("fair_acquire.lua");
   static final Script FAIR_LEAVE = load("fair_leave.lua");
   static final Script FAIR_RELEASE = load("fair_release.lua");

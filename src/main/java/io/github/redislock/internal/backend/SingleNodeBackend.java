@@ -1,6 +1,7 @@
 package io.github.redislock.internal.backend;
 
 import io.github.redislock.internal.transport.Direct;
+import java.util.List;
 import redis.clients.jedis.RedisClusterClient;
 import redis.clients.jedis.UnifiedJedis;
 
@@ -14,6 +15,10 @@ public final class SingleNodeBackend implements LockBackend {
   private final boolean ownsClient;
   private final LockCommands commands;
   private final Direct direct;
+  private final AccessCheck access = new AccessCheck();
+  private final AccessCheck fairAccess = new AccessCheck();
+  private final AccessCheck readWriteAccess = new AccessCheck();
+  private final AccessCheck conditionAccess = new AccessCheck();
   private final FairQueue fairQueue;
   private final ReadWriteOps readWriteOps;
   private final ConditionQueue conditionQueue;
@@ -33,14 +38,37 @@ public final class SingleNodeBackend implements LockBackend {
     this.direct = new Direct(client);
     this.fairQueue =
         new FairQueue(
-            client, new FairCommands(leaseMillis, client instanceof RedisClusterClient), direct);
+            client,
+            new FairCommands(leaseMillis, client instanceof RedisClusterClient),
+            direct,
+            keys -> checkAccess(fairAccess, keys, "fair"));
     this.readWriteOps =
         new ReadWriteOps(
             client,
             new ReadWriteCommands(leaseMillis, client instanceof RedisClusterClient),
-            direct);
+            direct,
+            keys -> checkAccess(readWriteAccess, keys, "rw"));
     this.conditionQueue =
-        new ConditionQueue(client, leaseMillis, client instanceof RedisClusterClient);
+        new ConditionQueue(
+            client,
+            leaseMillis,
+            client instanceof RedisClusterClient,
+            keys -> checkAccess(conditionAccess, keys, "cond"));
+  }
+
+  /**
+   * Until a check of {@code check} passes, asks the server whether the Redis user may run every
+   * command that locks of {@code kind} need ({@link AccessCheck}), and throws, having taken
+   * nothing, when it may not.
+   */
+  private void checkAccess(AccessCheck check, LockKeys keys, String kind) {
+    if (!check.passed()) {
+      List<String> denied = commands.checkAccess(keys, kind).call(client);
+      if (!denied.isEmpty()) {
+        throw AccessCheck.refused(keys, denied, "");
+      }
+      check.pass();
+    }
   }
 
   @Override
@@ -58,8 +86,15 @@ public final class SingleNodeBackend implements LockBackend {
     return fairQueue;
   }
 
+  /**
+   * {@inheritDoc}
+   *
+   * <p>The first acquisition asks the server first whether the Redis user may run every command the
+   * lock needs ({@link AccessCheck}), and throws, taking nothing, when it may not.
+   */
   @Override
   public Acquisition tryAcquire(LockKeys keys, String token, boolean fenced, boolean expectBusy) {
+    checkAccess(access, keys, "lock");
     return tryAcquire(keys, token, Ask.of(fenced, expectBusy));
   }
 

@@ -4,10 +4,12 @@ package io.github.redislock.internal.client;
 public enum Kind {
   /** One server: {@code redis://} or {@code rediss://}. */
   STANDALONE("redis://[user:password@]host:port[/db] or rediss://[user:password@]host:port[/db]"),
-  /** A Sentinel-managed master: {@code redis-sentinel://}. */
-  SENTINEL("redis-sentinel://[user:password@]host:port[,host:port...]/masterName[/db]"),
-  /** A Redis Cluster: {@code redis-cluster://}. */
-  CLUSTER("redis-cluster://[user:password@]host:port[,host:port...]");
+  /** A Sentinel-managed master: {@code redis-sentinel://} or {@code rediss-sentinel://}. */
+  SENTINEL(
+      "redis-sentinel://[user:password@]host:port[,host:port...]/masterName[/db]"
+          + " (rediss-sentinel:// for TLS)"),
+  /** A Redis Cluster: {@code redis-cluster://} or {@code rediss-cluster://}. */
+  CLUSTER("redis-cluster://[user:password@]host:port[,host:port...] (rediss-cluster:// for TLS)");
 
   private final String form;
 

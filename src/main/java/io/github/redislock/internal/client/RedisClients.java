@@ -5,6 +5,7 @@ import java.time.Duration;
 import java.util.LinkedHashSet;
 import redis.clients.jedis.ConnectionPoolConfig;
 import redis.clients.jedis.DefaultJedisClientConfig;
+import redis.clients.jedis.Jedis;
 import redis.clients.jedis.JedisClientConfig;
 import redis.clients.jedis.RedisClient;
 import redis.clients.jedis.RedisClusterClient;
@@ -18,8 +19,7 @@ import redis.clients.jedis.exceptions.JedisException;
  * <ul>
  *   <li>{@code redis://[user:password@]host:port[/db]}: one server, reached with a {@link
  *       RedisClient};
- *   <li>{@code rediss://[user:password@]host:port[/db]}: the same over TLS, trusting the JVM's
- *       default trust store;
+ *   <li>{@code rediss://[user:password@]host:port[/db]}: the same over TLS;
  *   <li>{@code redis-sentinel://[user:password@]host:port[,host:port...]/masterName[/db]}: the
  *       master the Sentinels at these addresses know as {@code masterName}, followed across
  *       failovers by a {@link RedisSentinelClient}. The user and password authenticate to the
@@ -28,6 +28,10 @@ import redis.clients.jedis.exceptions.JedisException;
  *       discovered from these seed nodes, reached with a {@link RedisClusterClient}. There is no
  *       database number: a cluster has only database 0.
  * </ul>
+ *
+ * <p>{@code rediss-sentinel://} and {@code rediss-cluster://} are the Sentinel and Cluster forms
+ * over TLS: to the Sentinels as well as to the data nodes. Every TLS connection is made as a {@link
+ * Tls} says: by default the JVM's trust store, with host names verified.
  *
  * <p>Every port must be given. An IPv6 host is written in brackets ({@code [::1]:6379}). The user
  * information is {@code user:password}, or {@code :password} for the default user; both parts are
@@ -59,15 +63,66 @@ public final class RedisClients {
    *     Sentinel or seed node answered, or the Sentinels do not know the master
    */
   public static UnifiedJedis create(String uri, Duration commandTimeout) {
+    return create(uri, commandTimeout, Tls.JVM_DEFAULT);
+  }
+
+  /**
+   * Creates a client for {@code uri}, whose TLS connections (if it is a TLS URI) are made as {@code
+   * tls} says; the caller closes it.
+   *
+   * @param uri a URI of one of the forms in the class comment
+   * @param commandTimeout the socket and connect timeout, and the longest wait for a pooled
+   *     connection
+   * @param tls how TLS connections are made
+   * @return a {@link RedisClient}, {@link RedisSentinelClient} or {@link RedisClusterClient}
+   * @throws IllegalArgumentException if {@code uri} is not of those forms
+   * @throws RedisLockException if a Sentinel or Cluster client cannot learn the topology: no
+   *     Sentinel or seed node answered, or the Sentinels do not know the master
+   */
+  public static UnifiedJedis create(String uri, Duration commandTimeout, Tls tls) {
     RedisUri endpoint = RedisUri.parse(uri);
+    Tls connections = endpoint.tls() ? tls : null;
     try {
       return switch (endpoint.kind()) {
-        case STANDALONE -> standalone(endpoint, commandTimeout);
-        case SENTINEL -> sentinel(endpoint, commandTimeout);
-        case CLUSTER -> cluster(endpoint, commandTimeout);
+        case STANDALONE -> standalone(endpoint, commandTimeout, connections);
+        case SENTINEL -> sentinel(endpoint, commandTimeout, connections);
+        case CLUSTER -> cluster(endpoint, commandTimeout, connections);
       };
     } catch (JedisException e) {
-      throw new RedisLockException("cannot reach " + endpoint + ": " + e.getMessage(), e);
+      RedisLockException failure =
+          new RedisLockException("cannot reach " + endpoint + ": " + e.getMessage(), e);
+      if (endpoint.kind() == Kind.CLUSTER && e.getCause() == null) {
+        // Jedis's cluster client drops why no seed node answered: ask the first one again.
+        JedisException why = whyUnreachable(endpoint, commandTimeout, connections);
+        if (why != null) {
+          failure =
+              new RedisLockException(
+                  "cannot reach "
+                      + endpoint
+                      + ": "
+                      + e.getMessage()
+                      + " "
+                      + endpoint.nodes().get(0)
+                      + ": "
+                      + why.getMessage(),
+                  why);
+          failure.addSuppressed(e);
+        }
+      }
+      throw failure;
+    }
+  }
+
+  /**
+   * What asking the first node of {@code endpoint} for the cluster's slots, as the cluster client
+   * does, fails with (a refused connection, password or certificate, or {@code NOPERM}), or null.
+   */
+  private static JedisException whyUnreachable(RedisUri endpoint, Duration timeout, Tls tls) {
+    try (Jedis jedis = new Jedis(endpoint.nodes().get(0), nodeConfig(endpoint, timeout, tls))) {
+      jedis.clusterSlots();
+      return null;
+    } catch (JedisException e) {
+      return e;
     }
   }
 
@@ -105,21 +160,40 @@ public final class RedisClients {
     return RedisUri.parse(uri).toString();
   }
 
-  // ssl(boolean) is deprecated in Jedis 8 in favour of SslOptions, which carries no
-  // "rediss:// with the JVM's default trust" preset; this is the plain form of that.
-  @SuppressWarnings("deprecation")
-  private static DefaultJedisClientConfig.Builder config(Duration timeout, boolean tls) {
-    int millis = (int) timeout.toMillis();
-    return DefaultJedisClientConfig.builder()
-        .ssl(tls)
-        .socketTimeoutMillis(millis)
-        .connectionTimeoutMillis(millis)
-        .clientName(CLIENT_NAME);
+  /**
+   * Whether {@code uri} is a TLS URI: {@code rediss://}, {@code rediss-sentinel://} or {@code
+   * rediss-cluster://}.
+   *
+   * @param uri the URI
+   * @return whether its connections use TLS
+   * @throws IllegalArgumentException if {@code uri} is malformed
+   */
+  public static boolean isTls(String uri) {
+    return RedisUri.parse(uri).tls();
   }
 
-  /** The configuration of the data nodes: credentials, database, timeouts. */
-  private static JedisClientConfig nodeConfig(RedisUri endpoint, Duration timeout) {
-    return config(timeout, endpoint.tls())
+  // ssl(boolean) is deprecated in Jedis 8 in favour of SslOptions, which builds its own
+  // SSLContext from key store files; a socket factory and parameters are the plain form of TLS.
+  @SuppressWarnings("deprecation")
+  private static DefaultJedisClientConfig.Builder config(Duration timeout, Tls tls) {
+    int millis = (int) timeout.toMillis();
+    DefaultJedisClientConfig.Builder config =
+        DefaultJedisClientConfig.builder()
+            .socketTimeoutMillis(millis)
+            .connectionTimeoutMillis(millis)
+            .clientName(CLIENT_NAME);
+    if (tls != null) {
+      config
+          .ssl(true)
+          .sslSocketFactory(tls.socketFactory())
+          .sslParameters(tls.effectiveParameters());
+    }
+    return config;
+  }
+
+  /** The configuration of the data nodes: credentials, database, timeouts, TLS. */
+  private static JedisClientConfig nodeConfig(RedisUri endpoint, Duration timeout, Tls tls) {
+    return config(timeout, tls)
         .user(endpoint.user())
         .password(endpoint.password())
         .database(endpoint.database())
@@ -136,31 +210,31 @@ public final class RedisClients {
     return pool;
   }
 
-  private static UnifiedJedis standalone(RedisUri endpoint, Duration timeout) {
+  private static UnifiedJedis standalone(RedisUri endpoint, Duration timeout, Tls tls) {
     return RedisClient.builder()
         .hostAndPort(endpoint.nodes().get(0))
-        .clientConfig(nodeConfig(endpoint, timeout))
+        .clientConfig(nodeConfig(endpoint, timeout, tls))
         .poolConfig(pool(timeout))
         .build();
   }
 
-  private static UnifiedJedis sentinel(RedisUri endpoint, Duration timeout) {
+  private static UnifiedJedis sentinel(RedisUri endpoint, Duration timeout, Tls tls) {
     return RedisSentinelClient.builder()
         .masterName(endpoint.masterName())
         .sentinels(new LinkedHashSet<>(endpoint.nodes()))
         // Jedis talks to Sentinels with RESP2 and warns on every connection unless told so.
-        .sentinelClientConfig(config(timeout, false).autoNegotiateProtocol(false).build())
-        .clientConfig(nodeConfig(endpoint, timeout))
+        .sentinelClientConfig(config(timeout, tls).autoNegotiateProtocol(false).build())
+        .clientConfig(nodeConfig(endpoint, timeout, tls))
         .poolConfig(pool(timeout))
         .build();
   }
 
-  private static UnifiedJedis cluster(RedisUri endpoint, Duration timeout) {
+  private static UnifiedJedis cluster(RedisUri endpoint, Duration timeout, Tls tls) {
     return RedisClusterClient.builder()
         .nodes(new LinkedHashSet<>(endpoint.nodes()))
         .maxAttempts(2)
         .maxTotalRetriesDuration(timeout.multipliedBy(2))
-        .clientConfig(nodeConfig(endpoint, timeout))
+        .clientConfig(nodeConfig(endpoint, timeout, tls))
         .poolConfig(pool(timeout))
         .build();
   }

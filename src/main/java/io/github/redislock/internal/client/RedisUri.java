@@ -1,5 +1,8 @@
 package io.github.redislock.internal.client;
 
+import java.nio.ByteBuffer;
+import java.nio.charset.CharacterCodingException;
+import java.nio.charset.CodingErrorAction;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
@@ -14,7 +17,8 @@ import redis.clients.jedis.HostAndPort;
  * out, and so does every error message.
  *
  * @param kind the deployment
- * @param tls whether to use TLS ({@code rediss://})
+ * @param tls whether to use TLS ({@code rediss://}, {@code rediss-sentinel://}, {@code
+ *     rediss-cluster://})
  * @param nodes the server, the Sentinels or the cluster's seed nodes, in the URI's order
  * @param user the user name, or null for the default user
  * @param password the password, or null for none
@@ -45,10 +49,11 @@ record RedisUri(
   public String toString() {
     String hosts = nodes.stream().map(HostAndPort::toString).collect(Collectors.joining(","));
     String db = database != 0 ? "/" + database : "";
+    String scheme = tls ? "rediss" : "redis";
     return switch (kind) {
-      case STANDALONE -> (tls ? "rediss://" : "redis://") + hosts + db;
-      case SENTINEL -> "redis-sentinel://" + hosts + "/" + masterName + db;
-      case CLUSTER -> "redis-cluster://" + hosts;
+      case STANDALONE -> scheme + "://" + hosts + db;
+      case SENTINEL -> scheme + "-sentinel://" + hosts + "/" + masterName + db;
+      case CLUSTER -> scheme + "-cluster://" + hosts;
     };
   }
 
@@ -68,8 +73,8 @@ record RedisUri(
       Kind kind =
           switch (scheme) {
             case "redis", "rediss" -> Kind.STANDALONE;
-            case "redis-sentinel" -> Kind.SENTINEL;
-            case "redis-cluster" -> Kind.CLUSTER;
+            case "redis-sentinel", "rediss-sentinel" -> Kind.SENTINEL;
+            case "redis-cluster", "rediss-cluster" -> Kind.CLUSTER;
             default -> throw bad("unknown scheme '" + uri.substring(0, schemeEnd) + "'", null);
           };
       String rest = uri.substring(schemeEnd + 3);
@@ -117,7 +122,7 @@ record RedisUri(
         }
       }
       return new RedisUri(
-          kind, scheme.equals("rediss"), nodes, user, password, masterName, database);
+          kind, scheme.startsWith("rediss"), nodes, user, password, masterName, database);
     }
 
     private List<HostAndPort> hosts(String list, Kind kind) {
@@ -192,7 +197,10 @@ record RedisUri(
       return Integer.parseInt(text);
     }
 
-    /** Percent-decodes {@code text} as UTF-8; unlike URLDecoder it leaves '+' alone. */
+    /**
+     * Percent-decodes {@code text} as UTF-8, refusing bytes that are not UTF-8 ({@code %C3} alone);
+     * unlike URLDecoder it leaves '+' alone.
+     */
     private String decode(String text, String part, Kind kind) {
       byte[] bytes = new byte[text.length() * 4];
       int length = 0;
@@ -216,7 +224,17 @@ record RedisUri(
           length += encoded.length;
         }
       }
-      return new String(bytes, 0, length, StandardCharsets.UTF_8);
+      try {
+        return StandardCharsets.UTF_8
+            .newDecoder()
+            .onMalformedInput(CodingErrorAction.REPORT)
+            .onUnmappableCharacter(CodingErrorAction.REPORT)
+            .decode(ByteBuffer.wrap(bytes, 0, length))
+            .toString();
+      } catch (CharacterCodingException e) {
+        // Decoded leniently, the bad bytes would become U+FFFD: a password nobody chose.
+        throw bad("the " + part + " is not UTF-8 once its '%' escapes are decoded", kind);
+      }
     }
 
     private IllegalArgumentException bad(String problem, Kind kind) {

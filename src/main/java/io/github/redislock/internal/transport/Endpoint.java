@@ -53,6 +53,7 @@ final class Endpoint {
   private volatile boolean down;
   private volatile long downSinceNanos;
   private volatile String downCause = "";
+  private volatile Throwable downFailure;
 
   Endpoint(Node node, Executor executor, List<CommandArguments> greeting) {
     this.node = node;
@@ -70,7 +71,11 @@ final class Endpoint {
     return down;
   }
 
-  /** Why a request skipped this node, for its failure. */
+  /**
+   * Why a request skipped this node, for its failure: caused by the failure that took it down, if
+   * there was one, so that a failure no reconnection cures (a refused password or certificate)
+   * stays one.
+   */
   JedisConnectionException downFailure() {
     long millis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - downSinceNanos);
     return new JedisConnectionException(
@@ -78,7 +83,8 @@ final class Endpoint {
             + millis
             + " ms ("
             + downCause
-            + "); reconnecting in the background");
+            + "); reconnecting in the background",
+        downFailure);
   }
 
   /** An idle link, or {@code null} when there is none. */
@@ -132,7 +138,7 @@ final class Endpoint {
       }
     } catch (RuntimeException e) {
       lost();
-      markDown(e.getMessage(), false);
+      markDown(e.getMessage(), e, false);
       throw e;
     }
     markUp();
@@ -164,7 +170,7 @@ final class Endpoint {
   void drop(Link link, RuntimeException cause) {
     link.close();
     lost();
-    markDown(String.valueOf(cause.getMessage()), true);
+    markDown(String.valueOf(cause.getMessage()), cause, true);
   }
 
   /**
@@ -173,7 +179,7 @@ final class Endpoint {
    */
   void late(Link link, Late<?> late, String cause) {
     link.owe(late);
-    markDown(cause, false);
+    markDown(cause, null, false);
     synchronized (this) {
       if (!closed) {
         draining.add(link);
@@ -234,7 +240,7 @@ final class Endpoint {
     down = false;
   }
 
-  private void markDown(String cause, boolean closeIdle) {
+  private void markDown(String cause, Throwable failure, boolean closeIdle) {
     List<Link> stale = List.of();
     synchronized (this) {
       if (!down) {
@@ -242,6 +248,7 @@ final class Endpoint {
         down = true;
       }
       downCause = cause;
+      downFailure = failure;
       if (closeIdle && idleCount > 0) {
         stale = new ArrayList<>(Arrays.asList(idle).subList(0, idleCount));
         Arrays.fill(idle, null);

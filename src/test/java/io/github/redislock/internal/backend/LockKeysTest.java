@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.util.List;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 import redis.clients.jedis.util.JedisClusterCRC16;
@@ -67,5 +68,18 @@ class LockKeysTest {
   @ValueSource(strings = {"lock-meta", "x:lock-", "x:lock-1", "x:lock-Meta", "x:lock-meta:1"})
   void keysThatOnlyLookLikeCompanionKeysAreAccepted(String key) {
     assertThat(LockKeys.of(key).lock()).isEqualTo(key);
+  }
+
+  @ParameterizedTest
+  @ValueSource(strings = {"a\uD800", "\uDC00b", "\uDC00\uD800"})
+  void keysWithALoneSurrogateAreRefused(String key) {
+    assertThatThrownBy(() -> LockKeys.of(key))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("lone surrogate");
+  }
+
+  @Test
+  void keysWithSurrogatePairsAreAccepted() {
+    assertThat(LockKeys.of("emoji:\uD83D\uDD12").lock()).isEqualTo("emoji:\uD83D\uDD12");
   }
 }

@@ -36,6 +36,19 @@ class RedisUriTest {
   }
 
   @Test
+  void sentinelAndClusterHaveTlsFormsToo() {
+    RedisUri sentinel = RedisUri.parse("rediss-sentinel://:pw@s1:26379,s2:26380/orders");
+    assertThat(sentinel.kind()).isEqualTo(Kind.SENTINEL);
+    assertThat(sentinel.tls()).isTrue();
+    assertThat(sentinel).hasToString("rediss-sentinel://s1:26379,s2:26380/orders");
+    RedisUri cluster = RedisUri.parse("rediss-cluster://n1:7000,n2:7001");
+    assertThat(cluster.kind()).isEqualTo(Kind.CLUSTER);
+    assertThat(cluster.tls()).isTrue();
+    assertThat(cluster).hasToString("rediss-cluster://n1:7000,n2:7001");
+    assertThat(RedisClients.isTls("redis-cluster://n1:7000")).isFalse();
+  }
+
+  @Test
   void sentinelUriNamesTheSentinelsTheMasterAndTheDatabase() {
     RedisUri uri = RedisUri.parse("redis-sentinel://u:p@s1:26379,s2:26380,[::1]:26381/orders/2");
     assertThat(uri.kind()).isEqualTo(Kind.SENTINEL);
@@ -101,6 +114,8 @@ class RedisUriTest {
         "redis://user@h:1                      | user:password or :password",
         "redis://u:@h:1                        | password is empty",
         "redis://u:%zz@h:1                     | password has a '%'",
+        "redis://u:%C3@h:1                     | password is not UTF-8",
+        "redis://u%FF:p@h:1                    | user name is not UTF-8",
         "redis://::1:6379                      | IPv6 host goes in brackets",
         "redis://[::1]6379                     | not [ipv6]:port",
         "redis-sentinel://s1:1,s2:2            | master name is missing",
