@@ -1,0 +1,246 @@
+package io.github.redislock.soak;
+
+import io.github.redislock.testing.RedisServer;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.stream.Stream;
+import redis.clients.jedis.Jedis;
+import redis.clients.jedis.exceptions.JedisDataException;
+import redis.clients.jedis.params.ScanParams;
+import redis.clients.jedis.resps.ScanResult;
+
+/**
+ * What a process and its Redis server hold at one moment, for leak checks: this JVM's heap, threads
+ * and file descriptors, and the server's connections, subscriptions and keys.
+ *
+ * <p>Only {@code java.base} is used (the test sources are compiled into the library's module, which
+ * does not read {@code java.management}): the heap is {@code Runtime.totalMemory() - freeMemory()}
+ * after {@link #collectGarbage()}, which on G1 is what {@code MemoryMXBean.getHeapMemoryUsage()}
+ * reports as used; the threads are {@code Thread.getAllStackTraces()}.
+ *
+ * @param heapBytes heap in use (measure after {@link #collectGarbage()})
+ * @param threads live threads of this JVM, without the JDK's {@code process reaper} threads (they
+ *     belong to the test's own {@code redis-server} restarts and linger 60 s after each)
+ * @param libraryThreads the live threads named {@code redis-lock-*}
+ * @param fileDescriptors entries of {@code /proc/self/fd} (-1 where there is no procfs)
+ * @param connections the server's {@code CLIENT LIST} entries, without the probe's own connection
+ * @param libraryConnections the server's connections named {@code redis-lock} (the library's)
+ * @param subscribedChannels {@code PUBSUB CHANNELS *}, Sentinel's own channels left out
+ * @param subscribedPatterns {@code PUBSUB NUMPAT}
+ * @param subscribedShardChannels {@code PUBSUB SHARDCHANNELS *} (0 before Redis 7)
+ * @param clientSubscriptions the sum of the {@code sub}, {@code psub} and {@code ssub} fields of
+ *     {@code CLIENT LIST}
+ * @param keys {@code DBSIZE}
+ * @param keysWithoutTtl keys whose {@code PTTL} is -1: they would never go
+ * @param longestTtlMillis the greatest {@code PTTL} of any key (0 when there is none)
+ * @param clients a short description of (up to 20 of) the server's connections, for reports
+ */
+public record Resources(
+    long heapBytes,
+    int threads,
+    List<String> libraryThreads,
+    int fileDescriptors,
+    int connections,
+    int libraryConnections,
+    int subscribedChannels,
+    long subscribedPatterns,
+    int subscribedShardChannels,
+    long clientSubscriptions,
+    long keys,
+    List<String> keysWithoutTtl,
+    long longestTtlMillis,
+    List<String> clients) {
+
+  /** The prefix of every thread the library starts. */
+  public static final String LIBRARY_THREAD_PREFIX = "redis-lock-";
+
+  private static final String PROCESS_REAPER = "process reaper";
+  private static final String LIBRARY_CLIENT_NAME = "redis-lock";
+  private static final Path FD_DIR = Path.of("/proc/self/fd");
+  private static final int MAX_LISTED = 20;
+
+  /**
+   * Measures everything but the heap, which it reads as it is ({@link #collectGarbage()} first for
+   * a value worth comparing).
+   *
+   * @param server the server whose connections, subscriptions and keys count
+   * @return the measurement
+   */
+  public static Resources measure(RedisServer server) {
+    long heap = usedHeap();
+    int threads = 0;
+    List<String> library = new ArrayList<>();
+    for (Thread t : Thread.getAllStackTraces().keySet()) {
+      if (!t.isAlive() || t.getName().startsWith(PROCESS_REAPER)) {
+        continue;
+      }
+      threads++;
+      if (t.getName().startsWith(LIBRARY_THREAD_PREFIX)) {
+        library.add(t.getName() + " (" + t.getState() + ")");
+      }
+    }
+    int fds = countFileDescriptors();
+    try (Jedis jedis = server.jedis(Duration.ofSeconds(10))) {
+      long self = jedis.clientId();
+      int connections = 0;
+      int libraryConnections = 0;
+      long clientSubs = 0;
+      List<String> clients = new ArrayList<>();
+      for (String line : jedis.clientList().split("\n")) {
+        if (line.isBlank() || field(line, "id").equals(Long.toString(self))) {
+          continue;
+        }
+        connections++;
+        if (clients.size() < MAX_LISTED) {
+          StringBuilder client = new StringBuilder();
+          for (String name : List.of("id", "name", "age", "idle", "sub", "psub", "ssub", "cmd")) {
+            client.append(name).append('=').append(field(line, name)).append(' ');
+          }
+          clients.add(client.toString().trim());
+        }
+        if (field(line, "name").equals(LIBRARY_CLIENT_NAME)) {
+          libraryConnections++;
+        }
+        clientSubs += number(field(line, "sub")) + number(field(line, "psub"));
+        clientSubs += number(field(line, "ssub"));
+      }
+      int channels =
+          (int)
+              jedis.pubsubChannels("*").stream()
+                  .filter(channel -> !channel.startsWith("__sentinel__:"))
+                  .count();
+      long patterns = jedis.pubsubNumPat();
+      int shardChannels = shardChannels(jedis);
+      long keys = jedis.dbSize();
+      List<String> withoutTtl = new ArrayList<>();
+      long longestTtl = 0;
+      for (String key : keys(jedis)) {
+        long pttl = jedis.pttl(key);
+        if (pttl == -1) {
+          if (withoutTtl.size() < MAX_LISTED) {
+            withoutTtl.add(key + " (" + jedis.type(key) + ")");
+          }
+        } else {
+          longestTtl = Math.max(longestTtl, pttl);
+        }
+      }
+      return new Resources(
+          heap,
+          threads,
+          List.copyOf(library),
+          fds,
+          connections,
+          libraryConnections,
+          channels,
+          patterns,
+          shardChannels,
+          clientSubs,
+          keys,
+          List.copyOf(withoutTtl),
+          longestTtl,
+          List.copyOf(clients));
+    }
+  }
+
+  /**
+   * Runs the garbage collector until the heap in use stops shrinking (two readings in a row within
+   * 256 KB of each other, or 20 rounds), and returns the last reading.
+   *
+   * @return the heap in use after collection, in bytes
+   */
+  public static long collectGarbage() {
+    long previous = Long.MAX_VALUE;
+    long used = usedHeap();
+    for (int round = 0; round < 20; round++) {
+      System.gc();
+      used = usedHeap();
+      if (Math.abs(previous - used) < 256 * 1024) {
+        break;
+      }
+      previous = used;
+    }
+    return used;
+  }
+
+  /** The heap in use now, as {@code MemoryMXBean} counts it. */
+  public static long usedHeap() {
+    Runtime runtime = Runtime.getRuntime();
+    return runtime.totalMemory() - runtime.freeMemory();
+  }
+
+  /** The same measurement with another heap reading. */
+  public Resources withHeap(long bytes) {
+    return new Resources(
+        bytes,
+        threads,
+        libraryThreads,
+        fileDescriptors,
+        connections,
+        libraryConnections,
+        subscribedChannels,
+        subscribedPatterns,
+        subscribedShardChannels,
+        clientSubscriptions,
+        keys,
+        keysWithoutTtl,
+        longestTtlMillis,
+        clients);
+  }
+
+  /** Every subscription the server reports, by any of its counts. */
+  public long subscriptions() {
+    return subscribedChannels + subscribedPatterns + subscribedShardChannels + clientSubscriptions;
+  }
+
+  private static int countFileDescriptors() {
+    if (!Files.isDirectory(FD_DIR)) {
+      return -1;
+    }
+    try (Stream<Path> entries = Files.list(FD_DIR)) {
+      return (int) entries.count() - 1; // the directory stream's own descriptor
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot list " + FD_DIR, e);
+    }
+  }
+
+  private static int shardChannels(Jedis jedis) {
+    try {
+      return jedis.pubsubShardChannels("*").size();
+    } catch (JedisDataException e) {
+      return 0; // no sharded Pub/Sub before Redis 7
+    }
+  }
+
+  /** The value of {@code name=} in one {@code CLIENT LIST} line, or "" when absent. */
+  private static String field(String line, String name) {
+    for (String part : line.trim().split(" ")) {
+      if (part.startsWith(name + "=")) {
+        return part.substring(name.length() + 1);
+      }
+    }
+    return "";
+  }
+
+  private static long number(String value) {
+    return value.isEmpty() ? 0 : Long.parseLong(value);
+  }
+
+  private static Set<String> keys(Jedis jedis) {
+    Set<String> keys = new LinkedHashSet<>();
+    ScanParams params = new ScanParams().count(1000);
+    String cursor = ScanParams.SCAN_POINTER_START;
+    do {
+      ScanResult<String> page = jedis.scan(cursor, params);
+      keys.addAll(page.getResult());
+      cursor = page.getCursor();
+    } while (!ScanParams.SCAN_POINTER_START.equals(cursor));
+    return keys;
+  }
+}
