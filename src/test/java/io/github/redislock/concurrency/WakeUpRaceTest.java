@@ -131,7 +131,11 @@ class WakeUpRaceTest {
     @Override
     public Object evalsha(String sha1, List<String> keys, List<String> args) {
       Object reply = super.evalsha(sha1, keys, args);
-      if (reply instanceof List<?> values && ((Number) values.get(0)).longValue() == 0) {
+      // Only an acquire reply {0, ...}: the access check's reply is a list of denied commands.
+      if (reply instanceof List<?> values
+          && !values.isEmpty()
+          && values.get(0) instanceof Number status
+          && status.longValue() == 0) {
         ThrowingRunnable action = onBusy.getAndSet(null);
         if (action != null) {
           try {

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.github.redislock.RedisDistributedLock;
 import io.github.redislock.RedisLockException;
 import io.github.redislock.RedisLockFactory;
+import io.github.redislock.RedisReadWriteLock;
 import io.github.redislock.testing.Bounded;
 import io.github.redislock.testing.IntegrationTest;
 import io.github.redislock.testing.LockCalls;
@@ -16,6 +17,7 @@ import io.github.redislock.testing.TlsMaterial;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.TimeUnit;
 import javax.net.ssl.SSLContext;
 import javax.net.ssl.SSLParameters;
 import org.junit.jupiter.api.AfterEach;
@@ -228,5 +230,61 @@ class TlsTest {
                 .tls(tls.otherCaContext())
                 .build());
     everyCallFails(factory, "certificat", 1);
+  }
+
+  @Test
+  void redlockMastersWithACertificateForAnotherHostFailEveryLockCallAtOnce() {
+    List<RedisServer> masters =
+        List.of(server(false, true), server(false, true), server(false, true));
+    RedisLockFactory factory =
+        closeLater(
+            RedisLockFactory.builder()
+                .redlock(masters.stream().map(RedisServer::tlsUri).toArray(String[]::new))
+                .tls(tls.trustingContext())
+                .build());
+    everyCallFails(factory, "127.0.0.1", 1);
+    for (RedisServer master : masters) {
+      try (Jedis raw = master.jedis()) {
+        assertThat(raw.dbSize()).isZero();
+      }
+    }
+  }
+
+  @Test
+  void aClusterWithAnUntrustedCertificateFailsTheBuild() {
+    RedisCluster cluster = closeLater(RedisCluster.startTls(tls));
+    RedisLockFactory.Builder builder =
+        RedisLockFactory.builder()
+            .cluster(cluster.tlsUri())
+            .tls(tls.otherCaContext())
+            .commandTimeout(Duration.ofMillis(500));
+    Throwable thrown = Bounded.thrownBy("build()", builder::build);
+    assertThat(thrown).isInstanceOf(RedisLockException.class);
+    assertThat(LockCalls.messages(thrown)).containsIgnoringCase("certificat");
+  }
+
+  @Test
+  void fairReadWriteAndConditionKindsWorkOverTls() throws Exception {
+    RedisServer server = server(false, false);
+    RedisLockFactory factory = standalone(server, tls.trustingContext());
+    RedisDistributedLock fair = factory.getFairLock(NAME);
+    fair.lock();
+    fair.unlock();
+    RedisReadWriteLock readWrite = factory.getReadWriteLock(NAME);
+    readWrite.writeLock().lock();
+    readWrite.readLock().lock(); // a downgrade
+    readWrite.writeLock().unlock();
+    assertThat(readWrite.getReadLockCount()).isEqualTo(1);
+    readWrite.readLock().unlock();
+    RedisDistributedLock lock = factory.getLock(NAME);
+    lock.lock();
+    try {
+      assertThat(lock.newCondition("tls").await(1, TimeUnit.MILLISECONDS)).isFalse();
+    } finally {
+      lock.unlock();
+    }
+    try (Jedis raw = server.jedis()) {
+      assertThat(raw.exists(NAME)).isFalse();
+    }
   }
 }
