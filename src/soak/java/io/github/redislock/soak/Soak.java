@@ -1,6 +1,7 @@
 package io.github.redislock.soak;
 
 import io.github.redislock.RedisLockFactory;
+import io.github.redislock.testing.JvmProcess;
 import io.github.redislock.testing.RedisBinary;
 import io.github.redislock.testing.RedisServer;
 import java.io.IOException;
@@ -36,15 +37,24 @@ import java.util.Map;
  */
 public final class Soak {
   private static final long MB = 1024 * 1024;
+  private static final String CHILD = "soak.child";
+  private static final String CHILD_HEAP = "512m";
 
   private Soak() {}
 
   /**
-   * Runs the soak with the settings of the system properties.
+   * Runs the soak with the settings of the system properties, in a JVM of its own (see {@link
+   * #fork}).
    *
    * @param args none
+   * @throws IOException if the soak's JVM cannot be started
+   * @throws InterruptedException if interrupted while waiting for it
    */
-  public static void main(String[] args) {
+  public static void main(String[] args) throws IOException, InterruptedException {
+    if (!Boolean.getBoolean(CHILD)) {
+      fork();
+      return;
+    }
     if (!Boolean.getBoolean("soak.verbose")) {
       System.setProperty("org.slf4j.simpleLogger.log.io.github.redislock", "error");
       System.setProperty("org.slf4j.simpleLogger.log.redis.clients", "error");
@@ -166,6 +176,46 @@ public final class Soak {
     }
   }
 
+  /**
+   * Runs the soak in a JVM of its own, whose heap, threads and descriptors are the soak's only
+   * (Maven's JVM, where {@code exec:java} runs, keeps javac's and its own caches behind soft
+   * references that a collection may or may not clear): {@value #CHILD_HEAP} of heap, and soft
+   * references cleared by every collection ({@code -XX:SoftRefLRUPolicyMSPerMB=0}), so that the
+   * heap after a collection is what is strongly reachable. Its output is this one's; its failure is
+   * this one's.
+   */
+  private static void fork() throws IOException, InterruptedException {
+    List<String> command = new ArrayList<>();
+    command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+    command.add("-Xmx" + CHILD_HEAP);
+    command.add("-XX:SoftRefLRUPolicyMSPerMB=0");
+    command.add("-D" + CHILD + "=true");
+    for (String name : soakProperties()) {
+      command.add("-D" + name + "=" + System.getProperty(name));
+    }
+    command.add("-cp");
+    command.add(JvmProcess.classPath());
+    command.add(Soak.class.getName());
+    Process child = new ProcessBuilder(command).inheritIO().start();
+    int exit;
+    try {
+      exit = child.waitFor();
+    } finally {
+      child.destroy();
+    }
+    if (exit != 0) {
+      throw new IllegalStateException("the soak failed (its JVM exited with " + exit + ")");
+    }
+  }
+
+  /** The {@code soak.*} system properties set, but the one that marks the child JVM. */
+  private static List<String> soakProperties() {
+    return System.getProperties().stringPropertyNames().stream()
+        .filter(name -> name.startsWith("soak.") && !name.equals(CHILD))
+        .sorted()
+        .toList();
+  }
+
   /** Loads every code path once (each kind, each fault), so that the baseline includes it. */
   private static void warmUp(LeakSoak soak, RedisServer server) {
     soak.factoryLifecycles(200, 0);
@@ -252,7 +302,7 @@ public final class Soak {
         .append(" connection(s), of which subscribed: ")
         .append(rightAfter.clientSubscriptions())
         .append(rightAfter.clientSubscriptions() == 0 ? "" : " LEAK " + rightAfter.clients())
-        .append(".\n\nFaults injected: ");
+        .append(".\n\nFaults injected (three of them in the warm-up): ");
     List<String> faultCounts = new ArrayList<>();
     soak.faults().forEach((fault, n) -> faultCounts.add(fault + " " + n));
     out.append(String.join(", ", faultCounts)).append(".\n\nHow the lock calls ended:\n\n");
@@ -274,9 +324,7 @@ public final class Soak {
   private static String markdown(String report, List<String> lines) {
     StringBuilder command = new StringBuilder("flock /work/notes/heavy.lock ./mvnw -q -Psoak");
     command.append(" test-compile exec:java");
-    System.getProperties().stringPropertyNames().stream()
-        .filter(name -> name.startsWith("soak."))
-        .sorted()
+    soakProperties()
         .forEach(
             name ->
                 command.append(" -D").append(name).append('=').append(System.getProperty(name)));
