@@ -239,6 +239,9 @@ final class Checker {
           max = s;
           continue;
         }
+        if (s.token == max.token && keptOnEntry(s, max)) {
+          continue;
+        }
         if (s.token == max.token) {
           result.violation(
               "2. token repeated", s + " has the same token as " + max, excerpt(max, s, null));
@@ -295,7 +298,7 @@ final class Checker {
                   + s.holder
                   + " has no section with that token that ended before",
               p == null ? List.of(s.start.line()) : excerpt(p, s, null));
-        } else if (s.token <= before) {
+        } else if (s.token <= before && !keptOnEntry(s, p)) {
           result.violation(
               "2. await kept its token",
               s
@@ -308,6 +311,18 @@ final class Checker {
         }
       }
     }
+  }
+
+  /**
+   * Whether section {@code s} goes on the hold of {@code p}, its holder's previous section, which
+   * an await interrupted on entry kept (it threw at once without releasing, as the contract says).
+   */
+  private static boolean keptOnEntry(Section s, Section p) {
+    return s.afterAwait()
+        && s.awaitResult().equals("interrupted-on-entry")
+        && s.holder.equals(p.holder)
+        && s.token == p.token
+        && s.tokenBeforeAwait() == p.token;
   }
 
   // ---- 3. counters ----
