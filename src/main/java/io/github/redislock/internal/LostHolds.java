@@ -86,7 +86,12 @@ final class LostHolds {
    *     told again
    */
   IllegalMonitorStateException lostOrNotHeld(String name, boolean learn) {
-    String reason = size == 0 ? null : learn ? take(name) : peek(name);
+    // No fast path on size here: a revocation makes the local lock revoked and then records the
+    // loss, both under the monitor, and an owner that already sees its lock revoked may still
+    // read the size from before the record. Taking the monitor waits for the record. This is the
+    // error path (the thread does not own the lock), so the monitor costs nothing on the way of
+    // a held lock.
+    String reason = learn ? take(name) : peek(name);
     if (reason != null) {
       return new LockLostException(name, reason);
     }
