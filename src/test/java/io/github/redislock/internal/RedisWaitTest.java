@@ -269,8 +269,10 @@ class RedisWaitTest {
     String attempt = calls(Op.TRY_ACQUIRE).get(0).token();
     assertThat(calls(Op.RELEASE)).as("not before the attempt is done").isEmpty();
     gate.countDown(); // the attempt acquires now, for nobody
-    awaitUntil(() -> backend.holder(KEYS.lock()) == null);
+    // the key is free before the stalled attempt takes it: wait for the release, not for "free"
+    awaitUntil(() -> !calls(Op.RELEASE).isEmpty());
     assertThat(calls(Op.RELEASE)).extracting(Call::token).containsExactly(attempt);
+    awaitUntil(() -> backend.holder(KEYS.lock()) == null);
   }
 
   // ---- close ----
