@@ -224,17 +224,38 @@ final class Subscription {
         probed = false;
       }
       scheduleCheck(current);
+      boolean reusable = false;
       try {
         current.run(borrowed, first);
+        reusable = endedByUs(current);
       } finally {
-        if (current instanceof Sharded) {
-          // The server ends sharded subscriptions by itself (sunsubscribe, when a slot leaves
-          // it), whatever we still have under way on the connection (a probe, a channel added or
-          // removed): their replies may yet come, and the next command lent this connection would
-          // read them as its own. It is closed, never given back to the pool.
+        if (!reusable) {
+          // The next command lent this connection would read what is still due on it as its own
+          // reply: Pub/Sub messages, a probe's answer, a confirmation. It is closed instead.
           borrowed.setBroken();
         }
       }
+    }
+  }
+
+  /**
+   * Whether the connection of {@code current}, whose loop just returned, may go back to the pool:
+   * only when we unsubscribed from everything ({@link #reconcile} with no channel, after which no
+   * command is sent) and the server confirmed it, so nothing is due on it any more.
+   *
+   * <p>Any other end leaves the connection subscribed or with replies under way. Jedis's loop also
+   * ends on an error reply, with the connection still subscribed and not marked broken: a server
+   * that is loading its data (a replica's resynchronization after a failover, a restart) answers
+   * the health probe {@code LOADING}. And the server ends sharded subscriptions by itself
+   * (sunsubscribe, when a slot leaves it), whatever is still under way (a probe, a channel added or
+   * removed); so a sharded connection is never reused.
+   */
+  private boolean endedByUs(Listener current) {
+    if (current instanceof Sharded || current.isSubscribed()) {
+      return false;
+    }
+    synchronized (owner) {
+      return ending && listener == current;
     }
   }
 
@@ -330,6 +351,9 @@ final class Subscription {
     void removeAll();
 
     void probe(String channel);
+
+    /** Whether the server has confirmed fewer unsubscriptions than subscriptions. */
+    boolean isSubscribed();
   }
 
   private final class Plain extends JedisPubSub implements Listener {

@@ -7,13 +7,16 @@ import io.github.redislock.RedisDistributedLock;
 import io.github.redislock.RedisLockFactory;
 import io.github.redislock.testing.IntegrationTest;
 import io.github.redislock.testing.RedisInvariants;
+import io.github.redislock.testing.RedisServer;
 import io.github.redislock.testing.RedisServerExtension;
+import io.github.redislock.testing.ServerStates;
 import io.github.redislock.testing.TcpProxy;
 import io.github.redislock.testing.Timing;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
@@ -109,6 +112,69 @@ class WakeUpFaultsTest {
       holderThread.submit(holder::unlock).get();
       assertThat(waiting).as("the waiter, woken by the release").succeedsWithin(PROMPTLY);
     }
+  }
+
+  /**
+   * A server loading its data set answers the subscription's health probe ({@code PING}) with an
+   * error ({@code -LOADING}), which ends Jedis's Pub/Sub loop with the connection still subscribed.
+   * Such a connection must never go back to the pool that lends connections to commands: the next
+   * command lent it would read Pub/Sub messages as its reply. The torture run saw that under
+   * Sentinel, where the old master rejoins as a replica and loads its new master's data: lock
+   * scripts read {@code ["message", ...]} as their reply, fencing tokens repeated, threads hung.
+   */
+  @Test
+  void aSubscriptionEndedByAnErrorReplyDoesNotGoBackToThePool() throws Exception {
+    try (RedisServer loading = RedisServer.start();
+        Jedis jedis = loading.jedis(Timing.scaled(Duration.ofSeconds(30)))) {
+      RedisLockFactory holderFactory = longLeases(loading);
+      RedisLockFactory factory = longLeases(loading);
+      try {
+        RedisDistributedLock holder = holderFactory.getLock(name);
+        RedisDistributedLock waiter = factory.getLock(name);
+        holderThread.submit(holder::lock).get();
+        Future<?> waiting = waiterThread.submit(() -> lockAndUnlock(waiter));
+        awaitOneSubscriber(jedis);
+        long subscriber = subscriberId(jedis);
+
+        // About 10 s of loading: a probe is due every second check of a quiet subscription.
+        CompletableFuture<Void> reload =
+            ServerStates.startLoading(loading, Timing.scaled(Duration.ofSeconds(10)));
+        // Closed at once, far before the pool's evictor (every 30 s) would find and close a stray
+        // subscribed connection.
+        await("the connection whose subscription an error reply ended is closed")
+            .atMost(Timing.scaled(Duration.ofSeconds(12)))
+            .ignoreExceptions()
+            .until(
+                () ->
+                    jedis
+                        .clientList()
+                        .lines()
+                        .noneMatch(l -> l.startsWith("id=" + subscriber + " ")));
+        assertThat(reload).succeedsWithin(Timing.scaled(Duration.ofSeconds(120)));
+
+        holderThread.submit(holder::unlock).get();
+        assertThat(waiting).as("the waiter").succeedsWithin(Timing.awaitAtMost());
+        for (int i = 0; i < 50; i++) {
+          RedisDistributedLock other = factory.getLock(name + ":" + i);
+          assertThat(other.tryLock()).as("a command after the reload").isTrue();
+          other.unlock();
+        }
+        jedis.flushAll(); // the filler keys
+        RedisInvariants.assertCleanAfterTest(loading, null, List.of(holderFactory, factory), name);
+      } finally {
+        holderFactory.close();
+        factory.close();
+      }
+    }
+  }
+
+  /** A factory whose leases outlive a loading server, which refuses renewals. */
+  private static RedisLockFactory longLeases(RedisServer server) {
+    return RedisLockFactory.builder()
+        .standalone(server.uri())
+        .leaseTime(Duration.ofSeconds(60))
+        .commandTimeout(Duration.ofMillis(500))
+        .build();
   }
 
   private static void lockAndUnlock(RedisDistributedLock lock) {

@@ -16,6 +16,7 @@ import redis.clients.jedis.exceptions.JedisConnectionException;
  */
 public final class ServerStates {
   private static final ProtocolCommand DEBUG = () -> "DEBUG".getBytes(StandardCharsets.US_ASCII);
+  private static final int FILLER_KEYS = 30_000;
 
   private ServerStates() {}
 
@@ -46,25 +47,39 @@ public final class ServerStates {
   }
 
   /**
-   * Makes {@code server} reload its dataset ({@code DEBUG RELOAD}) slowly: 30,000 filler keys are
-   * written first, each read back 100 µs late ({@code key-load-delay}), while the server answers
-   * others {@code LOADING} ({@code loading-process-events-interval-bytes 1024}). Returns once the
-   * server is loading.
+   * Makes {@code server} reload its dataset ({@code DEBUG RELOAD}) slowly, for about 3 s: see
+   * {@link #startLoading(RedisServer, Duration)}.
    *
    * @param server the server
+   * @return completes when the reload ends
+   */
+  public static CompletableFuture<Void> startLoading(RedisServer server) {
+    return startLoading(server, Duration.ofSeconds(3));
+  }
+
+  /**
+   * Makes {@code server} reload its dataset ({@code DEBUG RELOAD}) slowly: 30,000 filler keys are
+   * written first, each read back late ({@code key-load-delay}) so that the reload lasts about
+   * {@code length}, while the server answers others {@code LOADING} ({@code
+   * loading-process-events-interval-bytes 1024}). Returns once the server is loading.
+   *
+   * @param server the server
+   * @param length how long the loading should last, at least
    * @return completes when the reload ends; the filler keys (without expiry) stay: use a server of
    *     the test's own
    */
-  public static CompletableFuture<Void> startLoading(RedisServer server) {
+  public static CompletableFuture<Void> startLoading(RedisServer server, Duration length) {
+    long delayMicros = Math.max(1, length.toNanos() / 1000 / FILLER_KEYS);
     try (Jedis raw = server.jedis()) {
       raw.configSet("loading-process-events-interval-bytes", "1024");
-      raw.configSet("key-load-delay", "100");
-      raw.sendCommand(DEBUG, "POPULATE", "30000", "filler");
+      raw.configSet("key-load-delay", Long.toString(delayMicros));
+      raw.sendCommand(DEBUG, "POPULATE", Integer.toString(FILLER_KEYS), "filler");
     }
+    Duration reloadTimeout = Timing.awaitAtMost().plus(Timing.scaled(length.multipliedBy(3)));
     CompletableFuture<Void> reload =
         CompletableFuture.runAsync(
             () -> {
-              try (Jedis raw = server.jedis(Timing.awaitAtMost())) {
+              try (Jedis raw = server.jedis(reloadTimeout)) {
                 raw.sendCommand(DEBUG, "RELOAD");
                 raw.configSet("key-load-delay", "0");
               }
