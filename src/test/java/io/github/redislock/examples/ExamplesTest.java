@@ -136,6 +136,17 @@ class ExamplesTest {
   }
 
   @Test
+  void runUnderTheLockCountsEveryIncrementAndRunsTheReportOnce() throws Exception {
+    RunUnderTheLock.Result result = RunUnderTheLock.run(redis.uri());
+
+    assertThat(result.value()).isEqualTo(result.increments());
+    assertThat(result.total()).isEqualTo(result.increments());
+    assertThat(result.rejected()).isZero();
+    assertThat(result.reportSkips()).isEqualTo(3);
+    assertThat(result.reportRuns()).isOne();
+  }
+
+  @Test
   void mainsRunAgainstTheRedisNamedByTheSystemProperty() throws Exception {
     String previous = System.setProperty(ExampleRedis.PROPERTY, redis.uri());
     try {
@@ -147,6 +158,7 @@ class ExamplesTest {
       SynchronizedRewritten.main(new String[0]);
       FairJobClaiming.main(new String[0]);
       ReadMostlyCache.main(new String[0]);
+      RunUnderTheLock.main(new String[0]);
     } finally {
       if (previous == null) {
         System.clearProperty(ExampleRedis.PROPERTY);
