@@ -101,15 +101,26 @@ public class RedisDistributedLock implements Lock {
   /** How many conditions {@link #newCondition()} made: the next one is numbered one more. */
   private final AtomicInteger conditions = new AtomicInteger();
 
+  /** This lock object's maximum hold time, or {@code null} for the factory's. */
+  private final Duration maxHoldTime;
+
   RedisDistributedLock(Mutexes engine, String name) {
+    this(engine, name, null);
+  }
+
+  private RedisDistributedLock(Mutexes engine, String name, Duration maxHoldTime) {
     this.engine = Objects.requireNonNull(engine, "engine");
     this.name = Objects.requireNonNull(name, "name");
+    this.maxHoldTime = maxHoldTime;
   }
 
   private Mutexes.LockName lockName() {
     Mutexes.LockName derived = lockName;
     if (derived == null) {
       derived = engine.lockName(name);
+      if (maxHoldTime != null) {
+        derived = derived.withMaxHoldTime(maxHoldTime);
+      }
       lockName = derived;
     }
     return derived;
@@ -518,6 +529,46 @@ public class RedisDistributedLock implements Lock {
   public Condition newCondition(String name) {
     Objects.requireNonNull(name, "name");
     return engine.newCondition(lockName(), name, false);
+  }
+
+  /**
+   * Returns this lock with its own maximum hold time: a lock object for the same lock (same name,
+   * same holds, same reentrancy count: a hold taken through one is held through the other) whose
+   * holds are renewed for at most {@code maxHoldTime}, instead of the factory's {@linkplain
+   * RedisLockFactory.Builder#maxHoldTime maximum} (none by default).
+   *
+   * <p>Once a hold taken through the returned object has been held for {@code maxHoldTime} since it
+   * was acquired in Redis, the factory stops renewing it: the lock key expires with its lease, and
+   * the hold is then lost, reported to the factory's {@code onLockLost} listener with a reason that
+   * starts with "max hold time", and the holder's next {@link #unlock()} throws {@link
+   * LockLostException}. So a holder stuck in an endless loop cannot keep the lock forever. The code
+   * running under the lock is not stopped (see {@link #runLocked}): a fencing token keeps its late
+   * writes out.
+   *
+   * <p>The maximum applies to the holds acquired in Redis through the returned object; a reentrant
+   * acquisition, or one that got the hold from another thread of this JVM (a local handoff, see
+   * {@link #unlock()}), keeps the hold's maximum. A condition's {@code await} re-acquires the lock
+   * with a new hold, whose time counts from then.
+   *
+   * <p>In this implementation the hold lasts between {@code maxHoldTime} and {@code maxHoldTime}
+   * plus one lease after its acquisition: the last renewal, made before the maximum was reached,
+   * sets a full lease. The loss is reported within a sixth of the lease after the lease ran out.
+   *
+   * @param maxHoldTime how long a hold may be renewed, positive
+   * @return a lock object for this lock, with that maximum hold time
+   * @throws NullPointerException if {@code maxHoldTime} is null
+   * @throws IllegalArgumentException if {@code maxHoldTime} is zero or negative
+   */
+  public RedisDistributedLock withMaxHoldTime(Duration maxHoldTime) {
+    return new RedisDistributedLock(engine, name, checkMaxHoldTime(maxHoldTime));
+  }
+
+  static Duration checkMaxHoldTime(Duration maxHoldTime) {
+    Objects.requireNonNull(maxHoldTime, "maxHoldTime");
+    if (maxHoldTime.isNegative() || maxHoldTime.isZero()) {
+      throw new IllegalArgumentException("maxHoldTime must be positive, got " + maxHoldTime);
+    }
+    return maxHoldTime;
   }
 
   /**

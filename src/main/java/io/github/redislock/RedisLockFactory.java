@@ -190,6 +190,7 @@ public final class RedisLockFactory implements AutoCloseable {
     private Duration commandTimeout;
     private String keyPrefix;
     private Consumer<LockLostEvent> onLockLost;
+    private Duration maxHoldTime;
 
     private Builder() {}
 
@@ -447,6 +448,30 @@ public final class RedisLockFactory implements AutoCloseable {
     }
 
     /**
+     * Sets how long a hold may last: once a hold has been held that long since it was acquired in
+     * Redis, the factory stops renewing it, its key expires with its lease, and the hold is lost
+     * (reported to {@link #onLockLost} with a reason that starts with "max hold time"; its holder's
+     * next {@code unlock()} throws {@link LockLostException}). So a holder stuck in an endless loop
+     * cannot keep a lock forever. It applies to every lock of the factory, read and write holds
+     * included; {@link RedisDistributedLock#withMaxHoldTime} sets another for one lock object.
+     * Default: none, holds are renewed for as long as they are held.
+     *
+     * <p>In this implementation a hold lasts between the maximum and the maximum plus one lease.
+     *
+     * @param max how long a hold may be renewed, positive
+     * @return this builder
+     * @throws NullPointerException if {@code max} is null
+     * @throws IllegalArgumentException if it is zero or negative
+     * @throws IllegalStateException if it was already set
+     */
+    public Builder maxHoldTime(Duration max) {
+      Objects.requireNonNull(max, "max");
+      requireUnset(this.maxHoldTime, "maxHoldTime");
+      this.maxHoldTime = RedisDistributedLock.checkMaxHoldTime(max);
+      return this;
+    }
+
+    /**
      * Builds the factory. With {@link #standalone} or {@link #client} no Redis call is made: an
      * unreachable Redis shows at the first lock operation, as a {@link RedisLockException}. With
      * {@link #sentinel} or {@link #cluster}, the client this factory creates learns the topology
@@ -483,7 +508,10 @@ public final class RedisLockFactory implements AutoCloseable {
               lease,
               timeout,
               onLockLost != null ? onLockLost : event -> {},
-              Ticker.SYSTEM);
+              Ticker.SYSTEM,
+              maxHoldTime,
+              false,
+              false);
       if (redlockUris != null || redlockMasters != null) {
         Duration nodeTimeout =
             redlockNodeTimeout != null ? redlockNodeTimeout : DEFAULT_NODE_TIMEOUT;

@@ -21,7 +21,8 @@ import org.slf4j.LoggerFactory;
  * Taking and returning a hold costs the renewer nothing but a volatile read: no set to update, no
  * thread signalled on the lock's fast path. A renewal that finds the key gone or taken marks the
  * hold lost at once; one that fails is retried at every tick until the lease, as last confirmed,
- * would have run out, and then marks it lost. Each loss is reported once.
+ * would have run out, and then marks it lost. A hold that has lasted its maximum hold time is not
+ * renewed any more, and is marked lost once its lease ran out. Each loss is reported once.
  */
 final class LeaseRenewer implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(LeaseRenewer.class);
@@ -108,6 +109,12 @@ final class LeaseRenewer implements AutoCloseable {
             return;
           }
           any[0] = true;
+          if (hold.outlived(now)) {
+            if (now - hold.leaseEndNanos() >= 0) {
+              losses.lose(hold, LossReporter.MAX_HOLD_TIME);
+            }
+            return; // no more renewals: it expires with its lease
+          }
           if (now - hold.renewedAtNanos() >= renewAfterNanos && hold.beginRenewal()) {
             try {
               executor.execute(() -> renew(hold));

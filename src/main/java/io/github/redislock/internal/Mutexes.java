@@ -58,9 +58,18 @@ public final class Mutexes {
     final String name;
     final LockKeys keys;
 
-    private LockName(String name, LockKeys keys) {
+    /** The maximum hold time of the lock object's holds; -1: the factory's. */
+    final long maxHoldNanos;
+
+    private LockName(String name, LockKeys keys, long maxHoldNanos) {
       this.name = name;
       this.keys = keys;
+      this.maxHoldNanos = maxHoldNanos;
+    }
+
+    /** This name, for a lock object whose holds last at most {@code maxHoldTime}. */
+    public LockName withMaxHoldTime(java.time.Duration maxHoldTime) {
+      return new LockName(name, keys, Settings.saturatedNanos(maxHoldTime));
     }
 
     @Override
@@ -82,7 +91,7 @@ public final class Mutexes {
   /** The name {@code name} of this engine's locks, with its keys (the key prefix applied). */
   public LockName lockName(String name) {
     return new LockName(
-        name, LockKeys.of(t.settings().keyPrefix + Objects.requireNonNull(name, "name")));
+        name, LockKeys.of(t.settings().keyPrefix + Objects.requireNonNull(name, "name")), -1);
   }
 
   // ---- Lock ----
@@ -345,7 +354,7 @@ public final class Mutexes {
     boolean acquired = false;
     try {
       owned = queueLocally(state, mode, timeoutNanos);
-      acquired = owned && (takeHandOff(state) || acquireInRedis(state, mode, deadline));
+      acquired = owned && (takeHandOff(state) || acquireInRedis(state, name, mode, deadline));
       return acquired;
     } finally {
       if (!acquired) {
@@ -395,7 +404,7 @@ public final class Mutexes {
     return handed != null && lost.take(state, handed);
   }
 
-  private boolean acquireInRedis(NameState state, Mode mode, long deadline)
+  private boolean acquireInRedis(NameState state, LockName name, Mode mode, long deadline)
       throws InterruptedException {
     LockKind waiting =
         mode == Mode.ONCE_IN_TURN ? kind.forAttemptInTurn() : kind.forWait(mode == Mode.ONCE);
@@ -403,11 +412,12 @@ public final class Mutexes {
     if (!wait.run()) {
       return false;
     }
-    install(state, wait.token(), wait.granted(), wait.attemptStart());
+    install(state, name, wait.token(), wait.granted(), wait.attemptStart());
     return true;
   }
 
-  private void install(NameState state, String token, Acquisition granted, long startNanos) {
+  private void install(
+      NameState state, LockName name, String token, Acquisition granted, long startNanos) {
     Hold hold =
         new Hold(
             kind,
@@ -420,6 +430,7 @@ public final class Mutexes {
             startNanos,
             startNanos + t.validNanos(),
             t.ticker());
+    hold.limitTo(name.maxHoldNanos >= 0 ? name.maxHoldNanos : t.settings().maxHoldNanos);
     t.handoff().acquiredInRedis(state);
     hold.takenBy(state.local); // before it is published, so that a loss can revoke it
     state.hold = hold;

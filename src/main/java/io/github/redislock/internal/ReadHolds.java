@@ -99,6 +99,7 @@ final class ReadHolds {
             start,
             start + t.validNanos(),
             t.ticker());
+    hold.limitTo(t.settings().maxHoldNanos);
     shares.put(reader, new Share(hold));
     if (!t.renewer().start(hold)) {
       shares.remove(reader);
