@@ -57,6 +57,9 @@ final class Hold {
    */
   private volatile long localEpoch = -1;
 
+  /** Whether its holder was described beside the lock key (see {@link HolderDescriptions}). */
+  private volatile boolean described;
+
   /** How long this hold may last before renewal stops (see {@link #limitTo}); 0: no limit. */
   private volatile long maxHoldNanos;
 
@@ -157,6 +160,15 @@ final class Hold {
   boolean outlived(long nowNanos) {
     long max = maxHoldNanos;
     return max > 0 && nowNanos - acquiredAtNanos - max >= 0;
+  }
+
+  /** Its holder was described beside the lock key. */
+  void described() {
+    described = true;
+  }
+
+  boolean isDescribed() {
+    return described;
   }
 
   /** Claims the hold's one renewal in flight; {@code false} while another is running. */

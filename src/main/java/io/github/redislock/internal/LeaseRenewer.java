@@ -40,6 +40,7 @@ final class LeaseRenewer implements AutoCloseable {
   private final Executor executor;
   private final Holds holds;
   private final Ticker ticker;
+  private final Consumer<Hold> renewed;
   private final AtomicBoolean running = new AtomicBoolean();
   private volatile boolean closed;
   private volatile Thread thread;
@@ -58,6 +59,21 @@ final class LeaseRenewer implements AutoCloseable {
       Executor executor,
       Holds holds,
       Ticker ticker) {
+    this(leaseNanos, validNanos, losses, executor, holds, ticker, hold -> {});
+  }
+
+  /**
+   * A renewer that calls {@code renewed} after each successful renewal, on the renewal's thread.
+   */
+  LeaseRenewer(
+      long leaseNanos,
+      long validNanos,
+      LossReporter losses,
+      Executor executor,
+      Holds holds,
+      Ticker ticker,
+      Consumer<Hold> renewed) {
+    this.renewed = renewed;
     this.validNanos = validNanos;
     this.renewAfterNanos = leaseNanos / 3;
     this.tickNanos = Math.max(TimeUnit.MILLISECONDS.toNanos(1), leaseNanos / 6);
@@ -180,6 +196,7 @@ final class LeaseRenewer implements AutoCloseable {
     try {
       if (hold.kind.extend(hold)) {
         hold.extendedUntil(start, start + validNanos);
+        renewed.accept(hold);
       } else {
         losses.lose(hold, LossReporter.NOT_OURS);
       }

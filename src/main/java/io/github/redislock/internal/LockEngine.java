@@ -1,11 +1,14 @@
 package io.github.redislock.internal;
 
 import io.github.redislock.internal.backend.LockBackend;
+import io.github.redislock.internal.backend.LockState;
 import io.github.redislock.internal.util.Threads;
 import io.github.redislock.internal.util.Ticker;
 import java.util.List;
 import java.util.concurrent.ExecutorService;
 import java.util.function.Consumer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 import redis.clients.jedis.UnifiedJedis;
 
 /**
@@ -15,6 +18,7 @@ import redis.clients.jedis.UnifiedJedis;
  * kind of lock: the plain locks of {@code getLock}, and the fair locks of {@code getFairLock}.
  */
 public final class LockEngine implements AutoCloseable {
+  private static final Logger log = LoggerFactory.getLogger(LockEngine.class);
 
   /**
    * The most threads a factory runs for background Redis calls (renewals, clean-up releases, timed
@@ -50,8 +54,16 @@ public final class LockEngine implements AutoCloseable {
     Releases releases = new Releases(io, ticker, settings.leaseNanos);
     Turns turns = new Turns(ticker);
     WakeUpHub wakeUps = new WakeUpHub(wakeUpSources, io, ticker);
+    HolderDescriptions holders = new HolderDescriptions(backend, settings.describeHolders);
     LeaseRenewer renewer =
-        new LeaseRenewer(settings.leaseNanos, validNanos, losses, io, this::forEachHold, ticker);
+        new LeaseRenewer(
+            settings.leaseNanos,
+            validNanos,
+            losses,
+            io,
+            this::forEachHold,
+            ticker,
+            holders::renewed);
     this.toolkit =
         new Toolkit(
             backend,
@@ -73,7 +85,8 @@ public final class LockEngine implements AutoCloseable {
                 lifecycle,
                 ticker,
                 settings.slowCallNanos(),
-                validNanos));
+                validNanos),
+            holders);
     this.exclusive =
         new Mutexes(toolkit, new Mutexes.Policy(new ExclusiveKind(backend), true, false));
   }
@@ -124,6 +137,29 @@ public final class LockEngine implements AutoCloseable {
       }
     }
     return family;
+  }
+
+  /**
+   * A snapshot of the lock key of {@code name} (the key prefix applied), without taking the lock.
+   *
+   * @throws IllegalStateException if the factory is closed
+   */
+  public LockState inspect(String name) {
+    lifecycle.checkOpen();
+    return backend.inspect(exclusive.lockName(name).keys);
+  }
+
+  /**
+   * Deletes the lock of {@code name} whoever holds it, and wakes its waiters.
+   *
+   * @return whether a key was deleted
+   * @throws IllegalStateException if the factory is closed
+   */
+  public boolean forceUnlock(String name) {
+    lifecycle.checkOpen();
+    boolean deleted = backend.forceUnlock(exclusive.lockName(name).keys);
+    log.warn("forceUnlock('{}'): {}", name, deleted ? "deleted" : "nothing to delete");
+    return deleted;
   }
 
   /** Throws {@link IllegalStateException} once the factory is closed. */

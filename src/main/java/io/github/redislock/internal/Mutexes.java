@@ -439,5 +439,6 @@ public final class Mutexes {
       t.releases().releaseLater(hold);
       t.lifecycle().checkOpen();
     }
+    t.holders().acquired(hold);
   }
 }

@@ -19,6 +19,7 @@ import io.github.redislock.internal.util.Ticker;
  * @param wakeUps the factory's wake-up channels and waiting threads
  * @param renewer renews every hold of the factory
  * @param waiting what every acquisition's wait shares
+ * @param holders who holds a lock, written beside it for inspection (when enabled)
  */
 record Toolkit(
     LockBackend backend,
@@ -32,4 +33,5 @@ record Toolkit(
     Turns turns,
     WakeUpHub wakeUps,
     LeaseRenewer renewer,
-    RedisWait.Context waiting) {}
+    RedisWait.Context waiting,
+    HolderDescriptions holders) {}
