@@ -3,6 +3,7 @@ package io.github.redislock;
 import io.github.redislock.internal.Assembly;
 import io.github.redislock.internal.LockEngine;
 import io.github.redislock.internal.Settings;
+import io.github.redislock.internal.Telemetry;
 import io.github.redislock.internal.backend.LockState;
 import io.github.redislock.internal.client.Kind;
 import io.github.redislock.internal.client.RedisClients;
@@ -145,6 +146,32 @@ public final class RedisLockFactory implements AutoCloseable {
   }
 
   /**
+   * Returns a snapshot of this factory's statistics: acquisitions, failed and timed-out attempts,
+   * their waits, local handoffs, lost holds, Redis errors and renewals, counted since the factory
+   * was built (see {@link LockStats}). Counted only when the factory was built with {@link
+   * Builder#recordStats()}; otherwise every count is zero.
+   *
+   * <p>In this implementation counting costs a few striped counter increments ({@code LongAdder})
+   * per acquisition; the snapshot sums them, without stopping the counting threads, so counts of
+   * events in progress may be in or out.
+   *
+   * @return the statistics so far
+   */
+  public LockStats stats() {
+    Telemetry.Counts counts = engine.stats();
+    return LockStats.of(
+        counts.acquisitions(),
+        counts.failures(),
+        counts.timeouts(),
+        counts.totalWaitNanos(),
+        counts.maxWaitNanos(),
+        counts.handoffs(),
+        counts.lostHolds(),
+        counts.redisErrors(),
+        counts.renewals());
+  }
+
+  /**
    * Returns a snapshot of the lock of the given name, read from Redis without taking the lock:
    * whether it is held, its remaining lease, its fencing counter, how many processes wait for it,
    * how many read holds a read-write lock of the name has, and, if its holder's factory was built
@@ -278,6 +305,8 @@ public final class RedisLockFactory implements AutoCloseable {
     private Consumer<LockLostEvent> onLockLost;
     private Duration maxHoldTime;
     private boolean describeHolders;
+    private boolean recordStats;
+    private LockStatsListener statsListener;
 
     private Builder() {}
 
@@ -559,6 +588,38 @@ public final class RedisLockFactory implements AutoCloseable {
     }
 
     /**
+     * Makes the factory count what {@link RedisLockFactory#stats()} returns: acquisitions, failed
+     * and timed-out attempts, waits, local handoffs, lost holds, Redis errors and renewals.
+     * Default: off, and {@code stats()} returns {@link LockStats#empty()}.
+     *
+     * @return this builder
+     * @throws IllegalStateException if statistics were already asked for
+     */
+    public Builder recordStats() {
+      if (recordStats) {
+        throw new IllegalStateException("recordStats was already set");
+      }
+      recordStats = true;
+      return this;
+    }
+
+    /**
+     * Makes the factory count its statistics, as {@link #recordStats()} does, and also tell {@code
+     * listener} of each event it counts, as it happens: for a metrics system.
+     *
+     * @param listener told of each counted event (see {@link LockStatsListener})
+     * @return this builder
+     * @throws NullPointerException if {@code listener} is null
+     * @throws IllegalStateException if statistics were already asked for
+     */
+    public Builder recordStats(LockStatsListener listener) {
+      Objects.requireNonNull(listener, "listener");
+      recordStats();
+      statsListener = listener;
+      return this;
+    }
+
+    /**
      * Makes every acquisition of this factory describe its holder beside the lock key, for {@link
      * RedisLockFactory#inspect}: host name, process id, the acquiring thread's name and the time of
      * the acquisition (the Redis server's clock). The description has the lock's expiry, is
@@ -622,7 +683,8 @@ public final class RedisLockFactory implements AutoCloseable {
               Ticker.SYSTEM,
               maxHoldTime,
               describeHolders,
-              false);
+              recordStats,
+              statsListener == null ? null : sink(statsListener));
       if (redlockUris != null || redlockMasters != null) {
         Duration nodeTimeout =
             redlockNodeTimeout != null ? redlockNodeTimeout : DEFAULT_NODE_TIMEOUT;
@@ -643,6 +705,41 @@ public final class RedisLockFactory implements AutoCloseable {
           client != null
               ? Assembly.singleNode(client, settings)
               : Assembly.singleNode(endpointUri, settings));
+    }
+
+    /** The engine's view of the user's listener. */
+    private static Telemetry.Sink sink(LockStatsListener listener) {
+      return new Telemetry.Sink() {
+        @Override
+        public void acquired(String lockName, long waitNanos, boolean handoff) {
+          listener.acquired(lockName, waitNanos, handoff);
+        }
+
+        @Override
+        public void notAcquired(String lockName, long waitNanos, boolean timedOut) {
+          listener.notAcquired(lockName, waitNanos, timedOut);
+        }
+
+        @Override
+        public void released(String lockName, long heldNanos) {
+          listener.released(lockName, heldNanos);
+        }
+
+        @Override
+        public void lostHold(String lockName, String reason) {
+          listener.lostHold(lockName, reason);
+        }
+
+        @Override
+        public void redisError(String lockName) {
+          listener.redisError(lockName);
+        }
+
+        @Override
+        public void renewed(String lockName) {
+          listener.renewed(lockName);
+        }
+      };
     }
 
     private void setUri(String method, String uri, Kind kind) {

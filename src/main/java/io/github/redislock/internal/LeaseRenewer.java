@@ -28,6 +28,15 @@ final class LeaseRenewer implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(LeaseRenewer.class);
   private static final int IDLE_TICKS_BEFORE_EXIT = 3;
 
+  /** Who is told of each renewal, on the renewal's thread. */
+  interface Renewals {
+    Renewals NONE = new Renewals() {};
+
+    default void renewed(Hold hold) {}
+
+    default void failed(Hold hold, RuntimeException e) {}
+  }
+
   /** The holds to renew: whatever the engine holds now, held or not any more. */
   interface Holds {
     void forEach(Consumer<Hold> action);
@@ -40,7 +49,7 @@ final class LeaseRenewer implements AutoCloseable {
   private final Executor executor;
   private final Holds holds;
   private final Ticker ticker;
-  private final Consumer<Hold> renewed;
+  private final Renewals renewals;
   private final AtomicBoolean running = new AtomicBoolean();
   private volatile boolean closed;
   private volatile Thread thread;
@@ -59,12 +68,10 @@ final class LeaseRenewer implements AutoCloseable {
       Executor executor,
       Holds holds,
       Ticker ticker) {
-    this(leaseNanos, validNanos, losses, executor, holds, ticker, hold -> {});
+    this(leaseNanos, validNanos, losses, executor, holds, ticker, Renewals.NONE);
   }
 
-  /**
-   * A renewer that calls {@code renewed} after each successful renewal, on the renewal's thread.
-   */
+  /** A renewer that tells {@code renewals} of each renewal and each failed one. */
   LeaseRenewer(
       long leaseNanos,
       long validNanos,
@@ -72,8 +79,8 @@ final class LeaseRenewer implements AutoCloseable {
       Executor executor,
       Holds holds,
       Ticker ticker,
-      Consumer<Hold> renewed) {
-    this.renewed = renewed;
+      Renewals renewals) {
+    this.renewals = renewals;
     this.validNanos = validNanos;
     this.renewAfterNanos = leaseNanos / 3;
     this.tickNanos = Math.max(TimeUnit.MILLISECONDS.toNanos(1), leaseNanos / 6);
@@ -196,11 +203,12 @@ final class LeaseRenewer implements AutoCloseable {
     try {
       if (hold.kind.extend(hold)) {
         hold.extendedUntil(start, start + validNanos);
-        renewed.accept(hold);
+        renewals.renewed(hold);
       } else {
         losses.lose(hold, LossReporter.NOT_OURS);
       }
     } catch (RuntimeException e) { // Redis failed, or the client did something unexpected
+      renewals.failed(hold, e);
       if (ticker.read() - hold.leaseEndNanos() >= 0) {
         losses.lose(hold, "renewal failed until the lease ran out: " + e.getMessage());
       } else {

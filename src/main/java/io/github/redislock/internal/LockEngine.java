@@ -30,6 +30,7 @@ public final class LockEngine implements AutoCloseable {
   private final Lifecycle lifecycle = new Lifecycle();
   private final ExecutorService io;
   private final Toolkit toolkit;
+  private final Telemetry telemetry;
   private final Mutexes exclusive;
 
   /** The fair locks, made at the first {@link #fair()} call: Redlock has none. */
@@ -50,7 +51,14 @@ public final class LockEngine implements AutoCloseable {
     Ticker ticker = settings.ticker;
     long validNanos = settings.leaseNanos - backend.safetyMarginNanos();
     this.io = Threads.boundedPool("redis-lock-io", MAX_IO_THREADS);
-    LossReporter losses = new LossReporter(settings.onLockLost, Hold::revokeLocally);
+    this.telemetry = new Telemetry(settings.recordStats, settings.statsSink, ticker);
+    LossReporter losses =
+        new LossReporter(
+            event -> {
+              telemetry.lost(event);
+              settings.onLockLost.accept(event);
+            },
+            Hold::revokeLocally);
     Releases releases = new Releases(io, ticker, settings.leaseNanos);
     Turns turns = new Turns(ticker);
     WakeUpHub wakeUps = new WakeUpHub(wakeUpSources, io, ticker);
@@ -63,7 +71,18 @@ public final class LockEngine implements AutoCloseable {
             io,
             this::forEachHold,
             ticker,
-            holders::renewed);
+            new LeaseRenewer.Renewals() {
+              @Override
+              public void renewed(Hold hold) {
+                telemetry.renewed(hold);
+                holders.renewed(hold);
+              }
+
+              @Override
+              public void failed(Hold hold, RuntimeException e) {
+                telemetry.renewalFailed(hold, e);
+              }
+            });
     this.toolkit =
         new Toolkit(
             backend,
@@ -86,7 +105,8 @@ public final class LockEngine implements AutoCloseable {
                 ticker,
                 settings.slowCallNanos(),
                 validNanos),
-            holders);
+            holders,
+            telemetry);
     this.exclusive =
         new Mutexes(toolkit, new Mutexes.Policy(new ExclusiveKind(backend), true, false));
   }
@@ -160,6 +180,11 @@ public final class LockEngine implements AutoCloseable {
     boolean deleted = backend.forceUnlock(exclusive.lockName(name).keys);
     log.warn("forceUnlock('{}'): {}", name, deleted ? "deleted" : "nothing to delete");
     return deleted;
+  }
+
+  /** The statistics so far: all zero unless the factory records them. */
+  public Telemetry.Counts stats() {
+    return telemetry.counts();
   }
 
   /** Throws {@link IllegalStateException} once the factory is closed. */

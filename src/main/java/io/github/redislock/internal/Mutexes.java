@@ -164,6 +164,7 @@ public final class Mutexes {
     try {
       release = how == null ? t.releases().releaseWithRetry(hold) : how.apply(hold);
     } catch (RedisLockException e) {
+      t.telemetry().redisErrors(state.name, 1);
       states.drop(state);
       throw new RedisLockException(
           "lock '"
@@ -181,6 +182,7 @@ public final class Mutexes {
         && Turns.othersWaited(release, t.wakeUps().isSubscribed(state.keys.channel()))) {
       t.turns().giveWay(state.name);
     }
+    t.telemetry().released(hold, kind, release.released());
     states.drop(state);
     if (!release.released()) {
       throw new LockLostException(state.name, LossReporter.NOT_OURS + " before " + call);
@@ -349,14 +351,22 @@ public final class Mutexes {
     if (current != null && current.local.isHeldByCurrentThread()) {
       return reenter(current);
     }
+    Telemetry.Acquiring seen = t.telemetry().acquiring(); // null: nothing records it
     NameState state = states.enter(name);
     boolean owned = false;
     boolean acquired = false;
+    Throwable failure = null;
     try {
       owned = queueLocally(state, mode, timeoutNanos);
-      acquired = owned && (takeHandOff(state) || acquireInRedis(state, name, mode, deadline));
+      acquired = owned && (takeHandOff(state) || acquireInRedis(state, name, mode, deadline, seen));
       return acquired;
+    } catch (Throwable e) {
+      failure = e;
+      throw e;
     } finally {
+      if (seen != null) {
+        t.telemetry().acquisitionEnded(seen, name.name, kind, mode, acquired, failure);
+      }
       if (!acquired) {
         // A hold published and then lost (the factory closing) was revoked, and exited for us.
         boolean exited = owned && !state.local.unlockAll();
@@ -404,11 +414,13 @@ public final class Mutexes {
     return handed != null && lost.take(state, handed);
   }
 
-  private boolean acquireInRedis(NameState state, LockName name, Mode mode, long deadline)
+  private boolean acquireInRedis(
+      NameState state, LockName name, Mode mode, long deadline, Telemetry.Acquiring seen)
       throws InterruptedException {
     LockKind waiting =
         mode == Mode.ONCE_IN_TURN ? kind.forAttemptInTurn() : kind.forWait(mode == Mode.ONCE);
-    RedisWait wait = new RedisWait(t.waiting(), state.name, state.keys, waiting, mode, deadline);
+    RedisWait wait =
+        new RedisWait(t.waiting(), state.name, state.keys, waiting, mode, deadline).watchedBy(seen);
     if (!wait.run()) {
       return false;
     }

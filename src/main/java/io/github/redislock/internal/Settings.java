@@ -27,6 +27,9 @@ public final class Settings {
   /** Whether the factory counts acquisitions, waits and losses, for its statistics. */
   final boolean recordStats;
 
+  /** Where the counted events are pushed too, or {@code null}. */
+  final Telemetry.Sink statsSink;
+
   /**
    * The settings of one factory.
    *
@@ -42,7 +45,7 @@ public final class Settings {
       Duration commandTimeout,
       Consumer<LockLostEvent> onLockLost,
       Ticker ticker) {
-    this(keyPrefix, leaseTime, commandTimeout, onLockLost, ticker, null, false, false);
+    this(keyPrefix, leaseTime, commandTimeout, onLockLost, ticker, null, false, false, null);
   }
 
   /**
@@ -52,6 +55,7 @@ public final class Settings {
    *     limit
    * @param describeHolders whether acquisitions write who holds the lock, for inspection
    * @param recordStats whether the factory keeps statistics
+   * @param statsSink where the counted events are pushed too, or {@code null}
    */
   public Settings(
       String keyPrefix,
@@ -61,7 +65,9 @@ public final class Settings {
       Ticker ticker,
       Duration maxHoldTime,
       boolean describeHolders,
-      boolean recordStats) {
+      boolean recordStats,
+      Telemetry.Sink statsSink) {
+    this.statsSink = statsSink;
     this.maxHoldNanos = maxHoldTime == null ? 0 : saturatedNanos(maxHoldTime);
     this.describeHolders = describeHolders;
     this.recordStats = recordStats;
@@ -83,7 +89,8 @@ public final class Settings {
         ticker,
         maxHoldNanos == 0 ? null : Duration.ofNanos(maxHoldNanos),
         describeHolders,
-        recordStats);
+        recordStats,
+        statsSink);
   }
 
   /**

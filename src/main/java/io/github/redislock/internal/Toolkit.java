@@ -20,6 +20,7 @@ import io.github.redislock.internal.util.Ticker;
  * @param renewer renews every hold of the factory
  * @param waiting what every acquisition's wait shares
  * @param holders who holds a lock, written beside it for inspection (when enabled)
+ * @param telemetry the JFR events and statistics
  */
 record Toolkit(
     LockBackend backend,
@@ -34,4 +35,5 @@ record Toolkit(
     WakeUpHub wakeUps,
     LeaseRenewer renewer,
     RedisWait.Context waiting,
-    HolderDescriptions holders) {}
+    HolderDescriptions holders,
+    Telemetry telemetry) {}

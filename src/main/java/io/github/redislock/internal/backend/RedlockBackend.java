@@ -1,6 +1,8 @@
 package io.github.redislock.internal.backend;
 
 import io.github.redislock.internal.backend.Quorum.ReleaseVerdict;
+import io.github.redislock.internal.events.Jfr;
+import io.github.redislock.internal.events.RedlockRoundEvent;
 import io.github.redislock.internal.transport.FanOut;
 import io.github.redislock.internal.transport.Node;
 import io.github.redislock.internal.transport.Pipelined;
@@ -162,6 +164,7 @@ public final class RedlockBackend implements LockBackend {
   public Acquisition tryAcquire(LockKeys keys, String token, boolean fenced, boolean expectBusy) {
     identities.check();
     Ask ask = Ask.of(fenced, expectBusy);
+    RedlockRoundEvent event = Jfr.beginRedlockRound(); // null when JFR does not record it
     long start = ticker.read();
     Round<Acquisition> round;
     if (ask == Ask.PLAIN && plainFirst) {
@@ -180,6 +183,15 @@ public final class RedlockBackend implements LockBackend {
           transport
               .send(commands.acquire(keys, token, ask == Ask.FENCED), start + nodeTimeoutNanos)
               .await(acquisitionDecided);
+    }
+    if (event != null && event.shouldCommit()) {
+      event.lockName = keys.lock();
+      event.masters = nodes.size();
+      event.granted = round.count(Acquisition::acquired);
+      event.denied = round.count(RedlockBackend::busy);
+      event.failed = round.failedOrMissing();
+      event.acquired = quorum.reached(event.granted);
+      event.commit();
     }
     return judge(round, keys, token, start);
   }
