@@ -6,6 +6,7 @@ module io.github.redislock {
   requires transitive redis.clients.jedis;
   requires org.apache.commons.pool2;
   requires org.slf4j;
+  requires jdk.jfr;
 
   exports io.github.redislock;
 }

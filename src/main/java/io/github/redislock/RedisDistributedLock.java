@@ -1,7 +1,10 @@
 package io.github.redislock;
 
 import io.github.redislock.internal.Mutexes;
+import java.time.Duration;
 import java.util.Objects;
+import java.util.Optional;
+import java.util.concurrent.Callable;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.Condition;
@@ -98,15 +101,26 @@ public class RedisDistributedLock implements Lock {
   /** How many conditions {@link #newCondition()} made: the next one is numbered one more. */
   private final AtomicInteger conditions = new AtomicInteger();
 
+  /** This lock object's maximum hold time, or {@code null} for the factory's. */
+  private final Duration maxHoldTime;
+
   RedisDistributedLock(Mutexes engine, String name) {
+    this(engine, name, null);
+  }
+
+  private RedisDistributedLock(Mutexes engine, String name, Duration maxHoldTime) {
     this.engine = Objects.requireNonNull(engine, "engine");
     this.name = Objects.requireNonNull(name, "name");
+    this.maxHoldTime = maxHoldTime;
   }
 
   private Mutexes.LockName lockName() {
     Mutexes.LockName derived = lockName;
     if (derived == null) {
       derived = engine.lockName(name);
+      if (maxHoldTime != null) {
+        derived = derived.withMaxHoldTime(maxHoldTime);
+      }
       lockName = derived;
     }
     return derived;
@@ -289,6 +303,172 @@ public class RedisDistributedLock implements Lock {
   }
 
   /**
+   * Runs {@code action} holding this lock: acquires the lock as {@link #lock()} does, runs the
+   * action, and releases the lock as {@link #unlock()} does, whether the action returned or threw.
+   *
+   * <pre>{@code
+   * lock.runLocked(() -> inventory.reserve(seat));
+   * }</pre>
+   *
+   * <p>If the action throws, its exception passes through unchanged, after the lock was released;
+   * an exception of the release is then added to it as {@linkplain Throwable#getSuppressed()
+   * suppressed}.
+   *
+   * <p>If the hold is lost while the action runs (its lease ran out before renewal could extend it,
+   * or its key was deleted or taken; see the class description), the action is not stopped: it runs
+   * to its end without mutual exclusion, and another owner may hold the lock meanwhile. The loss is
+   * reported when the action ends, by the {@link LockLostException} the release throws (or
+   * suppressed by the action's own exception). Pass a {@linkplain #acquire() hold's} fencing token
+   * to the protected resource to make such late writes harmless.
+   *
+   * <p>If the current thread already holds the lock, the action runs as a reentrant acquisition:
+   * the hold count goes up by one for the action and down again after it.
+   *
+   * @param action the code to run holding the lock
+   * @throws NullPointerException if {@code action} is null
+   * @throws LockLostException if the hold was lost before the release (see above), or a hold of the
+   *     current thread was lost earlier and it was not told yet (then the action does not run)
+   * @throws RedisLockException if Redis answers with an error that waiting cannot cure (the action
+   *     does not run), or could not confirm the release
+   * @throws IllegalStateException if the factory is closed
+   */
+  public void runLocked(Runnable action) {
+    Locked.run(this, action);
+  }
+
+  /**
+   * Calls {@code action} holding this lock and returns its result: acquires the lock as {@link
+   * #lock()} does, calls the action, and releases the lock as {@link #unlock()} does, whether the
+   * action returned or threw.
+   *
+   * <p>If the action throws, its exception, checked or not, passes through unchanged after the lock
+   * was released; an exception of the release is then added to it as {@linkplain
+   * Throwable#getSuppressed() suppressed}. If the hold is lost while the action runs, the action
+   * runs to its end without mutual exclusion, and the release throws {@link LockLostException}: the
+   * result is then not returned (see {@link #runLocked}).
+   *
+   * @param action the code to call holding the lock
+   * @param <T> the type of the action's result
+   * @return the action's result
+   * @throws NullPointerException if {@code action} is null
+   * @throws Exception whatever the action throws
+   * @throws LockLostException if the hold was lost before the release
+   * @throws RedisLockException if Redis answers with an error that waiting cannot cure, or could
+   *     not confirm the release
+   * @throws IllegalStateException if the factory is closed
+   */
+  public <T> T callLocked(Callable<T> action) throws Exception {
+    return Locked.call(this, action);
+  }
+
+  /**
+   * Runs {@code action} holding this lock if the lock can be acquired within {@code timeout}: as
+   * {@link #tryLock(long, TimeUnit)} does, then the action, then the release, as {@link #runLocked}
+   * does.
+   *
+   * <p>If the lock is not acquired before the timeout elapses, the action does not run and the
+   * method returns {@code false}. A timeout of zero or less makes one attempt.
+   *
+   * <p>If the hold is lost while the action runs, the action runs to its end without mutual
+   * exclusion, and the release throws {@link LockLostException} (see {@link #runLocked}).
+   *
+   * @param timeout the maximum time to wait for the lock
+   * @param action the code to run holding the lock
+   * @return {@code true} if the action ran, and {@code false} if the lock stayed busy
+   * @throws InterruptedException if the current thread is interrupted while acquiring the lock (the
+   *     action does not run)
+   * @throws NullPointerException if {@code timeout} or {@code action} is null
+   * @throws LockLostException if the hold was lost before the release
+   * @throws RedisLockException if Redis could not be reached or answered with an error and the lock
+   *     was not acquired by the deadline, or Redis could not confirm the release
+   * @throws IllegalStateException if the factory is closed
+   */
+  public boolean tryRunLocked(Duration timeout, Runnable action) throws InterruptedException {
+    return Locked.tryRun(this, timeout, action, null);
+  }
+
+  /**
+   * Runs {@code action} holding this lock if the lock can be acquired within {@code timeout}, and
+   * otherwise runs {@code onBusy}, without the lock. As {@link #tryRunLocked(Duration, Runnable)},
+   * which this is with a callback for the busy case.
+   *
+   * @param timeout the maximum time to wait for the lock
+   * @param action the code to run holding the lock
+   * @param onBusy the code to run, without the lock, if the lock stayed busy
+   * @return {@code true} if the action ran, and {@code false} if the lock stayed busy (and {@code
+   *     onBusy} ran)
+   * @throws InterruptedException if the current thread is interrupted while acquiring the lock
+   *     (neither runs)
+   * @throws NullPointerException if {@code timeout}, {@code action} or {@code onBusy} is null
+   * @throws LockLostException if the hold was lost before the release
+   * @throws RedisLockException if Redis could not be reached or answered with an error and the lock
+   *     was not acquired by the deadline (neither runs), or Redis could not confirm the release
+   * @throws IllegalStateException if the factory is closed
+   */
+  public boolean tryRunLocked(Duration timeout, Runnable action, Runnable onBusy)
+      throws InterruptedException {
+    Objects.requireNonNull(onBusy, "onBusy");
+    return Locked.tryRun(this, timeout, action, onBusy);
+  }
+
+  /**
+   * Acquires the lock as {@link #lock()} does, and returns the hold, which releases it when closed:
+   * for try-with-resources.
+   *
+   * <pre>{@code
+   * try (LockHold hold = lock.acquire()) {
+   *   storage.write(record, hold.fencingToken());
+   * }
+   * }</pre>
+   *
+   * <p>The hold belongs to the current thread: closing it from another thread throws {@link
+   * IllegalMonitorStateException}, and leaves the lock held. Closing it twice releases it once. If
+   * the current thread already holds the lock, the hold is a reentrant acquisition, one count of
+   * the lock.
+   *
+   * <p>If the hold is lost while the block runs (see the class description), the block is not
+   * stopped: it runs to its end without mutual exclusion, and closing the hold throws {@link
+   * LockLostException} (suppressed by the block's own exception, if it threw one, as
+   * try-with-resources does). {@link LockHold#fencingToken()} throws it as soon as the loss is
+   * known.
+   *
+   * @return the hold, to close
+   * @throws LockLostException if a hold of the current thread was lost and it was not told yet
+   * @throws RedisLockException if Redis answers with an error that waiting cannot cure
+   * @throws IllegalStateException if the factory is closed
+   */
+  public LockHold acquire() {
+    return Locked.acquire(this, this::getFencingToken);
+  }
+
+  /**
+   * Acquires the lock as {@link #tryLock(long, TimeUnit)} does, waiting at most {@code timeout},
+   * and returns the hold, which releases it when closed; or an empty {@code Optional} if the lock
+   * stayed busy. A timeout of zero or less makes one attempt. See {@link #acquire()} for the hold.
+   *
+   * <pre>{@code
+   * Optional<LockHold> maybe = lock.tryAcquire(Duration.ofSeconds(1));
+   * if (maybe.isPresent()) {
+   *   try (LockHold hold = maybe.get()) {
+   *     ...
+   *   }
+   * }
+   * }</pre>
+   *
+   * @param timeout the maximum time to wait for the lock
+   * @return the hold, or empty if the lock was not acquired within the timeout
+   * @throws InterruptedException if the current thread is interrupted
+   * @throws NullPointerException if {@code timeout} is null
+   * @throws RedisLockException if Redis could not be reached or answered with an error, and the
+   *     lock was not acquired by the deadline
+   * @throws LockLostException if a hold of the current thread was lost and it was not told yet
+   * @throws IllegalStateException if the factory is closed
+   */
+  public Optional<LockHold> tryAcquire(Duration timeout) throws InterruptedException {
+    return Locked.tryAcquire(this, timeout, this::getFencingToken);
+  }
+
+  /**
    * Returns a new {@link Condition} of this lock: the next in this lock object's numbering. The
    * n-th call on a lock object returns condition n of the lock's name, so that the same code in
    * every process (a bounded buffer that creates {@code notFull}, then {@code notEmpty}) gets
@@ -354,6 +534,46 @@ public class RedisDistributedLock implements Lock {
   public Condition newCondition(String name) {
     Objects.requireNonNull(name, "name");
     return engine.newCondition(lockName(), name, false);
+  }
+
+  /**
+   * Returns this lock with its own maximum hold time: a lock object for the same lock (same name,
+   * same holds, same reentrancy count: a hold taken through one is held through the other) whose
+   * holds are renewed for at most {@code maxHoldTime}, instead of the factory's {@linkplain
+   * RedisLockFactory.Builder#maxHoldTime maximum} (none by default).
+   *
+   * <p>Once a hold taken through the returned object has been held for {@code maxHoldTime} since it
+   * was acquired in Redis, the factory stops renewing it: the lock key expires with its lease, and
+   * the hold is then lost, reported to the factory's {@code onLockLost} listener with a reason that
+   * starts with "max hold time", and the holder's next {@link #unlock()} throws {@link
+   * LockLostException}. So a holder stuck in an endless loop cannot keep the lock forever. The code
+   * running under the lock is not stopped (see {@link #runLocked}): a fencing token keeps its late
+   * writes out.
+   *
+   * <p>The maximum applies to the holds acquired in Redis through the returned object; a reentrant
+   * acquisition, or one that got the hold from another thread of this JVM (a local handoff, see
+   * {@link #unlock()}), keeps the hold's maximum. A condition's {@code await} re-acquires the lock
+   * with a new hold, whose time counts from then.
+   *
+   * <p>In this implementation the hold lasts between {@code maxHoldTime} and {@code maxHoldTime}
+   * plus one lease after its acquisition: the last renewal, made before the maximum was reached,
+   * sets a full lease. The loss is reported within a sixth of the lease after the lease ran out.
+   *
+   * @param maxHoldTime how long a hold may be renewed, positive
+   * @return a lock object for this lock, with that maximum hold time
+   * @throws NullPointerException if {@code maxHoldTime} is null
+   * @throws IllegalArgumentException if {@code maxHoldTime} is zero or negative
+   */
+  public RedisDistributedLock withMaxHoldTime(Duration maxHoldTime) {
+    return new RedisDistributedLock(engine, name, checkMaxHoldTime(maxHoldTime));
+  }
+
+  static Duration checkMaxHoldTime(Duration maxHoldTime) {
+    Objects.requireNonNull(maxHoldTime, "maxHoldTime");
+    if (maxHoldTime.isNegative() || maxHoldTime.isZero()) {
+      throw new IllegalArgumentException("maxHoldTime must be positive, got " + maxHoldTime);
+    }
+    return maxHoldTime;
   }
 
   /**

@@ -3,11 +3,14 @@ package io.github.redislock;
 import io.github.redislock.internal.Assembly;
 import io.github.redislock.internal.LockEngine;
 import io.github.redislock.internal.Settings;
+import io.github.redislock.internal.Telemetry;
+import io.github.redislock.internal.backend.LockState;
 import io.github.redislock.internal.client.Kind;
 import io.github.redislock.internal.client.RedisClients;
 import io.github.redislock.internal.client.Tls;
 import io.github.redislock.internal.util.Ticker;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.Arrays;
 import java.util.HashSet;
 import java.util.List;
@@ -148,6 +151,116 @@ public final class RedisLockFactory implements AutoCloseable {
   }
 
   /**
+   * Returns a snapshot of this factory's statistics: acquisitions, failed and timed-out attempts,
+   * their waits, local handoffs, lost holds, Redis errors and renewals, counted since the factory
+   * was built (see {@link LockStats}). Counted only when the factory was built with {@link
+   * Builder#recordStats()}; otherwise every count is zero.
+   *
+   * <p>In this implementation counting costs a few striped counter increments ({@code LongAdder})
+   * per acquisition; the snapshot sums them, without stopping the counting threads, so counts of
+   * events in progress may be in or out.
+   *
+   * @return the statistics so far
+   */
+  public LockStats stats() {
+    Telemetry.Counts counts = engine.stats();
+    return LockStats.of(
+        counts.acquisitions(),
+        counts.failures(),
+        counts.timeouts(),
+        counts.totalWaitNanos(),
+        counts.maxWaitNanos(),
+        counts.handoffs(),
+        counts.lostHolds(),
+        counts.redisErrors(),
+        counts.renewals());
+  }
+
+  /**
+   * Returns a snapshot of the lock of the given name, read from Redis without taking the lock:
+   * whether it is held, its remaining lease, its fencing counter, how many processes wait for it,
+   * how many read holds a read-write lock of the name has, and, if its holder's factory was built
+   * with {@link Builder#describeHolders()}, who holds it. For monitoring and operators: the lock
+   * may have changed by the time the snapshot is read.
+   *
+   * <p>The name is the one given to {@link #getLock}, {@link #getFairLock} or {@link
+   * #getReadWriteLock} (the key prefix of this factory applies). A plain and a fair lock of a name
+   * share its key and look the same; for a read-write name the lock key is the write lock's, so
+   * {@link LockInfo#isLocked()} tells whether the write lock is held and {@link LockInfo#readers()}
+   * counts the read holds. The lock need not be one of this library: any client's {@code SET key
+   * value NX PX} lock shows as held.
+   *
+   * <p>In this implementation one script reads the lock's keys and the subscriber count of its
+   * wake-up channel ({@code PUBSUB NUMSUB}, or {@code PUBSUB SHARDNUMSUB} on a Redis Cluster) on
+   * the node of the lock's slot, in one round trip, and writes nothing. Under Redlock every master
+   * is asked, and the snapshot is what a majority agrees on: the lock is held when a majority of
+   * the masters hold its key for the same owner, for as long as a majority keeps it; the fencing
+   * counter and the waiters are the greatest any master has.
+   *
+   * @param name the lock's name
+   * @return the snapshot
+   * @throws NullPointerException if {@code name} is null
+   * @throws IllegalArgumentException if {@code name} is empty or reserved (see {@link #getLock})
+   * @throws RedisLockException if Redis cannot be reached (under Redlock, fewer than a majority of
+   *     the masters answered)
+   * @throws IllegalStateException if this factory is closed
+   */
+  public LockInfo inspect(String name) {
+    LockState state = engine.inspect(checkName(name));
+    return new LockInfo(
+        name,
+        state.owner() != null,
+        state.owner() != null && state.pttlMillis() >= 0
+            ? Duration.ofMillis(state.pttlMillis())
+            : null,
+        state.fencingCounter(),
+        (int) Math.min(Integer.MAX_VALUE, state.subscribers()),
+        (int) Math.min(Integer.MAX_VALUE, state.readers()),
+        state.host() == null
+            ? null
+            : new LockInfo.Holder(
+                state.host(),
+                state.pid(),
+                state.thread(),
+                Instant.ofEpochMilli(state.sinceMillis())));
+  }
+
+  /**
+   * Deletes the lock of the given name, whoever holds it, and wakes the processes waiting for it.
+   * For operators, to free a lock whose holder is stuck.
+   *
+   * <p><b>This is dangerous.</b> It breaks mutual exclusion on purpose: the holder goes on running
+   * as if it held the lock while the next process acquires it. The holder learns that it lost its
+   * hold only at its next renewal (within a third of the lease), when its {@code onLockLost}
+   * listener is told and its next {@code unlock()} throws {@link LockLostException}; until then it
+   * may write to the protected resource. Use it only when the holder is known to be dead or stuck,
+   * and protect the resource with fencing tokens ({@link RedisDistributedLock#getFencingToken()}):
+   * the fencing counter is kept, so that the next holder's token is greater and the former holder's
+   * late writes are rejected.
+   *
+   * <p>For a read-write name it deletes the write lock and every read hold; waiting writers keep
+   * their place. For a fair name it deletes the lock and wakes the waiters, whose queue moves on. A
+   * holder of this factory learns it at its next renewal, like any other.
+   *
+   * <p>In this implementation one script deletes the lock key, the read shares and the holder's
+   * description, and publishes the release on the lock's wake-up channel. Under Redlock it is run
+   * on every master; it returns whether any master deleted a key, and throws when fewer than a
+   * majority of the masters answered (a majority may still hold the lock).
+   *
+   * @param name the lock's name
+   * @return {@code true} if a lock key or read hold was deleted, {@code false} if nobody held the
+   *     lock
+   * @throws NullPointerException if {@code name} is null
+   * @throws IllegalArgumentException if {@code name} is empty or reserved (see {@link #getLock})
+   * @throws RedisLockException if Redis cannot be reached (under Redlock, fewer than a majority of
+   *     the masters answered)
+   * @throws IllegalStateException if this factory is closed
+   */
+  public boolean forceUnlock(String name) {
+    return engine.forceUnlock(checkName(name));
+  }
+
+  /**
    * Stops renewals, wakes waiting threads (they throw {@link IllegalStateException}), and closes
    * the Redis clients this factory created. Holds still held are reported lost. Calling it again
    * has no effect.
@@ -196,6 +309,10 @@ public final class RedisLockFactory implements AutoCloseable {
     private String keyPrefix;
     private Consumer<LockLostEvent> onLockLost;
     private Tls tls;
+    private Duration maxHoldTime;
+    private boolean describeHolders;
+    private boolean recordStats;
+    private LockStatsListener statsListener;
 
     private Builder() {}
 
@@ -495,6 +612,86 @@ public final class RedisLockFactory implements AutoCloseable {
     }
 
     /**
+     * Sets how long a hold may last: once a hold has been held that long since it was acquired in
+     * Redis, the factory stops renewing it, its key expires with its lease, and the hold is lost
+     * (reported to {@link #onLockLost} with a reason that starts with "max hold time"; its holder's
+     * next {@code unlock()} throws {@link LockLostException}). So a holder stuck in an endless loop
+     * cannot keep a lock forever. It applies to every lock of the factory, read and write holds
+     * included; {@link RedisDistributedLock#withMaxHoldTime} sets another for one lock object.
+     * Default: none, holds are renewed for as long as they are held.
+     *
+     * <p>In this implementation a hold lasts between the maximum and the maximum plus one lease.
+     *
+     * @param max how long a hold may be renewed, positive
+     * @return this builder
+     * @throws NullPointerException if {@code max} is null
+     * @throws IllegalArgumentException if it is zero or negative
+     * @throws IllegalStateException if it was already set
+     */
+    public Builder maxHoldTime(Duration max) {
+      Objects.requireNonNull(max, "max");
+      requireUnset(this.maxHoldTime, "maxHoldTime");
+      this.maxHoldTime = RedisDistributedLock.checkMaxHoldTime(max);
+      return this;
+    }
+
+    /**
+     * Makes the factory count what {@link RedisLockFactory#stats()} returns: acquisitions, failed
+     * and timed-out attempts, waits, local handoffs, lost holds, Redis errors and renewals.
+     * Default: off, and {@code stats()} returns {@link LockStats#empty()}.
+     *
+     * @return this builder
+     * @throws IllegalStateException if statistics were already asked for
+     */
+    public Builder recordStats() {
+      if (recordStats) {
+        throw new IllegalStateException("recordStats was already set");
+      }
+      recordStats = true;
+      return this;
+    }
+
+    /**
+     * Makes the factory count its statistics, as {@link #recordStats()} does, and also tell {@code
+     * listener} of each event it counts, as it happens: for a metrics system.
+     *
+     * @param listener told of each counted event (see {@link LockStatsListener})
+     * @return this builder
+     * @throws NullPointerException if {@code listener} is null
+     * @throws IllegalStateException if statistics were already asked for
+     */
+    public Builder recordStats(LockStatsListener listener) {
+      Objects.requireNonNull(listener, "listener");
+      recordStats();
+      statsListener = listener;
+      return this;
+    }
+
+    /**
+     * Makes every acquisition of this factory describe its holder beside the lock key, for {@link
+     * RedisLockFactory#inspect}: host name, process id, the acquiring thread's name and the time of
+     * the acquisition (the Redis server's clock). The description has the lock's expiry, is
+     * extended by every renewal, and is shown only while its hold holds the lock. Default: off,
+     * since it costs a write.
+     *
+     * <p>In this implementation the description is a hash, {@code "{name}:lock-holder"} for a name
+     * without braces, in the lock key's cluster slot; it costs one Redis call after each
+     * acquisition in Redis, on the acquiring thread, and one after each renewal, on the renewal's
+     * thread. A description that cannot be written is logged (at debug level) and leaves the lock
+     * alone. Read holds are not described.
+     *
+     * @return this builder
+     * @throws IllegalStateException if it was already set
+     */
+    public Builder describeHolders() {
+      if (describeHolders) {
+        throw new IllegalStateException("describeHolders was already set");
+      }
+      describeHolders = true;
+      return this;
+    }
+
+    /**
      * Builds the factory. With {@link #standalone} or {@link #client} no Redis call is made: an
      * unreachable Redis shows at the first lock operation, as a {@link RedisLockException}. With
      * {@link #sentinel} or {@link #cluster}, the client this factory creates learns the topology
@@ -532,7 +729,11 @@ public final class RedisLockFactory implements AutoCloseable {
               lease,
               timeout,
               onLockLost != null ? onLockLost : event -> {},
-              Ticker.SYSTEM);
+              Ticker.SYSTEM,
+              maxHoldTime,
+              describeHolders,
+              recordStats,
+              statsListener == null ? null : sink(statsListener));
       if (redlockUris != null || redlockMasters != null) {
         Duration nodeTimeout =
             redlockNodeTimeout != null ? redlockNodeTimeout : DEFAULT_NODE_TIMEOUT;
@@ -580,6 +781,41 @@ public final class RedisLockFactory implements AutoCloseable {
                 + endpoint
                 + ")");
       }
+    }
+
+    /** The engine's view of the user's listener. */
+    private static Telemetry.Sink sink(LockStatsListener listener) {
+      return new Telemetry.Sink() {
+        @Override
+        public void acquired(String lockName, long waitNanos, boolean handoff) {
+          listener.acquired(lockName, waitNanos, handoff);
+        }
+
+        @Override
+        public void notAcquired(String lockName, long waitNanos, boolean timedOut) {
+          listener.notAcquired(lockName, waitNanos, timedOut);
+        }
+
+        @Override
+        public void released(String lockName, long heldNanos) {
+          listener.released(lockName, heldNanos);
+        }
+
+        @Override
+        public void lostHold(String lockName, String reason) {
+          listener.lostHold(lockName, reason);
+        }
+
+        @Override
+        public void redisError(String lockName) {
+          listener.redisError(lockName);
+        }
+
+        @Override
+        public void renewed(String lockName) {
+          listener.renewed(lockName);
+        }
+      };
     }
 
     private void setUri(String method, String uri, Kind kind) {

@@ -2,7 +2,10 @@ package io.github.redislock;
 
 import io.github.redislock.internal.Mutexes;
 import io.github.redislock.internal.ReadWriteFamily;
+import java.time.Duration;
 import java.util.Objects;
+import java.util.Optional;
+import java.util.concurrent.Callable;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.Lock;
@@ -349,6 +352,117 @@ public final class RedisReadWriteLock implements ReadWriteLock {
     }
 
     /**
+     * Runs {@code action} holding the read lock: acquires it as {@link #lock()} does, runs the
+     * action, and releases it, whether the action returned or threw; as {@link
+     * RedisDistributedLock#runLocked} does for a lock. If the hold is lost while the action runs,
+     * the action runs to its end without the lock, and the release throws {@link
+     * LockLostException}.
+     *
+     * @param action the code to run holding the read lock
+     * @throws NullPointerException if {@code action} is null
+     * @throws LockLostException if the hold was lost before the release
+     * @throws RedisLockException if Redis answers with an error that waiting cannot cure, or could
+     *     not confirm the release
+     * @throws IllegalStateException if the factory is closed
+     */
+    public void runLocked(Runnable action) {
+      Locked.run(this, action);
+    }
+
+    /**
+     * Calls {@code action} holding the read lock and returns its result, as {@link
+     * RedisDistributedLock#callLocked} does for a lock: exceptions pass through unchanged after the
+     * release, and a hold lost while the action runs makes the release throw {@link
+     * LockLostException}.
+     *
+     * @param action the code to call holding the read lock
+     * @param <T> the type of the action's result
+     * @return the action's result
+     * @throws NullPointerException if {@code action} is null
+     * @throws Exception whatever the action throws
+     * @throws LockLostException if the hold was lost before the release
+     * @throws RedisLockException if Redis answers with an error that waiting cannot cure, or could
+     *     not confirm the release
+     * @throws IllegalStateException if the factory is closed
+     */
+    public <T> T callLocked(Callable<T> action) throws Exception {
+      return Locked.call(this, action);
+    }
+
+    /**
+     * Runs {@code action} holding the read lock if it can be acquired within {@code timeout}, as
+     * {@link RedisDistributedLock#tryRunLocked(Duration, Runnable)} does for a lock.
+     *
+     * @param timeout the maximum time to wait for the read lock
+     * @param action the code to run holding it
+     * @return {@code true} if the action ran, and {@code false} if the lock stayed busy
+     * @throws InterruptedException if the current thread is interrupted while acquiring the lock
+     * @throws NullPointerException if {@code timeout} or {@code action} is null
+     * @throws LockLostException if the hold was lost before the release
+     * @throws RedisLockException if Redis could not be reached or answered with an error and the
+     *     lock was not acquired by the deadline, or Redis could not confirm the release
+     * @throws IllegalStateException if the factory is closed
+     */
+    public boolean tryRunLocked(Duration timeout, Runnable action) throws InterruptedException {
+      return Locked.tryRun(this, timeout, action, null);
+    }
+
+    /**
+     * Runs {@code action} holding the read lock if it can be acquired within {@code timeout}, and
+     * otherwise runs {@code onBusy} without it, as {@link
+     * RedisDistributedLock#tryRunLocked(Duration, Runnable, Runnable)} does for a lock.
+     *
+     * @param timeout the maximum time to wait for the read lock
+     * @param action the code to run holding it
+     * @param onBusy the code to run, without the lock, if it stayed busy
+     * @return {@code true} if the action ran, and {@code false} if the lock stayed busy
+     * @throws InterruptedException if the current thread is interrupted while acquiring the lock
+     * @throws NullPointerException if {@code timeout}, {@code action} or {@code onBusy} is null
+     * @throws LockLostException if the hold was lost before the release
+     * @throws RedisLockException if Redis could not be reached or answered with an error and the
+     *     lock was not acquired by the deadline, or Redis could not confirm the release
+     * @throws IllegalStateException if the factory is closed
+     */
+    public boolean tryRunLocked(Duration timeout, Runnable action, Runnable onBusy)
+        throws InterruptedException {
+      Objects.requireNonNull(onBusy, "onBusy");
+      return Locked.tryRun(this, timeout, action, onBusy);
+    }
+
+    /**
+     * Acquires the read lock as {@link #lock()} does, and returns the hold, which releases it when
+     * closed, for try-with-resources; as {@link RedisDistributedLock#acquire()} does for a lock.
+     * Its {@link LockHold#fencingToken()} throws {@link UnsupportedOperationException}: read holds
+     * have no fencing token.
+     *
+     * @return the hold, to close
+     * @throws LockLostException if a hold of the current thread was lost and it was not told yet
+     * @throws RedisLockException if Redis answers with an error that waiting cannot cure
+     * @throws IllegalStateException if the factory is closed
+     */
+    public LockHold acquire() {
+      return Locked.acquire(this, Locked::noFencingToken);
+    }
+
+    /**
+     * Acquires the read lock as {@link #tryLock(long, TimeUnit)} does, waiting at most {@code
+     * timeout}, and returns the hold, which releases it when closed; or an empty {@code Optional}
+     * if the lock stayed busy. See {@link #acquire()}.
+     *
+     * @param timeout the maximum time to wait for the read lock
+     * @return the hold, or empty if the lock was not acquired within the timeout
+     * @throws InterruptedException if the current thread is interrupted
+     * @throws NullPointerException if {@code timeout} is null
+     * @throws RedisLockException if Redis could not be reached or answered with an error, and the
+     *     lock was not acquired by the deadline
+     * @throws LockLostException if a hold of the current thread was lost and it was not told yet
+     * @throws IllegalStateException if the factory is closed
+     */
+    public Optional<LockHold> tryAcquire(Duration timeout) throws InterruptedException {
+      return Locked.tryAcquire(this, timeout, Locked::noFencingToken);
+    }
+
+    /**
      * Throws {@link UnsupportedOperationException} because read locks do not support conditions, as
      * in {@code ReentrantReadWriteLock}.
      *
@@ -507,6 +621,116 @@ public final class RedisReadWriteLock implements ReadWriteLock {
     @Override
     public void unlock() {
       lock.engine.unlockWrite(lock.lockName());
+    }
+
+    /**
+     * Runs {@code action} holding the write lock: acquires it as {@link #lock()} does, runs the
+     * action, and releases it, whether the action returned or threw; as {@link
+     * RedisDistributedLock#runLocked} does for a lock. If the hold is lost while the action runs,
+     * the action runs to its end without the lock, and the release throws {@link
+     * LockLostException}.
+     *
+     * @param action the code to run holding the write lock
+     * @throws NullPointerException if {@code action} is null
+     * @throws LockLostException if the hold was lost before the release
+     * @throws RedisLockException if Redis answers with an error that waiting cannot cure, or could
+     *     not confirm the release
+     * @throws IllegalStateException if the factory is closed
+     */
+    public void runLocked(Runnable action) {
+      Locked.run(this, action);
+    }
+
+    /**
+     * Calls {@code action} holding the write lock and returns its result, as {@link
+     * RedisDistributedLock#callLocked} does for a lock: exceptions pass through unchanged after the
+     * release, and a hold lost while the action runs makes the release throw {@link
+     * LockLostException}.
+     *
+     * @param action the code to call holding the write lock
+     * @param <T> the type of the action's result
+     * @return the action's result
+     * @throws NullPointerException if {@code action} is null
+     * @throws Exception whatever the action throws
+     * @throws LockLostException if the hold was lost before the release
+     * @throws RedisLockException if Redis answers with an error that waiting cannot cure, or could
+     *     not confirm the release
+     * @throws IllegalStateException if the factory is closed
+     */
+    public <T> T callLocked(Callable<T> action) throws Exception {
+      return Locked.call(this, action);
+    }
+
+    /**
+     * Runs {@code action} holding the write lock if it can be acquired within {@code timeout}, as
+     * {@link RedisDistributedLock#tryRunLocked(Duration, Runnable)} does for a lock.
+     *
+     * @param timeout the maximum time to wait for the write lock
+     * @param action the code to run holding it
+     * @return {@code true} if the action ran, and {@code false} if the lock stayed busy
+     * @throws InterruptedException if the current thread is interrupted while acquiring the lock
+     * @throws NullPointerException if {@code timeout} or {@code action} is null
+     * @throws LockLostException if the hold was lost before the release
+     * @throws RedisLockException if Redis could not be reached or answered with an error and the
+     *     lock was not acquired by the deadline, or Redis could not confirm the release
+     * @throws IllegalStateException if the factory is closed
+     */
+    public boolean tryRunLocked(Duration timeout, Runnable action) throws InterruptedException {
+      return Locked.tryRun(this, timeout, action, null);
+    }
+
+    /**
+     * Runs {@code action} holding the write lock if it can be acquired within {@code timeout}, and
+     * otherwise runs {@code onBusy} without it, as {@link
+     * RedisDistributedLock#tryRunLocked(Duration, Runnable, Runnable)} does for a lock.
+     *
+     * @param timeout the maximum time to wait for the write lock
+     * @param action the code to run holding it
+     * @param onBusy the code to run, without the lock, if it stayed busy
+     * @return {@code true} if the action ran, and {@code false} if the lock stayed busy
+     * @throws InterruptedException if the current thread is interrupted while acquiring the lock
+     * @throws NullPointerException if {@code timeout}, {@code action} or {@code onBusy} is null
+     * @throws LockLostException if the hold was lost before the release
+     * @throws RedisLockException if Redis could not be reached or answered with an error and the
+     *     lock was not acquired by the deadline, or Redis could not confirm the release
+     * @throws IllegalStateException if the factory is closed
+     */
+    public boolean tryRunLocked(Duration timeout, Runnable action, Runnable onBusy)
+        throws InterruptedException {
+      Objects.requireNonNull(onBusy, "onBusy");
+      return Locked.tryRun(this, timeout, action, onBusy);
+    }
+
+    /**
+     * Acquires the write lock as {@link #lock()} does, and returns the hold, which releases it when
+     * closed, for try-with-resources; as {@link RedisDistributedLock#acquire()} does for a lock.
+     * Its {@link LockHold#fencingToken()} is the write lock's {@link #getFencingToken()}.
+     *
+     * @return the hold, to close
+     * @throws LockLostException if a hold of the current thread was lost and it was not told yet
+     * @throws RedisLockException if Redis answers with an error that waiting cannot cure
+     * @throws IllegalStateException if the factory is closed
+     */
+    public LockHold acquire() {
+      return Locked.acquire(this, this::getFencingToken);
+    }
+
+    /**
+     * Acquires the write lock as {@link #tryLock(long, TimeUnit)} does, waiting at most {@code
+     * timeout}, and returns the hold, which releases it when closed; or an empty {@code Optional}
+     * if the lock stayed busy. See {@link #acquire()}.
+     *
+     * @param timeout the maximum time to wait for the write lock
+     * @return the hold, or empty if the lock was not acquired within the timeout
+     * @throws InterruptedException if the current thread is interrupted
+     * @throws NullPointerException if {@code timeout} is null
+     * @throws RedisLockException if Redis could not be reached or answered with an error, and the
+     *     lock was not acquired by the deadline
+     * @throws LockLostException if a hold of the current thread was lost and it was not told yet
+     * @throws IllegalStateException if the factory is closed
+     */
+    public Optional<LockHold> tryAcquire(Duration timeout) throws InterruptedException {
+      return Locked.tryAcquire(this, timeout, this::getFencingToken);
     }
 
     /**

@@ -57,6 +57,12 @@ final class Hold {
    */
   private volatile long localEpoch = -1;
 
+  /** Whether its holder was described beside the lock key (see {@link HolderDescriptions}). */
+  private volatile boolean described;
+
+  /** How long this hold may last before renewal stops (see {@link #limitTo}); 0: no limit. */
+  private volatile long maxHoldNanos;
+
   /** Whether {@link #fencingToken} was made binding (see {@code LockBackend.confirmFence}). */
   private volatile boolean fenceConfirmed;
 
@@ -140,6 +146,29 @@ final class Hold {
   /** The ownership of the local lock that holds this hold; -1 before anyone took it. */
   long localEpoch() {
     return localEpoch;
+  }
+
+  /**
+   * Limits how long this hold lasts: once it has been held {@code nanos} since its acquisition, it
+   * is not renewed any more, and expires with its lease. Set before renewal starts.
+   */
+  void limitTo(long nanos) {
+    maxHoldNanos = nanos;
+  }
+
+  /** Whether this hold has lasted its maximum hold time at {@code nowNanos}: no more renewals. */
+  boolean outlived(long nowNanos) {
+    long max = maxHoldNanos;
+    return max > 0 && nowNanos - acquiredAtNanos - max >= 0;
+  }
+
+  /** Its holder was described beside the lock key. */
+  void described() {
+    described = true;
+  }
+
+  boolean isDescribed() {
+    return described;
   }
 
   /** Claims the hold's one renewal in flight; {@code false} while another is running. */

@@ -21,11 +21,21 @@ import org.slf4j.LoggerFactory;
  * Taking and returning a hold costs the renewer nothing but a volatile read: no set to update, no
  * thread signalled on the lock's fast path. A renewal that finds the key gone or taken marks the
  * hold lost at once; one that fails is retried at every tick until the lease, as last confirmed,
- * would have run out, and then marks it lost. Each loss is reported once.
+ * would have run out, and then marks it lost. A hold that has lasted its maximum hold time is not
+ * renewed any more, and is marked lost once its lease ran out. Each loss is reported once.
  */
 final class LeaseRenewer implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(LeaseRenewer.class);
   private static final int IDLE_TICKS_BEFORE_EXIT = 3;
+
+  /** Who is told of each renewal, on the renewal's thread. */
+  interface Renewals {
+    Renewals NONE = new Renewals() {};
+
+    default void renewed(Hold hold) {}
+
+    default void failed(Hold hold, RuntimeException e) {}
+  }
 
   /** The holds to renew: whatever the engine holds now, held or not any more. */
   interface Holds {
@@ -39,6 +49,7 @@ final class LeaseRenewer implements AutoCloseable {
   private final Executor executor;
   private final Holds holds;
   private final Ticker ticker;
+  private final Renewals renewals;
   private final AtomicBoolean running = new AtomicBoolean();
   private volatile boolean closed;
   private volatile Thread thread;
@@ -57,6 +68,19 @@ final class LeaseRenewer implements AutoCloseable {
       Executor executor,
       Holds holds,
       Ticker ticker) {
+    this(leaseNanos, validNanos, losses, executor, holds, ticker, Renewals.NONE);
+  }
+
+  /** A renewer that tells {@code renewals} of each renewal and each failed one. */
+  LeaseRenewer(
+      long leaseNanos,
+      long validNanos,
+      LossReporter losses,
+      Executor executor,
+      Holds holds,
+      Ticker ticker,
+      Renewals renewals) {
+    this.renewals = renewals;
     this.validNanos = validNanos;
     this.renewAfterNanos = leaseNanos / 3;
     this.tickNanos = Math.max(TimeUnit.MILLISECONDS.toNanos(1), leaseNanos / 6);
@@ -108,6 +132,12 @@ final class LeaseRenewer implements AutoCloseable {
             return;
           }
           any[0] = true;
+          if (hold.outlived(now)) {
+            if (now - hold.leaseEndNanos() >= 0) {
+              losses.lose(hold, LossReporter.MAX_HOLD_TIME);
+            }
+            return; // no more renewals: it expires with its lease
+          }
           if (now - hold.renewedAtNanos() >= renewAfterNanos && hold.beginRenewal()) {
             try {
               executor.execute(() -> renew(hold));
@@ -173,10 +203,12 @@ final class LeaseRenewer implements AutoCloseable {
     try {
       if (hold.kind.extend(hold)) {
         hold.extendedUntil(start, start + validNanos);
+        renewals.renewed(hold);
       } else {
         losses.lose(hold, LossReporter.NOT_OURS);
       }
     } catch (RuntimeException e) { // Redis failed, or the client did something unexpected
+      renewals.failed(hold, e);
       if (ticker.read() - hold.leaseEndNanos() >= 0) {
         losses.lose(hold, "renewal failed until the lease ran out: " + e.getMessage());
       } else {

@@ -1,11 +1,14 @@
 package io.github.redislock.internal;
 
 import io.github.redislock.internal.backend.LockBackend;
+import io.github.redislock.internal.backend.LockState;
 import io.github.redislock.internal.util.Threads;
 import io.github.redislock.internal.util.Ticker;
 import java.util.List;
 import java.util.concurrent.ExecutorService;
 import java.util.function.Consumer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 import redis.clients.jedis.UnifiedJedis;
 
 /**
@@ -15,6 +18,7 @@ import redis.clients.jedis.UnifiedJedis;
  * kind of lock: the plain locks of {@code getLock}, and the fair locks of {@code getFairLock}.
  */
 public final class LockEngine implements AutoCloseable {
+  private static final Logger log = LoggerFactory.getLogger(LockEngine.class);
 
   /**
    * The most threads a factory runs for background Redis calls (renewals, clean-up releases, timed
@@ -26,6 +30,7 @@ public final class LockEngine implements AutoCloseable {
   private final Lifecycle lifecycle = new Lifecycle();
   private final ExecutorService io;
   private final Toolkit toolkit;
+  private final Telemetry telemetry;
   private final Mutexes exclusive;
 
   /** The fair locks, made at the first {@link #fair()} call: Redlock has none. */
@@ -46,12 +51,38 @@ public final class LockEngine implements AutoCloseable {
     Ticker ticker = settings.ticker;
     long validNanos = settings.leaseNanos - backend.safetyMarginNanos();
     this.io = Threads.boundedPool("redis-lock-io", MAX_IO_THREADS);
-    LossReporter losses = new LossReporter(settings.onLockLost, Hold::revokeLocally);
+    this.telemetry = new Telemetry(settings.recordStats, settings.statsSink, ticker);
+    LossReporter losses =
+        new LossReporter(
+            event -> {
+              telemetry.lost(event);
+              settings.onLockLost.accept(event);
+            },
+            Hold::revokeLocally);
     Releases releases = new Releases(io, ticker, settings.leaseNanos);
     Turns turns = new Turns(ticker);
     WakeUpHub wakeUps = new WakeUpHub(wakeUpSources, io, ticker);
+    HolderDescriptions holders = new HolderDescriptions(backend, settings.describeHolders);
     LeaseRenewer renewer =
-        new LeaseRenewer(settings.leaseNanos, validNanos, losses, io, this::forEachHold, ticker);
+        new LeaseRenewer(
+            settings.leaseNanos,
+            validNanos,
+            losses,
+            io,
+            this::forEachHold,
+            ticker,
+            new LeaseRenewer.Renewals() {
+              @Override
+              public void renewed(Hold hold) {
+                telemetry.renewed(hold);
+                holders.renewed(hold);
+              }
+
+              @Override
+              public void failed(Hold hold, RuntimeException e) {
+                telemetry.renewalFailed(hold, e);
+              }
+            });
     this.toolkit =
         new Toolkit(
             backend,
@@ -73,7 +104,9 @@ public final class LockEngine implements AutoCloseable {
                 lifecycle,
                 ticker,
                 settings.slowCallNanos(),
-                validNanos));
+                validNanos),
+            holders,
+            telemetry);
     this.exclusive =
         new Mutexes(toolkit, new Mutexes.Policy(new ExclusiveKind(backend), true, false));
   }
@@ -124,6 +157,34 @@ public final class LockEngine implements AutoCloseable {
       }
     }
     return family;
+  }
+
+  /**
+   * A snapshot of the lock key of {@code name} (the key prefix applied), without taking the lock.
+   *
+   * @throws IllegalStateException if the factory is closed
+   */
+  public LockState inspect(String name) {
+    lifecycle.checkOpen();
+    return backend.inspect(exclusive.lockName(name).keys);
+  }
+
+  /**
+   * Deletes the lock of {@code name} whoever holds it, and wakes its waiters.
+   *
+   * @return whether a key was deleted
+   * @throws IllegalStateException if the factory is closed
+   */
+  public boolean forceUnlock(String name) {
+    lifecycle.checkOpen();
+    boolean deleted = backend.forceUnlock(exclusive.lockName(name).keys);
+    log.warn("forceUnlock('{}'): {}", name, deleted ? "deleted" : "nothing to delete");
+    return deleted;
+  }
+
+  /** The statistics so far: all zero unless the factory records them. */
+  public Telemetry.Counts stats() {
+    return telemetry.counts();
   }
 
   /** Throws {@link IllegalStateException} once the factory is closed. */

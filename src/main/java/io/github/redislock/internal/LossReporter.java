@@ -15,6 +15,10 @@ final class LossReporter {
   /** The reason given when the lock key no longer holds the hold's token. */
   static final String NOT_OURS = "the lock key was deleted, expired or taken by another owner";
 
+  /** The reason given when a hold outlived its maximum hold time and expired with its lease. */
+  static final String MAX_HOLD_TIME =
+      "max hold time reached: renewal stopped and the lease ran out";
+
   private final Consumer<LockLostEvent> listener;
   private final Consumer<Hold> afterLoss;
 

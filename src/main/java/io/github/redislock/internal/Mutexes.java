@@ -58,9 +58,18 @@ public final class Mutexes {
     final String name;
     final LockKeys keys;
 
-    private LockName(String name, LockKeys keys) {
+    /** The maximum hold time of the lock object's holds; -1: the factory's. */
+    final long maxHoldNanos;
+
+    private LockName(String name, LockKeys keys, long maxHoldNanos) {
       this.name = name;
       this.keys = keys;
+      this.maxHoldNanos = maxHoldNanos;
+    }
+
+    /** This name, for a lock object whose holds last at most {@code maxHoldTime}. */
+    public LockName withMaxHoldTime(java.time.Duration maxHoldTime) {
+      return new LockName(name, keys, Settings.saturatedNanos(maxHoldTime));
     }
 
     @Override
@@ -82,7 +91,7 @@ public final class Mutexes {
   /** The name {@code name} of this engine's locks, with its keys (the key prefix applied). */
   public LockName lockName(String name) {
     return new LockName(
-        name, LockKeys.of(t.settings().keyPrefix + Objects.requireNonNull(name, "name")));
+        name, LockKeys.of(t.settings().keyPrefix + Objects.requireNonNull(name, "name")), -1);
   }
 
   // ---- Lock ----
@@ -155,6 +164,7 @@ public final class Mutexes {
     try {
       release = how == null ? t.releases().releaseWithRetry(hold) : how.apply(hold);
     } catch (RedisLockException e) {
+      t.telemetry().redisErrors(state.name, 1);
       states.drop(state);
       throw new RedisLockException(
           "lock '"
@@ -172,6 +182,7 @@ public final class Mutexes {
         && Turns.othersWaited(release, t.wakeUps().isSubscribed(state.keys.channel()))) {
       t.turns().giveWay(state.name);
     }
+    t.telemetry().released(hold, kind, release.released());
     states.drop(state);
     if (!release.released()) {
       throw new LockLostException(state.name, LossReporter.NOT_OURS + " before " + call);
@@ -341,14 +352,22 @@ public final class Mutexes {
     if (current != null && current.local.isHeldByCurrentThread()) {
       return reenter(current);
     }
+    Telemetry.Acquiring seen = t.telemetry().acquiring(); // null: nothing records it
     NameState state = states.enter(name);
     boolean owned = false;
     boolean acquired = false;
+    Throwable failure = null;
     try {
       owned = queueLocally(state, mode, timeoutNanos);
-      acquired = owned && (takeHandOff(state) || acquireInRedis(state, mode, deadline));
+      acquired = owned && (takeHandOff(state) || acquireInRedis(state, name, mode, deadline, seen));
       return acquired;
+    } catch (Throwable e) {
+      failure = e;
+      throw e;
     } finally {
+      if (seen != null) {
+        t.telemetry().acquisitionEnded(seen, name.name, kind, mode, acquired, failure);
+      }
       if (!acquired) {
         // A hold published and then lost (the factory closing) was revoked, and exited for us.
         boolean exited = owned && !state.local.unlockAll();
@@ -396,19 +415,22 @@ public final class Mutexes {
     return handed != null && lost.take(state, handed);
   }
 
-  private boolean acquireInRedis(NameState state, Mode mode, long deadline)
+  private boolean acquireInRedis(
+      NameState state, LockName name, Mode mode, long deadline, Telemetry.Acquiring seen)
       throws InterruptedException {
     LockKind waiting =
         mode == Mode.ONCE_IN_TURN ? kind.forAttemptInTurn() : kind.forWait(mode == Mode.ONCE);
-    RedisWait wait = new RedisWait(t.waiting(), state.name, state.keys, waiting, mode, deadline);
+    RedisWait wait =
+        new RedisWait(t.waiting(), state.name, state.keys, waiting, mode, deadline).watchedBy(seen);
     if (!wait.run()) {
       return false;
     }
-    install(state, wait.token(), wait.granted(), wait.attemptStart());
+    install(state, name, wait.token(), wait.granted(), wait.attemptStart());
     return true;
   }
 
-  private void install(NameState state, String token, Acquisition granted, long startNanos) {
+  private void install(
+      NameState state, LockName name, String token, Acquisition granted, long startNanos) {
     Hold hold =
         new Hold(
             kind,
@@ -421,6 +443,7 @@ public final class Mutexes {
             startNanos,
             startNanos + t.validNanos(),
             t.ticker());
+    hold.limitTo(name.maxHoldNanos >= 0 ? name.maxHoldNanos : t.settings().maxHoldNanos);
     t.handoff().acquiredInRedis(state);
     hold.takenBy(state.local); // before it is published, so that a loss can revoke it
     state.hold = hold;
@@ -429,5 +452,6 @@ public final class Mutexes {
       t.releases().releaseLater(hold);
       t.lifecycle().checkOpen();
     }
+    t.holders().acquired(hold);
   }
 }

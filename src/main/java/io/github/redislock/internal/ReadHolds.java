@@ -82,8 +82,22 @@ final class ReadHolds {
       return true;
     }
     ReadKind kind = new ReadKind(ops, writeHold == null ? "" : writeHold.token, barge);
-    RedisWait wait = new RedisWait(t.waiting(), name.name, name.keys, kind, mode, deadline);
-    if (!wait.run()) {
+    Telemetry.Acquiring seen = t.telemetry().acquiring(); // null: nothing records it
+    RedisWait wait =
+        new RedisWait(t.waiting(), name.name, name.keys, kind, mode, deadline).watchedBy(seen);
+    boolean acquired = false;
+    Throwable failure = null;
+    try {
+      acquired = wait.run();
+    } catch (Throwable e) {
+      failure = e;
+      throw e;
+    } finally {
+      if (seen != null) {
+        t.telemetry().acquisitionEnded(seen, name.name, kind, mode, acquired, failure);
+      }
+    }
+    if (!acquired) {
       return false;
     }
     long start = wait.attemptStart();
@@ -99,6 +113,7 @@ final class ReadHolds {
             start,
             start + t.validNanos(),
             t.ticker());
+    hold.limitTo(t.settings().maxHoldNanos);
     shares.put(reader, new Share(hold));
     if (!t.renewer().start(hold)) {
       shares.remove(reader);
@@ -133,6 +148,7 @@ final class ReadHolds {
     try {
       release = t.releases().releaseWithRetry(hold);
     } catch (RedisLockException e) {
+      t.telemetry().redisErrors(name.name, 1);
       throw new RedisLockException(
           "the read lock of '"
               + name.name
@@ -142,6 +158,7 @@ final class ReadHolds {
               + " ms)",
           e);
     }
+    t.telemetry().released(hold, hold.kind, release.released());
     if (!release.released()) {
       throw new LockLostException(name.name, "the read share expired or was removed before unlock");
     }

@@ -77,6 +77,9 @@ final class RedisWait {
   private long lastWarn;
   private boolean warnedNeverExpires;
 
+  /** Counts the attempts sent to Redis, and those that failed; {@code null}: nobody counts. */
+  private Telemetry.Acquiring seen;
+
   /** Whether the last attempt was given up at the deadline, its clean-up arranged already. */
   private boolean abandonedAtDeadline;
 
@@ -115,9 +118,15 @@ final class RedisWait {
         long epoch = subscribed || mode.once() ? 0 : context.wakeUps().epoch(keys.channel());
         long start = context.ticker().read();
         Acquisition attempt;
+        if (seen != null) {
+          seen.roundTrips++;
+        }
         try {
           attempt = attempt(attemptToken);
         } catch (RedisLockException e) {
+          if (seen != null) {
+            seen.redisErrors++;
+          }
           if (!abandonedAtDeadline) {
             context.releases().releaseLater(kind, keys, attemptToken);
           }
@@ -201,6 +210,12 @@ final class RedisWait {
     granted = Acquisition.acquired(0);
     grantedAttemptStart = lastAttemptStart;
     return true;
+  }
+
+  /** Makes this wait count its attempts in {@code acquiring}, when not {@code null}. */
+  RedisWait watchedBy(Telemetry.Acquiring acquiring) {
+    this.seen = acquiring;
+    return this;
   }
 
   /** The token of the acquired hold. */

@@ -18,6 +18,18 @@ public final class Settings {
   final Consumer<LockLostEvent> onLockLost;
   final Ticker ticker;
 
+  /** How long a hold may last before its renewal stops; 0: no limit. */
+  final long maxHoldNanos;
+
+  /** Whether each acquisition writes who holds the lock beside its key, for inspection. */
+  final boolean describeHolders;
+
+  /** Whether the factory counts acquisitions, waits and losses, for its statistics. */
+  final boolean recordStats;
+
+  /** Where the counted events are pushed too, or {@code null}. */
+  final Telemetry.Sink statsSink;
+
   /**
    * The settings of one factory.
    *
@@ -33,6 +45,32 @@ public final class Settings {
       Duration commandTimeout,
       Consumer<LockLostEvent> onLockLost,
       Ticker ticker) {
+    this(keyPrefix, leaseTime, commandTimeout, onLockLost, ticker, null, false, false, null);
+  }
+
+  /**
+   * The settings of one factory, with the options around the lock.
+   *
+   * @param maxHoldTime how long a hold may last before its renewal stops, or {@code null} for no
+   *     limit
+   * @param describeHolders whether acquisitions write who holds the lock, for inspection
+   * @param recordStats whether the factory keeps statistics
+   * @param statsSink where the counted events are pushed too, or {@code null}
+   */
+  public Settings(
+      String keyPrefix,
+      Duration leaseTime,
+      Duration commandTimeout,
+      Consumer<LockLostEvent> onLockLost,
+      Ticker ticker,
+      Duration maxHoldTime,
+      boolean describeHolders,
+      boolean recordStats,
+      Telemetry.Sink statsSink) {
+    this.statsSink = statsSink;
+    this.maxHoldNanos = maxHoldTime == null ? 0 : saturatedNanos(maxHoldTime);
+    this.describeHolders = describeHolders;
+    this.recordStats = recordStats;
     this.keyPrefix = Objects.requireNonNull(keyPrefix, "keyPrefix");
     this.leaseMillis = leaseTime.toMillis();
     this.leaseNanos = leaseTime.toNanos();
@@ -44,7 +82,15 @@ public final class Settings {
   /** These settings with another command timeout. */
   Settings withCommandTimeout(Duration commandTimeout) {
     return new Settings(
-        keyPrefix, Duration.ofNanos(leaseNanos), commandTimeout, onLockLost, ticker);
+        keyPrefix,
+        Duration.ofNanos(leaseNanos),
+        commandTimeout,
+        onLockLost,
+        ticker,
+        maxHoldNanos == 0 ? null : Duration.ofNanos(maxHoldNanos),
+        describeHolders,
+        recordStats,
+        statsSink);
   }
 
   /**
@@ -53,5 +99,11 @@ public final class Settings {
    */
   long slowCallNanos() {
     return commandTimeoutNanos * 3;
+  }
+
+  /** {@code d} in nanoseconds, at most {@code Long.MAX_VALUE / 4} (beyond: as good as forever). */
+  static long saturatedNanos(Duration d) {
+    long max = Long.MAX_VALUE / 4;
+    return d.compareTo(Duration.ofNanos(max)) >= 0 ? max : d.toNanos();
   }
 }

@@ -19,6 +19,8 @@ import io.github.redislock.internal.util.Ticker;
  * @param wakeUps the factory's wake-up channels and waiting threads
  * @param renewer renews every hold of the factory
  * @param waiting what every acquisition's wait shares
+ * @param holders who holds a lock, written beside it for inspection (when enabled)
+ * @param telemetry the JFR events and statistics
  */
 record Toolkit(
     LockBackend backend,
@@ -32,4 +34,6 @@ record Toolkit(
     Turns turns,
     WakeUpHub wakeUps,
     LeaseRenewer renewer,
-    RedisWait.Context waiting) {}
+    RedisWait.Context waiting,
+    HolderDescriptions holders,
+    Telemetry telemetry) {}

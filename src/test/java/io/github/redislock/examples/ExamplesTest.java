@@ -136,6 +136,26 @@ class ExamplesTest {
   }
 
   @Test
+  void runUnderTheLockCountsEveryIncrementAndRunsTheReportOnce() throws Exception {
+    RunUnderTheLock.Result result = RunUnderTheLock.run(redis.uri());
+
+    assertThat(result.value()).isEqualTo(result.increments());
+    assertThat(result.total()).isEqualTo(result.increments());
+    assertThat(result.rejected()).isZero();
+    assertThat(result.reportSkips()).isEqualTo(3);
+    assertThat(result.reportRuns()).isOne();
+  }
+
+  @Test
+  void micrometerStatsShowEveryAcquisitionInTheRegistry() throws Exception {
+    MicrometerStats.Result result = MicrometerStats.run(redis.uri());
+
+    assertThat(result.acquisitions()).isEqualTo(100.0);
+    assertThat(result.timed()).isEqualTo(100);
+    assertThat(result.statsAcquisitions()).isEqualTo(100);
+  }
+
+  @Test
   void mainsRunAgainstTheRedisNamedByTheSystemProperty() throws Exception {
     String previous = System.setProperty(ExampleRedis.PROPERTY, redis.uri());
     try {
@@ -147,6 +167,8 @@ class ExamplesTest {
       SynchronizedRewritten.main(new String[0]);
       FairJobClaiming.main(new String[0]);
       ReadMostlyCache.main(new String[0]);
+      RunUnderTheLock.main(new String[0]);
+      MicrometerStats.main(new String[0]);
     } finally {
       if (previous == null) {
         System.clearProperty(ExampleRedis.PROPERTY);

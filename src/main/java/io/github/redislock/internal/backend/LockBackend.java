@@ -62,6 +62,29 @@ public interface LockBackend extends AutoCloseable {
   boolean isLocked(LockKeys keys);
 
   /**
+   * A snapshot of the name of {@code keys}, writing nothing: under Redlock, what a majority of the
+   * masters agree on.
+   */
+  default LockState inspect(LockKeys keys) {
+    throw new UnsupportedOperationException("inspection is not implemented by " + this);
+  }
+
+  /**
+   * Deletes the lock key and any read shares of the name, whoever holds them, and wakes waiters.
+   *
+   * @return whether anything was deleted (under Redlock, on any master)
+   */
+  default boolean forceUnlock(LockKeys keys) {
+    throw new UnsupportedOperationException("forceUnlock is not implemented by " + this);
+  }
+
+  /**
+   * Writes who holds the hold of {@code token} beside its key, with its lease; with a {@code null}
+   * {@code host}, extends the description written before (after a renewal). Best effort.
+   */
+  default void describeHolder(LockKeys keys, String token, String host, long pid, String thread) {}
+
+  /**
    * The fair locks of this deployment.
    *
    * @throws UnsupportedOperationException where there are none: under Redlock (see docs/fair.md)

@@ -2,6 +2,8 @@ package io.github.redislock.internal.backend;
 
 import io.github.redislock.RedisLockException;
 import io.github.redislock.internal.backend.Quorum.ReleaseVerdict;
+import io.github.redislock.internal.events.Jfr;
+import io.github.redislock.internal.events.RedlockRoundEvent;
 import io.github.redislock.internal.transport.FanOut;
 import io.github.redislock.internal.transport.Node;
 import io.github.redislock.internal.transport.Pipelined;
@@ -54,6 +56,7 @@ public final class RedlockBackend implements LockBackend {
   private final ExecutorService executor;
   private final MasterIdentities identities;
   private final AccessCheck access = new AccessCheck();
+  private final InspectCommands inspection;
 
   /**
    * Every operation: pipelined when every master allows it (which bounds each master by the node
@@ -106,6 +109,7 @@ public final class RedlockBackend implements LockBackend {
     this.nodes = List.copyOf(list);
     this.ownsClients = ownsClients;
     this.commands = new LockCommands(leaseMillis);
+    this.inspection = new InspectCommands(leaseMillis, false);
     this.quorum = new Quorum(nodes.size(), leaseMillis, ticker);
     this.reports = new RedlockReports(quorum, ticker, nodeTimeoutNanos);
     this.ticker = ticker;
@@ -165,6 +169,7 @@ public final class RedlockBackend implements LockBackend {
       checkAccess(keys);
     }
     Ask ask = Ask.of(fenced, expectBusy);
+    RedlockRoundEvent event = Jfr.beginRedlockRound(); // null when JFR does not record it
     long start = ticker.read();
     Round<Acquisition> round;
     if (ask == Ask.PLAIN && plainFirst) {
@@ -183,6 +188,15 @@ public final class RedlockBackend implements LockBackend {
           transport
               .send(commands.acquire(keys, token, ask == Ask.FENCED), start + nodeTimeoutNanos)
               .await(acquisitionDecided);
+    }
+    if (event != null && event.shouldCommit()) {
+      event.lockName = keys.lock();
+      event.masters = nodes.size();
+      event.granted = round.count(Acquisition::acquired);
+      event.denied = round.count(RedlockBackend::busy);
+      event.failed = round.failedOrMissing();
+      event.acquired = quorum.reached(event.granted);
+      event.commit();
     }
     return judge(round, keys, token, start);
   }
@@ -395,6 +409,48 @@ public final class RedlockBackend implements LockBackend {
   @Override
   public boolean isLocked(LockKeys keys) {
     return decide(commands.isLocked(keys), "inspect", keys);
+  }
+
+  /**
+   * {@inheritDoc}
+   *
+   * <p>Here every master is asked, waiting up to the release timeout; the answer needs a majority.
+   */
+  @Override
+  public LockState inspect(LockKeys keys) {
+    Round<LockState> round = everyMaster(inspection.inspect(keys));
+    List<LockState> states = round.replies().stream().filter(s -> s != null).toList();
+    if (!quorum.reached(states.size())) {
+      throw reports.noMajority(round, "inspect", keys, releaseTimeoutNanos);
+    }
+    return LockState.majority(states, quorum.majority());
+  }
+
+  /**
+   * {@inheritDoc}
+   *
+   * <p>Here the lock is deleted on every master that answers within the release timeout; when fewer
+   * than a majority answered, a majority may still hold it, and this throws.
+   */
+  @Override
+  public boolean forceUnlock(LockKeys keys) {
+    Round<Long> round = everyMaster(inspection.forceUnlock(keys));
+    boolean deleted = round.count(n -> n > 0) > 0;
+    if (!quorum.reached(round.nodes().size() - round.failedOrMissing())) {
+      throw reports.noMajority(round, "force-unlock", keys, releaseTimeoutNanos);
+    }
+    return deleted;
+  }
+
+  @Override
+  public void describeHolder(LockKeys keys, String token, String host, long pid, String thread) {
+    everyMaster(inspection.describe(keys, token, host, pid, thread));
+  }
+
+  private <T> Round<T> everyMaster(Request<T> request) {
+    return transport
+        .send(request, ticker.read() + releaseTimeoutNanos)
+        .await(round -> round.unanswered() == 0);
   }
 
   @Override

@@ -39,6 +39,9 @@ final class Script {
   static final Script RW_LEAVE = load("rw_leave.lua");
   static final Script RW_READERS = load("rw_readers.lua");
   static final Script CONDITION = load("condition.lua");
+  static final Script INSPECT = load("inspect.lua");
+  static final Script FORCE_UNLOCK = load("force_unlock.lua");
+  static final Script DESCRIBE = load("describe.lua");
 
   private final String name;
   private final String source;

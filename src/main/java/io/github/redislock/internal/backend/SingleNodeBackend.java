@@ -22,6 +22,7 @@ public final class SingleNodeBackend implements LockBackend {
   private final FairQueue fairQueue;
   private final ReadWriteOps readWriteOps;
   private final ConditionQueue conditionQueue;
+  private final InspectCommands inspection;
 
   /**
    * A backend on {@code client}.
@@ -54,6 +55,7 @@ public final class SingleNodeBackend implements LockBackend {
             leaseMillis,
             client instanceof RedisClusterClient,
             keys -> checkAccess(conditionAccess, keys, "cond"));
+    this.inspection = new InspectCommands(leaseMillis, client instanceof RedisClusterClient);
   }
 
   /**
@@ -153,6 +155,21 @@ public final class SingleNodeBackend implements LockBackend {
   @Override
   public boolean isLocked(LockKeys keys) {
     return commands.isLocked(keys).call(client);
+  }
+
+  @Override
+  public LockState inspect(LockKeys keys) {
+    return inspection.inspect(keys).call(client);
+  }
+
+  @Override
+  public boolean forceUnlock(LockKeys keys) {
+    return inspection.forceUnlock(keys).call(client) > 0;
+  }
+
+  @Override
+  public void describeHolder(LockKeys keys, String token, String host, long pid, String thread) {
+    inspection.describe(keys, token, host, pid, thread).call(client);
   }
 
   @Override

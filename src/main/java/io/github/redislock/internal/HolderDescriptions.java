@@ -1,0 +1,62 @@
+package io.github.redislock.internal;
+
+import io.github.redislock.internal.backend.LockBackend;
+import java.net.InetAddress;
+import java.net.UnknownHostException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Who holds a lock, written beside its key for {@code RedisLockFactory.inspect} when the factory
+ * was built with {@code describeHolders()}: host, process id, the acquiring thread's name, and the
+ * time, with the lock's expiry, extended at every renewal. Off, it costs nothing; on, one Redis
+ * call per acquisition and per renewal. Best effort: a failure is logged and leaves the lock alone.
+ */
+final class HolderDescriptions {
+  private static final Logger log = LoggerFactory.getLogger(HolderDescriptions.class);
+
+  private final LockBackend backend;
+  private final boolean enabled;
+  private final String host;
+  private final long pid;
+
+  HolderDescriptions(LockBackend backend, boolean enabled) {
+    this.backend = backend;
+    this.enabled = enabled;
+    this.host = enabled ? localHost() : null;
+    this.pid = ProcessHandle.current().pid();
+  }
+
+  /** The calling thread has just acquired {@code hold} in Redis. */
+  void acquired(Hold hold) {
+    if (!enabled) {
+      return;
+    }
+    try {
+      backend.describeHolder(hold.keys, hold.token, host, pid, Thread.currentThread().getName());
+      hold.described();
+    } catch (RuntimeException e) {
+      log.debug("could not describe the holder of lock '{}'", hold.name, e);
+    }
+  }
+
+  /** {@code hold} was renewed: its description lives as long again. */
+  void renewed(Hold hold) {
+    if (!enabled || !hold.isDescribed()) {
+      return;
+    }
+    try {
+      backend.describeHolder(hold.keys, hold.token, null, 0, null);
+    } catch (RuntimeException e) {
+      log.debug("could not extend the description of the holder of lock '{}'", hold.name, e);
+    }
+  }
+
+  private static String localHost() {
+    try {
+      return InetAddress.getLocalHost().getHostName();
+    } catch (UnknownHostException e) {
+      return "unknown";
+    }
+  }
+}
