@@ -140,7 +140,11 @@ final class FairKind implements LockKind {
    * The attempts of one {@code tryLock(0, unit)}: a free lock is taken only if nobody waits, and
    * nothing is queued.
    */
-  private final class InTurn extends Attempts {
+  private final class InTurn extends WaitAttempts {
+    InTurn() {
+      super(FairKind.this);
+    }
+
     @Override
     public Acquisition tryAcquire(LockKeys keys, String token, boolean expectBusy) {
       return queue.tryAcquire(keys, token, "", fencingWanted, Turn.IF_NOBODY_WAITS);
@@ -153,7 +157,7 @@ final class FairKind implements LockKind {
    * waiting for it at the deadline); one that was not granted and ends after the leaving takes the
    * place it may have queued out again.
    */
-  private final class Place extends Attempts {
+  private final class Place extends WaitAttempts {
     private final String waiterId;
     private volatile boolean left;
 
@@ -161,6 +165,7 @@ final class FairKind implements LockKind {
     private volatile LockKeys queued;
 
     Place(String waiterId) {
+      super(FairKind.this);
       this.waiterId = waiterId;
     }
 
@@ -224,39 +229,6 @@ final class FairKind implements LockKind {
     @Override
     public long maxWaitNanos() {
       return maxWaitNanos;
-    }
-  }
-
-  /** The attempts of one wait; everything else is the fair lock's own. */
-  private abstract class Attempts implements LockKind {
-    @Override
-    public boolean extend(Hold hold) {
-      return FairKind.this.extend(hold);
-    }
-
-    @Override
-    public Release release(Hold hold) {
-      return FairKind.this.release(hold);
-    }
-
-    @Override
-    public void releaseToken(LockKeys keys, String token) {
-      FairKind.this.releaseToken(keys, token);
-    }
-
-    @Override
-    public long reissueFence(Hold hold) {
-      return FairKind.this.reissueFence(hold);
-    }
-
-    @Override
-    public boolean confirmFence(Hold hold, long fencingToken) {
-      return FairKind.this.confirmFence(hold, fencingToken);
-    }
-
-    @Override
-    public void fencingWanted() {
-      FairKind.this.fencingWanted();
     }
   }
 }

@@ -15,8 +15,6 @@ import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import redis.clients.jedis.Connection;
-import redis.clients.jedis.JedisPubSub;
-import redis.clients.jedis.JedisShardedPubSub;
 import redis.clients.jedis.exceptions.JedisDataException;
 
 /**
@@ -56,7 +54,7 @@ final class Subscription {
   /** The channels whose unsubscribe it sent on the current connection, not yet confirmed. */
   private final Set<String> unsubscribing = new HashSet<>();
 
-  private Listener listener;
+  private PubSubListener listener;
   private Connection connection;
   private boolean connected;
   private boolean ending;
@@ -143,7 +141,7 @@ final class Subscription {
   private void run() {
     Backoff backoff = new Backoff();
     while (true) {
-      Listener current;
+      PubSubListener current;
       String[] first;
       boolean sharded = client.sharded();
       synchronized (owner) {
@@ -152,7 +150,7 @@ final class Subscription {
           owner.ended(this);
           return;
         }
-        current = sharded ? new Sharded() : new Plain();
+        current = sharded ? new PubSubListener.Sharded(this) : new PubSubListener.Plain(this);
         listener = current;
         connected = false;
         ending = false;
@@ -208,10 +206,11 @@ final class Subscription {
   }
 
   /** Subscribes {@code first} on a new connection, and reads it until the subscription ends. */
-  private void subscribe(Listener current, String[] first) {
+  private void subscribe(PubSubListener current, String[] first) {
     Connection borrowed = client.connection(first[0]);
     if (borrowed == null) {
-      client.subscribe((Plain) current, first); // only plain: a cluster client lends connections
+      client.subscribe(
+          (PubSubListener.Plain) current, first); // only plain: a cluster client lends connections
       return;
     }
     try (borrowed) {
@@ -250,8 +249,8 @@ final class Subscription {
    * (sunsubscribe, when a slot leaves it), whatever is still under way (a probe, a channel added or
    * removed); so a sharded connection is never reused.
    */
-  private boolean endedByUs(Listener current) {
-    if (current instanceof Sharded || current.isSubscribed()) {
+  private boolean endedByUs(PubSubListener current) {
+    if (current instanceof PubSubListener.Sharded || current.isSubscribed()) {
       return false;
     }
     synchronized (owner) {
@@ -259,7 +258,7 @@ final class Subscription {
     }
   }
 
-  private void scheduleCheck(Listener of) {
+  private void scheduleCheck(PubSubListener of) {
     try {
       checks.execute(() -> check(of));
     } catch (RejectedExecutionException e) {
@@ -270,7 +269,7 @@ final class Subscription {
   /**
    * Every {@value #CHECK_MILLIS} ms while connected: probes a quiet connection, drops a dead one.
    */
-  private void check(Listener of) {
+  private void check(PubSubListener of) {
     synchronized (owner) {
       if (listener != of || connection == null || ending) {
         return; // that connection is gone, or going
@@ -295,7 +294,7 @@ final class Subscription {
 
   // Callbacks from the reading thread.
 
-  private void subscribed(Listener from, String channel) {
+  void subscribed(PubSubListener from, String channel) {
     synchronized (owner) {
       if (listener != from) {
         return;
@@ -307,7 +306,7 @@ final class Subscription {
     }
   }
 
-  private void unsubscribed(Listener from, String channel) {
+  void unsubscribed(PubSubListener from, String channel) {
     boolean byServer;
     synchronized (owner) {
       if (listener != from) {
@@ -323,7 +322,7 @@ final class Subscription {
     }
   }
 
-  private void message(Listener from, String channel, String message) {
+  void message(PubSubListener from, String channel, String message) {
     synchronized (owner) {
       if (listener == from) {
         heard = true;
@@ -332,120 +331,11 @@ final class Subscription {
     }
   }
 
-  private void pong(Listener from) {
+  void pong(PubSubListener from) {
     synchronized (owner) {
       if (listener == from) {
         heard = true;
       }
-    }
-  }
-
-  /** Plain or sharded Pub/Sub, under one set of names. */
-  private interface Listener {
-    void run(Connection connection, String... channels);
-
-    void add(String... channels);
-
-    void remove(String... channels);
-
-    void removeAll();
-
-    void probe(String channel);
-
-    /** Whether the server has confirmed fewer unsubscriptions than subscriptions. */
-    boolean isSubscribed();
-  }
-
-  private final class Plain extends JedisPubSub implements Listener {
-    @Override
-    public void run(Connection connection, String... channels) {
-      proceed(connection, channels);
-    }
-
-    @Override
-    public void add(String... channels) {
-      subscribe(channels);
-    }
-
-    @Override
-    public void remove(String... channels) {
-      unsubscribe(channels);
-    }
-
-    @Override
-    public void removeAll() {
-      unsubscribe();
-    }
-
-    @Override
-    public void probe(String channel) {
-      ping();
-    }
-
-    @Override
-    public void onSubscribe(String channel, int subscribedChannels) {
-      subscribed(this, channel);
-    }
-
-    @Override
-    public void onUnsubscribe(String channel, int subscribedChannels) {
-      unsubscribed(this, channel);
-    }
-
-    @Override
-    public void onMessage(String channel, String message) {
-      message(this, channel, message);
-    }
-
-    @Override
-    public void onPong(String pattern) {
-      pong(this);
-    }
-  }
-
-  private final class Sharded extends JedisShardedPubSub implements Listener {
-    @Override
-    public void run(Connection connection, String... channels) {
-      proceed(connection, channels);
-    }
-
-    @Override
-    public void add(String... channels) {
-      for (String channel : channels) {
-        ssubscribe(channel); // the channels of one SSUBSCRIBE must share a slot
-      }
-    }
-
-    @Override
-    public void remove(String... channels) {
-      for (String channel : channels) {
-        sunsubscribe(channel);
-      }
-    }
-
-    @Override
-    public void removeAll() {
-      sunsubscribe();
-    }
-
-    @Override
-    public void probe(String channel) {
-      ssubscribe(channel); // answered like a new subscription; the owner tells them apart
-    }
-
-    @Override
-    public void onSSubscribe(String channel, int subscribedChannels) {
-      subscribed(this, channel);
-    }
-
-    @Override
-    public void onSUnsubscribe(String channel, int subscribedChannels) {
-      unsubscribed(this, channel);
-    }
-
-    @Override
-    public void onSMessage(String channel, String message) {
-      message(this, channel, message);
     }
   }
 }

@@ -4,7 +4,6 @@ import io.github.redislock.internal.backend.Acquisition;
 import io.github.redislock.internal.backend.LockBackend;
 import io.github.redislock.internal.backend.LockKeys;
 import io.github.redislock.internal.backend.ReadWriteOps;
-import io.github.redislock.internal.backend.Release;
 import io.github.redislock.internal.util.Tokens;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
@@ -19,14 +18,12 @@ import org.slf4j.LoggerFactory;
  * died lapses; giving up withdraws it at once. The lock key's renewal, release and fencing are the
  * plain lock's.
  */
-final class WriteKind implements LockKind {
+final class WriteKind extends LockKeyKind {
   private static final Logger log = LoggerFactory.getLogger(WriteKind.class);
 
-  private final LockBackend backend;
   private final ReadWriteOps ops;
   private final Executor io;
   private final long maxWaitNanos;
-  private volatile boolean fencingWanted;
 
   /**
    * The write locks of {@code backend}.
@@ -36,7 +33,7 @@ final class WriteKind implements LockKind {
    * @throws UnsupportedOperationException where the backend has no read-write locks (Redlock)
    */
   WriteKind(LockBackend backend, Executor io, long leaseNanos) {
-    this.backend = backend;
+    super(backend);
     this.ops = backend.readWriteOps();
     this.io = io;
     this.maxWaitNanos = leaseNanos / 3;
@@ -53,43 +50,12 @@ final class WriteKind implements LockKind {
     return ops.tryWrite(keys, token, "", fencingWanted);
   }
 
-  @Override
-  public boolean extend(Hold hold) {
-    return backend.extend(hold.keys, hold.token);
-  }
-
-  @Override
-  public Release release(Hold hold) {
-    return backend.release(hold.keys, hold.token, hold.lastIssuedToken(), hold.grant);
-  }
-
-  @Override
-  public void releaseToken(LockKeys keys, String token) {
-    backend.release(keys, token, 0, null);
-  }
-
-  @Override
-  public long reissueFence(Hold hold) {
-    return backend.reissueFence(hold.keys, hold.token, hold.grant);
-  }
-
-  @Override
-  public boolean confirmFence(Hold hold, long fencingToken) {
-    return backend.confirmFence(hold.keys, hold.token, fencingToken);
-  }
-
-  @Override
-  public void fencingWanted() {
-    if (!fencingWanted) {
-      fencingWanted = true;
-    }
-  }
-
   /** One waiting writer's intent: its attempts, and its withdrawal. */
-  private final class Intent implements LockKind {
+  private final class Intent extends WaitAttempts {
     private final String writerId;
 
     Intent(String writerId) {
+      super(WriteKind.this);
       this.writerId = writerId;
     }
 
@@ -124,36 +90,6 @@ final class WriteKind implements LockKind {
     @Override
     public long maxWaitNanos() {
       return maxWaitNanos;
-    }
-
-    @Override
-    public boolean extend(Hold hold) {
-      return WriteKind.this.extend(hold);
-    }
-
-    @Override
-    public Release release(Hold hold) {
-      return WriteKind.this.release(hold);
-    }
-
-    @Override
-    public void releaseToken(LockKeys keys, String token) {
-      WriteKind.this.releaseToken(keys, token);
-    }
-
-    @Override
-    public long reissueFence(Hold hold) {
-      return WriteKind.this.reissueFence(hold);
-    }
-
-    @Override
-    public boolean confirmFence(Hold hold, long fencingToken) {
-      return WriteKind.this.confirmFence(hold, fencingToken);
-    }
-
-    @Override
-    public void fencingWanted() {
-      WriteKind.this.fencingWanted();
     }
   }
 }

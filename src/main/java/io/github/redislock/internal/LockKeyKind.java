@@ -1,0 +1,57 @@
+package io.github.redislock.internal;
+
+import io.github.redislock.internal.backend.LockBackend;
+import io.github.redislock.internal.backend.LockKeys;
+import io.github.redislock.internal.backend.Release;
+
+/**
+ * A kind whose hold is the lock key itself, holding the owner's token: renewed, released and fenced
+ * as the plain lock's ({@link ExclusiveKind}, and {@link WriteKind}, the write lock of a read-write
+ * lock). Its subclasses say how the key is taken.
+ */
+abstract class LockKeyKind implements LockKind {
+  final LockBackend backend;
+
+  /**
+   * Whether anyone asked this factory for a fencing token: from then on every acquisition issues
+   * its token at once, in the same script, rather than at the first request, which would cost a
+   * round trip more. Until then acquisitions are a plain {@code SET NX PX} where the kind allows.
+   */
+  volatile boolean fencingWanted;
+
+  LockKeyKind(LockBackend backend) {
+    this.backend = backend;
+  }
+
+  @Override
+  public final void fencingWanted() {
+    if (!fencingWanted) {
+      fencingWanted = true;
+    }
+  }
+
+  @Override
+  public final boolean extend(Hold hold) {
+    return backend.extend(hold.keys, hold.token);
+  }
+
+  @Override
+  public final Release release(Hold hold) {
+    return backend.release(hold.keys, hold.token, hold.lastIssuedToken(), hold.grant);
+  }
+
+  @Override
+  public final void releaseToken(LockKeys keys, String token) {
+    backend.release(keys, token, 0, null);
+  }
+
+  @Override
+  public final long reissueFence(Hold hold) {
+    return backend.reissueFence(hold.keys, hold.token, hold.grant);
+  }
+
+  @Override
+  public final boolean confirmFence(Hold hold, long fencingToken) {
+    return backend.confirmFence(hold.keys, hold.token, fencingToken);
+  }
+}
