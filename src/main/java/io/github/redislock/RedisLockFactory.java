@@ -733,7 +733,7 @@ public final class RedisLockFactory implements AutoCloseable {
               maxHoldTime,
               describeHolders,
               recordStats,
-              statsListener == null ? null : sink(statsListener));
+              statsListener);
       if (redlockUris != null || redlockMasters != null) {
         Duration nodeTimeout =
             redlockNodeTimeout != null ? redlockNodeTimeout : DEFAULT_NODE_TIMEOUT;
@@ -781,41 +781,6 @@ public final class RedisLockFactory implements AutoCloseable {
                 + endpoint
                 + ")");
       }
-    }
-
-    /** The engine's view of the user's listener. */
-    private static Telemetry.Sink sink(LockStatsListener listener) {
-      return new Telemetry.Sink() {
-        @Override
-        public void acquired(String lockName, long waitNanos, boolean handoff) {
-          listener.acquired(lockName, waitNanos, handoff);
-        }
-
-        @Override
-        public void notAcquired(String lockName, long waitNanos, boolean timedOut) {
-          listener.notAcquired(lockName, waitNanos, timedOut);
-        }
-
-        @Override
-        public void released(String lockName, long heldNanos) {
-          listener.released(lockName, heldNanos);
-        }
-
-        @Override
-        public void lostHold(String lockName, String reason) {
-          listener.lostHold(lockName, reason);
-        }
-
-        @Override
-        public void redisError(String lockName) {
-          listener.redisError(lockName);
-        }
-
-        @Override
-        public void renewed(String lockName) {
-          listener.renewed(lockName);
-        }
-      };
     }
 
     private void setUri(String method, String uri, Kind kind) {

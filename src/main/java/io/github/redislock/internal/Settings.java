@@ -1,6 +1,7 @@
 package io.github.redislock.internal;
 
 import io.github.redislock.LockLostEvent;
+import io.github.redislock.LockStatsListener;
 import io.github.redislock.internal.util.Ticker;
 import java.time.Duration;
 import java.util.Objects;
@@ -28,7 +29,7 @@ public final class Settings {
   final boolean recordStats;
 
   /** Where the counted events are pushed too, or {@code null}. */
-  final Telemetry.Sink statsSink;
+  final LockStatsListener statsSink;
 
   /**
    * The settings of one factory.
@@ -66,7 +67,7 @@ public final class Settings {
       Duration maxHoldTime,
       boolean describeHolders,
       boolean recordStats,
-      Telemetry.Sink statsSink) {
+      LockStatsListener statsSink) {
     this.statsSink = statsSink;
     this.maxHoldNanos = maxHoldTime == null ? 0 : saturatedNanos(maxHoldTime);
     this.describeHolders = describeHolders;

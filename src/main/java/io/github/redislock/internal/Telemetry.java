@@ -1,6 +1,7 @@
 package io.github.redislock.internal;
 
 import io.github.redislock.LockLostEvent;
+import io.github.redislock.LockStatsListener;
 import io.github.redislock.RedisLockException;
 import io.github.redislock.internal.events.AcquisitionEvent;
 import io.github.redislock.internal.events.Jfr;
@@ -21,21 +22,6 @@ import org.slf4j.LoggerFactory;
 public final class Telemetry {
   private static final Logger log = LoggerFactory.getLogger(Telemetry.class);
 
-  /** Where the counted events are pushed: the user's {@code LockStatsListener}, adapted. */
-  public interface Sink {
-    void acquired(String lockName, long waitNanos, boolean handoff);
-
-    void notAcquired(String lockName, long waitNanos, boolean timedOut);
-
-    void released(String lockName, long heldNanos);
-
-    void lostHold(String lockName, String reason);
-
-    void redisError(String lockName);
-
-    void renewed(String lockName);
-  }
-
   /** The counts, as {@code LockStats} gives them. */
   public record Counts(
       long acquisitions,
@@ -49,7 +35,7 @@ public final class Telemetry {
       long renewals) {}
 
   private final boolean counting;
-  private final Sink sink;
+  private final LockStatsListener sink;
   private final Ticker ticker;
   private final LongAdder acquisitions = new LongAdder();
   private final LongAdder failures = new LongAdder();
@@ -65,7 +51,7 @@ public final class Telemetry {
    * @param counting whether statistics are recorded
    * @param sink where they are pushed too, or {@code null}
    */
-  public Telemetry(boolean counting, Sink sink, Ticker ticker) {
+  public Telemetry(boolean counting, LockStatsListener sink, Ticker ticker) {
     this.counting = counting || sink != null;
     this.sink = sink;
     this.ticker = ticker;
