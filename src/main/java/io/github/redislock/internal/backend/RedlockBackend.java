@@ -189,15 +189,7 @@ public final class RedlockBackend implements LockBackend {
               .send(commands.acquire(keys, token, ask == Ask.FENCED), start + nodeTimeoutNanos)
               .await(acquisitionDecided);
     }
-    if (event != null && event.shouldCommit()) {
-      event.lockName = keys.lock();
-      event.masters = nodes.size();
-      event.granted = round.count(Acquisition::acquired);
-      event.denied = round.count(RedlockBackend::busy);
-      event.failed = round.failedOrMissing();
-      event.acquired = quorum.reached(event.granted);
-      event.commit();
-    }
+    reports.recordRound(event, round, keys);
     return judge(round, keys, token, start);
   }
 

@@ -1,6 +1,7 @@
 package io.github.redislock.internal.backend;
 
 import io.github.redislock.RedisLockException;
+import io.github.redislock.internal.events.RedlockRoundEvent;
 import io.github.redislock.internal.transport.Round;
 import io.github.redislock.internal.util.Ticker;
 import java.util.List;
@@ -35,6 +36,23 @@ final class RedlockReports {
     this.ticker = ticker;
     this.nodeTimeoutMillis = TimeUnit.NANOSECONDS.toMillis(nodeTimeoutNanos);
     this.lastMinorityWarning = new AtomicLong(ticker.read() - WARN_EVERY_NANOS);
+  }
+
+  /**
+   * Commits {@code event}, begun before the acquisition {@code round}, with the round's counts;
+   * nothing when JFR does not record it ({@code event} is null, or under its threshold).
+   */
+  void recordRound(RedlockRoundEvent event, Round<Acquisition> round, LockKeys keys) {
+    if (event == null || !event.shouldCommit()) {
+      return;
+    }
+    event.lockName = keys.lock();
+    event.masters = round.nodes().size();
+    event.granted = round.count(Acquisition::acquired);
+    event.denied = round.count(reply -> !reply.acquired());
+    event.failed = round.failedOrMissing();
+    event.acquired = quorum.reached(event.granted);
+    event.commit();
   }
 
   /**
