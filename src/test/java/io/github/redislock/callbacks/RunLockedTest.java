@@ -245,4 +245,28 @@ class RunLockedTest {
     assertThat(rw.readLock().tryRunLocked(Duration.ofSeconds(1), () -> {})).isTrue();
     assertThat(rw.isWriteLocked()).isFalse();
   }
+
+  @Test
+  void nullArgumentsAreRefusedNamingThemAndTakeNothing() {
+    RedisDistributedLock lock = factory().getLock(name);
+    Duration second = Duration.ofSeconds(1);
+    assertThatThrownBy(() -> lock.runLocked(null)).hasMessageContaining("action");
+    assertThatThrownBy(() -> lock.callLocked(null)).hasMessageContaining("action");
+    assertThatThrownBy(() -> lock.tryRunLocked(null, () -> {})).hasMessageContaining("timeout");
+    assertThatThrownBy(() -> lock.tryRunLocked(second, null)).hasMessageContaining("action");
+    assertThatThrownBy(() -> lock.tryRunLocked(second, () -> {}, null))
+        .hasMessageContaining("onBusy");
+    assertThatThrownBy(() -> lock.tryAcquire(null)).hasMessageContaining("timeout");
+    assertThat(lock.isLocked()).isFalse();
+    assertThat(keyExists()).isFalse();
+  }
+
+  @Test
+  void aNegativeTimeoutMakesOneAttemptLikeTryLock() throws Exception {
+    RedisDistributedLock lock = factory().getLock(name);
+    AtomicBoolean ran = new AtomicBoolean();
+    assertThat(lock.tryRunLocked(Duration.ofSeconds(-5), () -> ran.set(true))).isTrue();
+    assertThat(ran).isTrue();
+    assertThat(keyExists()).isFalse();
+  }
 }
