@@ -52,6 +52,9 @@ public final class Telemetry {
    * @param sink where they are pushed too, or {@code null}
    */
   public Telemetry(boolean counting, LockStatsListener sink, Ticker ticker) {
+    // What the paths make only while something records, loaded now (see Jfr.preload).
+    Jfr.preload();
+    new Acquiring(0, null);
     this.counting = counting || sink != null;
     this.sink = sink;
     this.ticker = ticker;

@@ -16,6 +16,19 @@ public final class Jfr {
 
   private Jfr() {}
 
+  /**
+   * Loads and initializes every event class, which the lock's paths otherwise first touch only when
+   * a recording starts: a virtual thread that loads or initializes a class is pinned to its
+   * carrier, and thousands may get there at once. Called when a factory is built.
+   */
+  public static void preload() {
+    new AcquisitionEvent();
+    new ReleaseEvent();
+    new LostHoldEvent();
+    new RenewalFailureEvent();
+    new RedlockRoundEvent();
+  }
+
   public static boolean acquisitions() {
     return ACQUISITION.isEnabled();
   }
