@@ -255,6 +255,14 @@ final class RedisWait {
     if (mode.once() || !Failures.isTransient(failure)) {
       throw failure;
     }
+    if (Thread.currentThread().isInterrupted()) {
+      // The JDK closes the socket of a virtual thread interrupted while it waits on it: this
+      // failure is the interrupt's, not an outage. Interruptible modes throw for it; lock() goes
+      // on at once, keeping the interrupt for its return.
+      log.debug("an interrupt ended a Redis call for lock '{}': {}", name, failure.getMessage());
+      afterWait();
+      return;
+    }
     long now = context.ticker().read();
     if (mode == Mode.TIMED && deadline - now <= 0) {
       throw failure;
