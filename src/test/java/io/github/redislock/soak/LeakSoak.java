@@ -733,12 +733,17 @@ public final class LeakSoak {
                 + (now.libraryThreads().isEmpty() ? "" : " " + now.libraryThreads()),
             "+0",
             now.libraryThreads().size() <= baseline.libraryThreads().size()));
+    boolean descriptorsOk =
+        now.fileDescriptors() <= baseline.fileDescriptors() + tolerance.fileDescriptors();
+    List<String> newDescriptors = new ArrayList<>(now.descriptorTargets());
+    baseline.descriptorTargets().forEach(newDescriptors::remove);
     rows.add(
-        atMost(
+        new Row(
             "file descriptors (/proc/self/fd)",
-            baseline.fileDescriptors(),
-            now.fileDescriptors(),
-            tolerance.fileDescriptors()));
+            Integer.toString(baseline.fileDescriptors()),
+            now.fileDescriptors() + (descriptorsOk ? "" : " new: " + newDescriptors),
+            "+" + tolerance.fileDescriptors(),
+            descriptorsOk));
     boolean connectionsOk = now.connections() <= baseline.connections() + tolerance.connections();
     rows.add(
         new Row(

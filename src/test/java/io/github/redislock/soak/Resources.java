@@ -7,6 +7,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Set;
@@ -29,7 +30,10 @@ import redis.clients.jedis.resps.ScanResult;
  * @param threads live threads of this JVM, without the JDK's {@code process reaper} threads (they
  *     belong to the test's own {@code redis-server} restarts and linger 60 s after each)
  * @param libraryThreads the live threads named {@code redis-lock-*}
- * @param fileDescriptors entries of {@code /proc/self/fd} (-1 where there is no procfs)
+ * @param fileDescriptors entries of {@code /proc/self/fd} (-1 where there is no procfs), but for
+ *     those the JVM opens on first use and keeps for its life: class-path jars, the runtime image,
+ *     the random devices (a class first loaded from a jar after the baseline is no leak)
+ * @param descriptorTargets what those entries point to (sockets, pipes, files), for reports
  * @param connections the server's {@code CLIENT LIST} entries, without the probe's own connection
  * @param libraryConnections the server's connections named {@code redis-lock} (the library's)
  * @param subscribedChannels {@code PUBSUB CHANNELS *}, Sentinel's own channels left out
@@ -47,6 +51,7 @@ public record Resources(
     int threads,
     List<String> libraryThreads,
     int fileDescriptors,
+    List<String> descriptorTargets,
     int connections,
     int libraryConnections,
     int subscribedChannels,
@@ -86,7 +91,7 @@ public record Resources(
         library.add(t.getName() + " (" + t.getState() + ")");
       }
     }
-    int fds = countFileDescriptors();
+    List<String> descriptors = openDescriptors();
     try (Jedis jedis = server.jedis(Duration.ofSeconds(10))) {
       long self = jedis.clientId();
       int connections = 0;
@@ -135,7 +140,8 @@ public record Resources(
           heap,
           threads,
           List.copyOf(library),
-          fds,
+          descriptors == null ? -1 : descriptors.size(),
+          descriptors == null ? List.of() : descriptors,
           connections,
           libraryConnections,
           channels,
@@ -182,6 +188,7 @@ public record Resources(
         threads,
         libraryThreads,
         fileDescriptors,
+        descriptorTargets,
         connections,
         libraryConnections,
         subscribedChannels,
@@ -199,15 +206,39 @@ public record Resources(
     return subscribedChannels + subscribedPatterns + subscribedShardChannels + clientSubscriptions;
   }
 
-  private static int countFileDescriptors() {
+  /** The targets of this process's descriptors that can leak; {@code null} without procfs. */
+  private static List<String> openDescriptors() {
     if (!Files.isDirectory(FD_DIR)) {
-      return -1;
+      return null;
     }
+    List<String> targets = new ArrayList<>();
     try (Stream<Path> entries = Files.list(FD_DIR)) {
-      return (int) entries.count() - 1; // the directory stream's own descriptor
+      entries.forEach(
+          entry -> {
+            String target;
+            try {
+              target = Files.readSymbolicLink(entry).toString();
+            } catch (IOException e) {
+              return; // the directory stream's own descriptor, closed by now, or one just closed
+            }
+            if (!heldForLife(target)) {
+              targets.add(target);
+            }
+          });
     } catch (IOException e) {
       throw new UncheckedIOException("cannot list " + FD_DIR, e);
     }
+    targets.remove(FD_DIR.toString().replace("self", Long.toString(ProcessHandle.current().pid())));
+    Collections.sort(targets);
+    return List.copyOf(targets);
+  }
+
+  /** Files the JVM opens on first use and keeps open: jars, its runtime image, random devices. */
+  private static boolean heldForLife(String target) {
+    return target.endsWith(".jar")
+        || target.endsWith("/lib/modules")
+        || target.equals("/dev/random")
+        || target.equals("/dev/urandom");
   }
 
   private static int shardChannels(Jedis jedis) {
