@@ -737,11 +737,19 @@ public final class LeakSoak {
         now.fileDescriptors() <= baseline.fileDescriptors() + tolerance.fileDescriptors();
     List<String> newDescriptors = new ArrayList<>(now.descriptorTargets());
     baseline.descriptorTargets().forEach(newDescriptors::remove);
+    List<String> goneDescriptors = new ArrayList<>(baseline.descriptorTargets());
+    now.descriptorTargets().forEach(goneDescriptors::remove);
     rows.add(
         new Row(
             "file descriptors (/proc/self/fd)",
             Integer.toString(baseline.fileDescriptors()),
-            now.fileDescriptors() + (descriptorsOk ? "" : " new: " + newDescriptors),
+            now.fileDescriptors()
+                + (descriptorsOk
+                    ? ""
+                    : " new: "
+                        + Descriptors.describe(newDescriptors)
+                        + " gone: "
+                        + goneDescriptors),
             "+" + tolerance.fileDescriptors(),
             descriptorsOk));
     boolean connectionsOk = now.connections() <= baseline.connections() + tolerance.connections();

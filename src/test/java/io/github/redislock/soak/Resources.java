@@ -31,8 +31,9 @@ import redis.clients.jedis.resps.ScanResult;
  *     belong to the test's own {@code redis-server} restarts and linger 60 s after each)
  * @param libraryThreads the live threads named {@code redis-lock-*}
  * @param fileDescriptors entries of {@code /proc/self/fd} (-1 where there is no procfs), but for
- *     those the JVM opens on first use and keeps for its life: class-path jars, the runtime image,
- *     the random devices (a class first loaded from a jar after the baseline is no leak)
+ *     those that cannot be the library's: what the JVM opens on first use and keeps for its life
+ *     (class-path jars, the runtime image, the random devices: a class first loaded from a jar
+ *     after the baseline is no leak), pipes and Unix domain sockets
  * @param descriptorTargets what those entries point to (sockets, pipes, files), for reports
  * @param connections the server's {@code CLIENT LIST} entries, without the probe's own connection
  * @param libraryConnections the server's connections named {@code redis-lock} (the library's)
@@ -233,12 +234,21 @@ public record Resources(
     return List.copyOf(targets);
   }
 
-  /** Files the JVM opens on first use and keeps open: jars, its runtime image, random devices. */
+  /**
+   * Descriptors that cannot be the library's: files the JVM opens on first use and keeps open
+   * (jars, its runtime image, random devices), pipes (the library starts no process and makes no
+   * pipe: these are the test's own children, a {@code redis-server}'s stdin or a {@code kill}'s
+   * output, closed by the JDK's process reaper when the child ends) and Unix domain sockets (the
+   * library speaks TCP or TLS; the JDK keeps a socket pair of its own to close sockets that other
+   * threads block on). Sockets of the library, TCP, all count.
+   */
   private static boolean heldForLife(String target) {
     return target.endsWith(".jar")
         || target.endsWith("/lib/modules")
         || target.equals("/dev/random")
-        || target.equals("/dev/urandom");
+        || target.equals("/dev/urandom")
+        || target.startsWith("pipe:")
+        || Descriptors.isUnixSocket(target);
   }
 
   private static int shardChannels(Jedis jedis) {
