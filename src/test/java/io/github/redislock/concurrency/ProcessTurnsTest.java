@@ -99,10 +99,11 @@ class ProcessTurnsTest {
     }
     assertThat(shares.get(0) + shares.get(1)).isEqualTo(total);
     // Turns alternate (the benchmark's 2-JVM scenario gets 41% or more for either side in every
-    // round); a quarter leaves room for a slow spell of this machine, and still fails when a side
-    // that releases does not give way (then one side gets 2 to 10%).
+    // round). A side that releases without giving way leaves the other 2 to 10%; a sixth fails
+    // that, and leaves room for a slow spell of the machine (a CI run with two test JVMs beside
+    // this one gave the smaller side 21% of 2,400 with 4 threads per side).
     assertThat(Math.min(shares.get(0), shares.get(1)))
         .as("the smaller process's acquisitions of " + shares)
-        .isGreaterThanOrEqualTo(total / 4);
+        .isGreaterThanOrEqualTo(total / 6);
   }
 }
