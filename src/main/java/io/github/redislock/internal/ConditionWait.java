@@ -84,7 +84,7 @@ final class ConditionWait {
    */
   boolean run() throws InterruptedException {
     Toolkit t = conditions.toolkit;
-    conditions.family.heldHold(lock); // not held: IllegalMonitorStateException, nothing done
+    Hold held = conditions.family.heldHold(lock); // not held: IllegalMonitorStateException
     try {
       conditions.queue.checkAccess(lock.keys); // NOPERM: thrown while the lock is still held
     } catch (RedisLockException e) {
@@ -93,6 +93,7 @@ final class ConditionWait {
       }
       // Redis is unreachable: the await's own call meets it, and gives the hold up as it says.
     }
+    conditions.flush(held); // signals given under the hold: recorded before it is given up
     String channel = keys.channel();
     signal = t.wakeUps().routedSignal(this::isFor);
     t.wakeUps().subscribe(channel, signal, t.wakeUps().epoch(channel));

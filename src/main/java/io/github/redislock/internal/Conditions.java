@@ -1,8 +1,14 @@
 package io.github.redislock.internal;
 
+import io.github.redislock.LockLostException;
+import io.github.redislock.RedisLockException;
 import io.github.redislock.internal.backend.ConditionKeys;
 import io.github.redislock.internal.backend.ConditionQueue;
+import io.github.redislock.internal.backend.ConditionQueue.SignalledRelease;
+import io.github.redislock.internal.backend.Failures;
 import io.github.redislock.internal.backend.LockKeys;
+import io.github.redislock.internal.backend.Release;
+import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -34,7 +40,14 @@ final class Conditions {
   /** How often a waiting awaiter renews its entry: a third of the lease. */
   final long renewNanos;
 
+  /** How a signal sent after it was given is named when its hold is found lost. */
+  private static final String PENDING = "conditions, given earlier";
+
   private final Map<String, ConditionWait> local = new ConcurrentHashMap<>();
+
+  /** How many awaiters of this JVM wait on each condition: a signal to one of them is not held. */
+  private final Map<ConditionKeys, Integer> localCounts = new ConcurrentHashMap<>();
+
   private final Set<ConditionWait> reacquiring = ConcurrentHashMap.newKeySet();
 
   /** Used signals whose removal is queued on the I/O threads: run at close if still queued. */
@@ -67,12 +80,141 @@ final class Conditions {
 
   /** An awaiter of this JVM starts waiting. */
   void enter(ConditionWait wait) {
+    localCounts.merge(wait.keys, 1, Integer::sum);
     local.put(wait.id, wait);
   }
 
   /** An awaiter of this JVM stopped waiting. */
   void exit(ConditionWait wait) {
-    local.remove(wait.id, wait);
+    if (local.remove(wait.id, wait)) {
+      localCounts.computeIfPresent(wait.keys, (keys, n) -> n == 1 ? null : n - 1);
+    }
+  }
+
+  // ---- signals ----
+
+  /**
+   * A signal ({@code all}: {@code signalAll}) of {@code condition} by the holder of {@code hold}.
+   * While an awaiter of this JVM waits on the condition, it is recorded in Redis now, so that a
+   * local awaiter it wakes can take the lock from its signaller without a round trip (by local
+   * handoff); otherwise it travels with the hold's release ({@link #release}), so that the awaiter
+   * it wakes, in another process, finds the lock free.
+   *
+   * @throws LockLostException if Redis finds the lock key gone or taken (the hold is given up)
+   */
+  void signal(Hold hold, String description, ConditionKeys condition, boolean all) {
+    if (localCounts.containsKey(condition)) {
+      signalNow(hold, description, condition, all);
+    } else {
+      hold.pendingSignals(this).add(condition, all);
+    }
+  }
+
+  /**
+   * Records the hold's pending signals in Redis now, before its holder awaits: an await's release
+   * carries none. On failure the signals not recorded stay pending.
+   *
+   * @throws LockLostException if Redis finds the lock key gone or taken (the hold is given up)
+   * @throws RedisLockException if Redis could not be reached: the lock is still held
+   */
+  void flush(Hold hold) {
+    PendingSignals pending = hold.pendingSignals();
+    if (pending == null) {
+      return;
+    }
+    Iterator<Map.Entry<ConditionKeys, Integer>> signals = pending.counts().entrySet().iterator();
+    while (signals.hasNext()) {
+      Map.Entry<ConditionKeys, Integer> signal = signals.next();
+      send(hold, signal.getKey(), signal.getValue());
+      signals.remove();
+    }
+    hold.takePendingSignals();
+  }
+
+  /**
+   * How the holder's release sends its pending signals: the signals of every condition but the last
+   * one first, then the last one's with the release, in one script (retried as a release is). The
+   * local awaiters they woke are told once the lock is free. A hold found not ours gives {@link
+   * Release#NOT_OURS}, with nobody signalled.
+   */
+  Release release(Hold hold, PendingSignals pending) {
+    Iterator<Map.Entry<ConditionKeys, Integer>> signals = pending.counts().entrySet().iterator();
+    Map.Entry<ConditionKeys, Integer> last = signals.next();
+    while (signals.hasNext()) {
+      Map.Entry<ConditionKeys, Integer> signal = last;
+      last = signals.next();
+      try {
+        send(hold, signal.getKey(), signal.getValue());
+      } catch (LockLostException e) {
+        return Release.NOT_OURS;
+      }
+    }
+    ConditionKeys condition = last.getKey();
+    int count = last.getValue();
+    SignalledRelease[] answer = new SignalledRelease[1];
+    Release release =
+        toolkit
+            .releases()
+            .releaseWithRetry(
+                hold,
+                h -> {
+                  answer[0] =
+                      queue.signalAndRelease(h.keys, condition, h.token, count, fairQueue(h.keys));
+                  return answer[0].release();
+                });
+    SignalledRelease signalled = answer[0];
+    if (release.released() && signalled != null && signalled.release().released()) {
+      for (String awaiter : signalled.awaiters()) {
+        signalledHere(condition, new ConditionQueue.Signalled(true, awaiter, 0));
+      }
+      if (signalled.upTo() > 0) {
+        signalledHere(condition, new ConditionQueue.Signalled(true, null, signalled.upTo()));
+      }
+    }
+    return release;
+  }
+
+  /** {@code count} signals (0: all) recorded now, retried once after a transient failure. */
+  private void send(Hold hold, ConditionKeys condition, int count) {
+    if (count == PendingSignals.ALL) {
+      signalNow(hold, PENDING, condition, true);
+      return;
+    }
+    for (int i = 0; i < count; i++) {
+      if (!signalNow(hold, PENDING, condition, false)) {
+        return; // nobody else waits
+      }
+    }
+  }
+
+  /**
+   * One signal recorded in Redis now, retried once after a transient failure (a second awaiter may
+   * then be woken: a spurious wake-up, where not retrying could lose the signal).
+   *
+   * @return whether an awaiter was signalled
+   */
+  private boolean signalNow(Hold hold, String description, ConditionKeys condition, boolean all) {
+    ConditionQueue.Signalled signalled;
+    try {
+      signalled = queue.signal(hold.keys, condition, hold.token, all);
+    } catch (RedisLockException first) {
+      if (!Failures.isTransient(first)) {
+        throw first;
+      }
+      try {
+        signalled = queue.signal(hold.keys, condition, hold.token, all);
+      } catch (RedisLockException second) {
+        second.addSuppressed(first);
+        throw second;
+      }
+    }
+    if (!signalled.holder()) {
+      toolkit.losses().lose(hold, LossReporter.NOT_OURS);
+      throw new LockLostException(
+          hold.name, LossReporter.NOT_OURS + " before a signal of its " + description);
+    }
+    signalledHere(condition, signalled);
+    return signalled.awaiter() != null || signalled.upTo() > 0;
   }
 
   /** A signal given in this JVM: wakes the awaiters of this JVM it signalled, without waiting. */

@@ -66,6 +66,9 @@ final class Hold {
   /** Whether {@link #fencingToken} was made binding (see {@code LockBackend.confirmFence}). */
   private volatile boolean fenceConfirmed;
 
+  /** Signals given under this hold, sent with its release; the holding thread's alone. */
+  private PendingSignals pendingSignals;
+
   Hold(
       LockKind kind,
       LostHolds lostHolds,
@@ -160,6 +163,26 @@ final class Hold {
   boolean outlived(long nowNanos) {
     long max = maxHoldNanos;
     return max > 0 && nowNanos - acquiredAtNanos - max >= 0;
+  }
+
+  /** The signals its holder gave that travel with its release, or {@code null} when none. */
+  PendingSignals pendingSignals() {
+    return pendingSignals;
+  }
+
+  /** The signals, made for {@code conditions} when the holder gives the first. */
+  PendingSignals pendingSignals(Conditions conditions) {
+    if (pendingSignals == null) {
+      pendingSignals = new PendingSignals(conditions);
+    }
+    return pendingSignals;
+  }
+
+  /** The pending signals, which the caller sends now: the hold has none afterwards. */
+  PendingSignals takePendingSignals() {
+    PendingSignals taken = pendingSignals;
+    pendingSignals = null;
+    return taken;
   }
 
   /** Its holder was described beside the lock key. */

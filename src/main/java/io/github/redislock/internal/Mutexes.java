@@ -142,6 +142,11 @@ public final class Mutexes {
       }
       return;
     }
+    PendingSignals signals = hold.pendingSignals();
+    if (signals != null) { // they go with the release: no local handoff
+      release(state, hold, h -> signals.conditions.release(h, signals), "unlock");
+      return;
+    }
     if (!t.lifecycle().isClosed() && policy.handOff() && t.handoff().mayHandOff(state, hold)) {
       if (!t.handoff().handOff(state, hold)) {
         throw lost.lostOrNotHeld(name, true);
@@ -232,8 +237,14 @@ public final class Mutexes {
     return holds;
   }
 
-  /** After an await: acquires {@code name} again, uninterruptibly, with {@code holds} holds. */
+  /**
+   * After an await: acquires {@code name} again, uninterruptibly, with {@code holds} holds. It does
+   * not give way to other processes for the await's release (see {@link Turns}): a signalled
+   * awaiter was woken to take the lock, usually by the release that freed it, whose message it
+   * would otherwise wait for in vain.
+   */
   void reacquire(LockName name, int holds) {
+    t.turns().takeYieldNanos(name.name);
     lock(name);
     NameState state = states.get(name.name);
     for (int i = 1; i < holds; i++) {

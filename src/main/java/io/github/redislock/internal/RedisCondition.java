@@ -3,8 +3,6 @@ package io.github.redislock.internal;
 import io.github.redislock.LockLostException;
 import io.github.redislock.RedisLockException;
 import io.github.redislock.internal.backend.ConditionKeys;
-import io.github.redislock.internal.backend.ConditionQueue;
-import io.github.redislock.internal.backend.Failures;
 import java.util.Date;
 import java.util.Objects;
 import java.util.concurrent.TimeUnit;
@@ -62,7 +60,10 @@ public final class RedisCondition implements Condition {
    * @throws IllegalMonitorStateException if the current thread does not hold the lock ({@link
    *     LockLostException} if its hold was lost)
    * @throws RedisLockException if Redis could not be reached to release the lock and enqueue the
-   *     thread: the lock is then released in this JVM, not held, and its key expires with its lease
+   *     thread: the lock is then released in this JVM, not held, and its key expires with its
+   *     lease; or, thrown before anything was released, to record the signals the thread gave under
+   *     its hold (see {@link #signal()}): the lock is still held, and they stay to go with its
+   *     release
    * @throws IllegalStateException if the factory is closed while the thread waits
    */
   @Override
@@ -191,15 +192,22 @@ public final class RedisCondition implements Condition {
    * the lock passes on to the next awaiter when the dead awaiter's lease runs out. The woken thread
    * re-acquires the lock once the current thread releases it.
    *
-   * <p>In this implementation the signal costs one Redis call. A transient failure is retried once:
-   * a signal whose reply was lost may then wake a second awaiter (a spurious wake-up is allowed by
-   * the contract), where not retrying could lose it.
+   * <p>In this implementation, while no thread of this factory awaits the condition, the signal
+   * costs no Redis call: it is recorded by the script that releases the hold (its last {@code
+   * unlock()}, or the release of an {@code await} on another condition, which records it first), so
+   * that the awaiter it wakes finds the lock free. The awaiter is the one that has waited longest
+   * when the signal is recorded; no awaiter can join meanwhile, since joining needs the lock. If
+   * the hold is found lost then, {@code unlock()} throws {@link LockLostException} and nobody is
+   * signalled. While a thread of this factory awaits the condition, the signal is recorded at once
+   * (one call), so that a local awaiter it wakes takes the lock from this thread without a round
+   * trip. A transient failure is retried once: a signal whose reply was lost may then wake a second
+   * awaiter (a spurious wake-up is allowed by the contract), where not retrying could lose it.
    *
    * @throws IllegalMonitorStateException if the current thread does not hold the lock ({@link
    *     LockLostException} if its hold was lost: also when Redis finds the lock key gone or taken,
    *     which is reported to the factory's {@code onLockLost} listener, and gives up the hold)
-   * @throws RedisLockException if Redis could not be reached: the signal may or may not have been
-   *     recorded
+   * @throws RedisLockException if Redis could not be reached for a signal recorded at once: the
+   *     signal may or may not have been recorded
    */
   @Override
   public void signal() {
@@ -208,7 +216,8 @@ public final class RedisCondition implements Condition {
 
   /**
    * Wakes up every thread, of every process, waiting on this condition. As {@link #signal()}: one
-   * script, with the holder check, signals every awaiter queued in Redis.
+   * script, with the holder check, signals every awaiter queued in Redis when it runs (with the
+   * release, or at once).
    *
    * @throws IllegalMonitorStateException if the current thread does not hold the lock ({@link
    *     LockLostException} if its hold was lost)
@@ -222,26 +231,8 @@ public final class RedisCondition implements Condition {
 
   private void signal(boolean all) {
     Hold hold = conditions.family.heldHold(lock);
-    ConditionQueue.Signalled signalled;
-    try {
-      signalled = conditions.queue.signal(lock.keys, keys, hold.token, all);
-    } catch (RedisLockException first) {
-      if (!Failures.isTransient(first)) {
-        throw first;
-      }
-      try {
-        signalled = conditions.queue.signal(lock.keys, keys, hold.token, all);
-      } catch (RedisLockException second) {
-        second.addSuppressed(first);
-        throw second;
-      }
-    }
-    if (!signalled.holder()) {
-      conditions.toolkit.losses().lose(hold, LossReporter.NOT_OURS);
-      throw new LockLostException(
-          lock.toString(), LossReporter.NOT_OURS + " before a signal of its " + description);
-    }
-    conditions.signalledHere(keys, signalled);
+    conditions.queue.checkAccess(lock.keys); // NOPERM: thrown at the signal, not at the release
+    conditions.signal(hold, description, keys, all);
   }
 
   /**

@@ -7,6 +7,7 @@ import io.github.redislock.internal.backend.Release;
 import io.github.redislock.internal.util.Ticker;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
+import java.util.function.Function;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -18,6 +19,8 @@ import org.slf4j.LoggerFactory;
  */
 final class Releases {
   private static final Logger log = LoggerFactory.getLogger(Releases.class);
+
+  private static final Function<Hold, Release> KIND = hold -> hold.kind.release(hold);
 
   private final Executor io;
   private final Ticker ticker;
@@ -49,15 +52,20 @@ final class Releases {
    * attempt and set again on return.
    */
   Release releaseWithRetry(Hold hold) {
+    return releaseWithRetry(hold, KIND);
+  }
+
+  /** As {@link #releaseWithRetry(Hold)}, by {@code how} (a script that also releases). */
+  Release releaseWithRetry(Hold hold, Function<Hold, Release> how) {
     boolean interrupted = Thread.interrupted();
     try {
-      return hold.kind.release(hold);
+      return how.apply(hold);
     } catch (RedisLockException first) {
       if (!Failures.isTransient(first)) {
         throw first;
       }
       interrupted |= Thread.interrupted();
-      return retry(hold, first);
+      return retry(hold, how, first);
     } finally {
       if (interrupted) {
         Thread.currentThread().interrupt();
@@ -65,10 +73,10 @@ final class Releases {
     }
   }
 
-  private Release retry(Hold hold, RedisLockException first) {
+  private Release retry(Hold hold, Function<Hold, Release> how, RedisLockException first) {
     Release release;
     try {
-      release = hold.kind.release(hold);
+      release = how.apply(hold);
     } catch (RedisLockException second) {
       second.addSuppressed(first);
       throw second;

@@ -324,7 +324,11 @@ public abstract class ConditionContractTest {
       lock.lock();
       try (Jedis jedis = deployment.raw(name)) {
         jedis.set(name, "someone-else"); // the hold is lost: the key holds another token
-        assertThatThrownBy(condition::signal).isInstanceOf(LockLostException.class);
+        // No awaiter waits in the signaller's factory: the signal goes with the release, whose
+        // check of the hold fails.
+        condition.signal();
+        assertThatThrownBy(lock::unlock).isInstanceOf(LockLostException.class);
+        assertThat(jedis.get(name)).isEqualTo("someone-else");
         jedis.del(name);
       }
       assertThat(lock.isHeldByCurrentThread()).as("the hold, found lost, is given up").isFalse();
@@ -569,21 +573,89 @@ public abstract class ConditionContractTest {
     }
 
     @Test
-    void theAwaiterReacquiresOnlyAfterTheSignallerUnlocks() throws Exception {
-      Awaiter awaiter = awaiter();
+    void aSignalForAnotherProcessGoesWithTheReleaseThatEndsTheHold() throws Exception {
+      Awaiter awaiter = awaiter(); // a factory of its own: another process
       awaitQueued(1);
       RedisDistributedLock signaller = lock();
       signaller.lock();
       signaller.lock();
       try {
         signaller.newCondition().signal();
-        await().atMost(Timing.awaitAtMost()).until(() -> queued(conditionKey("1", true, 's')) == 1);
+        signaller.unlock();
+        assertThat(queued(conditionKey("1", true, 's'))).as("signalled so far").isZero();
+        assertThat(queued()).as("still queued while the signaller holds the lock").isOne();
+        assertThat(awaiter.isWaiting()).isTrue();
+      } finally {
+        signaller.unlock();
+      }
+      assertThat(awaiter.result()).isEqualTo("signalled");
+      assertThat(awaiter.heldAfter).isTrue();
+    }
+
+    @Test
+    void aSignalForAnAwaiterOfTheSameFactoryIsRecordedAtOnce() throws Exception {
+      RedisLockFactory shared = factory();
+      RedisDistributedLock awaiting = lock(shared);
+      Awaiter awaiter = awaiter(awaiting, awaiting.newCondition(), c -> awaitAndReturn(c));
+      awaitQueued(1);
+      RedisDistributedLock signaller = lock(shared);
+      signaller.lock();
+      signaller.lock();
+      try {
+        signaller.newCondition().signal();
+        assertThat(queued(conditionKey("1", true, 's'))).as("signalled in Redis").isOne();
         signaller.unlock();
         assertThat(awaiter.isWaiting()).as("the signaller holds the lock still").isTrue();
       } finally {
         signaller.unlock();
       }
       assertThat(awaiter.result()).isEqualTo("signalled");
+      assertThat(awaiter.heldAfter).isTrue();
+    }
+
+    @Test
+    void signalsGivenBeforeAnAwaitOfTheSignallerAreNotLost() throws Exception {
+      Awaiter awaiter = awaiter();
+      awaitQueued(1);
+      RedisDistributedLock signaller = lock();
+      Condition first = signaller.newCondition();
+      Condition second = signaller.newCondition();
+      signaller.lock();
+      try {
+        first.signal();
+        // The signaller awaits another condition: its release must carry the signal first.
+        assertThat(second.await(1, TimeUnit.MILLISECONDS)).isFalse();
+        assertThat(awaiter.result()).isEqualTo("signalled");
+      } finally {
+        signaller.unlock();
+      }
+    }
+
+    @Test
+    void signalsOfTwoConditionsGoWithOneRelease() throws Exception {
+      RedisLockFactory other = factory();
+      RedisDistributedLock awaitingFirst = lock(other);
+      Awaiter onFirst =
+          awaiter(awaitingFirst, awaitingFirst.newCondition(), c -> awaitAndReturn(c));
+      awaitQueued(1);
+      RedisDistributedLock awaitingSecond = lock(other);
+      awaitingSecond.newCondition(); // the second condition is the second one made
+      Awaiter onSecond =
+          awaiter(awaitingSecond, awaitingSecond.newCondition(), c -> awaitAndReturn(c));
+      await().atMost(Timing.awaitAtMost()).until(() -> queued(conditionKey("2", true, 'q')) == 1);
+      RedisDistributedLock signaller = lock();
+      Condition first = signaller.newCondition();
+      Condition second = signaller.newCondition();
+      signaller.lock();
+      try {
+        second.signal();
+        first.signalAll();
+        second.signal(); // nobody else waits there: nothing more happens
+      } finally {
+        signaller.unlock();
+      }
+      assertThat(onFirst.result()).isEqualTo("signalled");
+      assertThat(onSecond.result()).isEqualTo("signalled");
     }
   }
 
@@ -717,9 +789,13 @@ public abstract class ConditionContractTest {
 
     @Test
     void anInterruptWhileReacquiringAfterASignalSetsTheInterruptStatus() throws Exception {
-      Awaiter awaiter = awaiter();
+      // One factory: a signal for an awaiter of the signaller's own factory is recorded at once,
+      // so the awaiter is signalled while the signaller still holds the lock.
+      RedisLockFactory shared = factory();
+      RedisDistributedLock awaiting = lock(shared);
+      Awaiter awaiter = awaiter(awaiting, awaiting.newCondition(), c -> awaitAndReturn(c));
       awaitQueued(1);
-      RedisDistributedLock signaller = lock();
+      RedisDistributedLock signaller = lock(shared);
       signaller.lock();
       try {
         signaller.newCondition().signal();

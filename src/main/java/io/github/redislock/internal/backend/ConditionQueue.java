@@ -55,6 +55,16 @@ public final class ConditionQueue {
    */
   public record Signalled(boolean holder, String awaiter, long upTo) {}
 
+  /**
+   * The answer to signals given with a release.
+   *
+   * @param release whether the lock was the caller's and is released now ({@code released()} false:
+   *     nothing was done, nobody signalled)
+   * @param awaiters the awaiters woken one by one, oldest first
+   * @param upTo for every awaiter: every awaiter whose number is this or less was woken; else 0
+   */
+  public record SignalledRelease(Release release, List<String> awaiters, long upTo) {}
+
   ConditionQueue(
       UnifiedJedis client,
       long leaseMillis,
@@ -131,6 +141,28 @@ public final class ConditionQueue {
         ConditionQueue::signalled);
   }
 
+  /**
+   * Signals {@code count} awaiters, the longest-waiting live ones ({@code count} 0: every awaiter),
+   * then releases the lock, in one step, if {@code token} holds it: the awaiters woken find the
+   * lock free. Repeated after a lost reply, it finds the lock released and does nothing.
+   *
+   * @param fairQueue on a fair lock, its queue and the queue's leases (its first live waiter is
+   *     handed the lock), else {@code null}
+   */
+  public SignalledRelease signalAndRelease(
+      LockKeys lock, ConditionKeys condition, String token, int count, List<String> fairQueue) {
+    firstContact.accept(lock);
+    List<String> keys = keys(lock, condition);
+    if (fairQueue != null) {
+      keys.addAll(fairQueue);
+    }
+    List<String> args = new ArrayList<>(args("release", "", token, condition, lock));
+    args.add(count == 0 ? "all" : Integer.toString(count));
+    return new ScriptCall<>(
+            "signal and release", lock, Script.CONDITION, keys, args, ConditionQueue::released)
+        .call(client);
+  }
+
   private <T> T run(
       String operation,
       LockKeys lock,
@@ -181,6 +213,19 @@ public final class ConditionQueue {
       case 3 -> new Enqueued(Release.RELEASED, 0, true);
       default -> new Enqueued(Release.NOT_OURS, 0, false);
     };
+  }
+
+  private static SignalledRelease released(Object reply) {
+    List<?> values = (List<?>) reply;
+    if (number(values.get(0)) != 1) {
+      return new SignalledRelease(Release.NOT_OURS, List.of(), 0);
+    }
+    List<String> awaiters = new ArrayList<>(values.size() - 3);
+    for (int i = 3; i < values.size(); i++) {
+      awaiters.add(text(values.get(i)));
+    }
+    return new SignalledRelease(
+        Release.released(number(values.get(1))), awaiters, number(values.get(2)));
   }
 
   private static Standing renewed(Object reply) {

@@ -16,11 +16,13 @@
 -- KEYS[4]  the signalled awaiters: a sorted set, awaiter id -> server time (ms) its signal passes
 --          on, unless the awaiter takes the lock again first
 -- KEYS[5]  the lock's companion hash, whose field ARGV[9] draws the sequence numbers
--- KEYS[6]  'await' on a fair lock only: the fair lock's queue (waiter id -> sequence number)
--- KEYS[7]  'await' on a fair lock only: the fair queue's leases (waiter id -> expiry, ms)
--- ARGV[1]  the operation: 'await', 'wait', 'cancel', 'done', 'signal' or 'all'
+-- KEYS[6]  'await' and 'release' on a fair lock only: the fair lock's queue (waiter id -> sequence
+--          number)
+-- KEYS[7]  'await' and 'release' on a fair lock only: the fair queue's leases (waiter id ->
+--          expiry, ms)
+-- ARGV[1]  the operation: 'await', 'wait', 'cancel', 'done', 'signal', 'all' or 'release'
 -- ARGV[2]  the awaiter's id ('await', 'wait', 'cancel', 'done'), else ''
--- ARGV[3]  the caller's lock token ('await', 'signal', 'all'), else ''
+-- ARGV[3]  the caller's lock token ('await', 'signal', 'all', 'release'), else ''
 -- ARGV[4]  the lease of an entry, in milliseconds
 -- ARGV[5]  the time to live of the keys, in milliseconds, set again by every write
 -- ARGV[6]  the condition's channel
@@ -28,6 +30,7 @@
 -- ARGV[8]  how to publish: 'spublish' (sharded Pub/Sub, on a Redis Cluster; a server without it
 --          gets 'publish' instead) or 'publish'
 -- ARGV[9]  the companion hash's field for the sequence numbers
+-- ARGV[10] 'release' only: how many awaiters to signal, or 'all' for every one
 --
 -- Replies:
 --   'await'  {1, seq, n}  enqueued with sequence number seq, and the lock released (n clients
@@ -42,10 +45,16 @@
 --   'signal' {1, id} signalled awaiter id; {0} nobody waits; {-1} the caller does not hold the lock
 --   'all'    {n, seq} signalled the n awaiters whose sequence numbers are seq or less; {-1} not
 --            the holder
+--   'release' the signals a holder gave, then its release, in one step (a signal given while no
+--            awaiter of this JVM waits travels with the release that ends the hold, so that the
+--            awaiter it wakes finds the lock free):
+--            {1, n, seq, id...} released (n clients were subscribed to the lock's channel);
+--            every awaiter numbered seq or less was signalled ('all'; else seq is 0), or the
+--            awaiters id... were; {0} the lock key does not hold ARGV[3]: nothing was done
 --
 -- Messages on the condition's channel: 'to:<id>' (awaiter id was signalled) and 'all:<seq>'
 -- (every awaiter with sequence number seq or less was signalled). On the lock's channel, 'await'
--- announces the release as release.lua does ('released'), or, on a fair lock, hands the lock to
+-- and 'release' announce the release as release.lua does ('released'), or, on a fair lock, hands the lock to
 -- the first live waiter and names it ('to:<first waiter>'), as fair_release.lua does.
 local op = ARGV[1]
 local id = ARGV[2]
@@ -104,23 +113,11 @@ local function holds()
   return redis.pcall('get', KEYS[1]) == ARGV[3]
 end
 
-if op == 'await' then
-  local seq = redis.call('zscore', KEYS[2], id)
-  if seq then
-    return {2, tonumber(seq)}
-  end
-  if redis.call('zscore', KEYS[4], id) then
-    return {3}
-  end
-  if not holds() then
-    return {0}
-  end
+-- Deletes the lock key and announces it on the lock's channel; on a fair lock, as fair_release.lua
+-- does, the first live waiter holds the lock at once (the key takes its id, expiring when its place
+-- would have), and the message tells it alone. Returns how many clients heard it.
+local function release()
   redis.call('del', KEYS[1])
-  sweep()
-  seq = redis.call('hincrby', KEYS[5], ARGV[9], 1)
-  redis.call('zadd', KEYS[2], seq, id)
-  redis.call('zadd', KEYS[3], now + lease, id)
-  expire(KEYS[2], KEYS[3], KEYS[5])
   local message = 'released'
   if KEYS[6] then
     local dead = redis.call('zrangebyscore', KEYS[7], '-inf', now)
@@ -128,8 +125,6 @@ if op == 'await' then
       remove(KEYS[6], dead)
       remove(KEYS[7], dead)
     end
-    -- As fair_release.lua does: the first live waiter holds the lock at once (the key takes its
-    -- id, expiring when its place would have), and the message tells it alone.
     local head = redis.call('zrange', KEYS[6], 0, 0)[1]
     while head do
       local placeEnd = redis.call('zscore', KEYS[7], head)
@@ -143,29 +138,29 @@ if op == 'await' then
       head = redis.call('zrange', KEYS[6], 0, 0)[1]
     end
   end
-  return {1, seq, publish(ARGV[7], message)}
+  return publish(ARGV[7], message)
 end
 
-if op == 'signal' or op == 'all' then
-  if not holds() then
-    return {-1}
+-- Signals the oldest live awaiter: returns its id, or nil when nobody waits.
+local function signalOne()
+  local next = redis.call('zrange', KEYS[2], 0, 0)[1]
+  if not next then
+    return nil
   end
-  sweep()
-  if op == 'signal' then
-    local next = redis.call('zrange', KEYS[2], 0, 0)[1]
-    if not next then
-      return {0}
-    end
-    redis.call('zrem', KEYS[2], next)
-    redis.call('zrem', KEYS[3], next)
-    redis.call('zadd', KEYS[4], now + lease, next)
-    expire(KEYS[4])
-    publish(ARGV[6], 'to:' .. next)
-    return {1, next}
-  end
+  redis.call('zrem', KEYS[2], next)
+  redis.call('zrem', KEYS[3], next)
+  redis.call('zadd', KEYS[4], now + lease, next)
+  expire(KEYS[4])
+  publish(ARGV[6], 'to:' .. next)
+  return next
+end
+
+-- Signals every awaiter: returns how many, and the greatest sequence number among them (0, 0 when
+-- nobody waits).
+local function signalEvery()
   local waiting = redis.call('zrange', KEYS[2], 0, -1, 'withscores')
   if #waiting == 0 then
-    return {0, 0}
+    return 0, 0
   end
   for i = 1, #waiting, 2000 do
     local batch = {}
@@ -179,7 +174,64 @@ if op == 'signal' or op == 'all' then
   expire(KEYS[4])
   local upTo = tonumber(waiting[#waiting])
   publish(ARGV[6], 'all:' .. string.format('%d', upTo))
-  return {#waiting / 2, upTo}
+  return #waiting / 2, upTo
+end
+
+if op == 'await' then
+  local seq = redis.call('zscore', KEYS[2], id)
+  if seq then
+    return {2, tonumber(seq)}
+  end
+  if redis.call('zscore', KEYS[4], id) then
+    return {3}
+  end
+  if not holds() then
+    return {0}
+  end
+  sweep()
+  seq = redis.call('hincrby', KEYS[5], ARGV[9], 1)
+  redis.call('zadd', KEYS[2], seq, id)
+  redis.call('zadd', KEYS[3], now + lease, id)
+  expire(KEYS[2], KEYS[3], KEYS[5])
+  return {1, seq, release()}
+end
+
+if op == 'release' then
+  if not holds() then
+    return {0}
+  end
+  sweep()
+  local reply = {1, 0, 0}
+  if ARGV[10] == 'all' then
+    local _, upTo = signalEvery()
+    reply[3] = upTo
+  else
+    for _ = 1, tonumber(ARGV[10]) do
+      local next = signalOne()
+      if not next then
+        break
+      end
+      reply[#reply + 1] = next
+    end
+  end
+  reply[2] = release()
+  return reply
+end
+
+if op == 'signal' or op == 'all' then
+  if not holds() then
+    return {-1}
+  end
+  sweep()
+  if op == 'signal' then
+    local next = signalOne()
+    if not next then
+      return {0}
+    end
+    return {1, next}
+  end
+  local n, upTo = signalEvery()
+  return {n, upTo}
 end
 
 sweep()
