@@ -242,6 +242,31 @@ final class LockCommands {
     return ((Number) value).longValue();
   }
 
+  /** A reply, shortly, for an error message: its type and the start of its content. */
+  static String describe(Object reply) {
+    if (reply == null) {
+      return "nil";
+    }
+    if (reply instanceof byte[] bytes) {
+      return "bulk string \"" + shorten(new String(bytes, StandardCharsets.UTF_8)) + "\"";
+    }
+    if (reply instanceof List<?> list) {
+      List<String> items = new ArrayList<>();
+      for (Object item : list.subList(0, Math.min(list.size(), 5))) {
+        items.add(describe(item));
+      }
+      return "array of " + list.size() + " " + items + (list.size() > 5 ? "..." : "");
+    }
+    if (reply instanceof Number number) {
+      return "integer " + number;
+    }
+    return reply.getClass().getSimpleName() + " \"" + shorten(reply.toString()) + "\"";
+  }
+
+  private static String shorten(String text) {
+    return text.length() > 40 ? text.substring(0, 40) + "..." : text;
+  }
+
   /**
    * One operation on one lock. A client's failure becomes a {@link RedisLockException} naming the
    * operation and the lock key.
@@ -258,12 +283,39 @@ final class LockCommands {
     /** Runs on {@code client} through its own API; its failures are wrapped by {@link #call}. */
     abstract T run(UnifiedJedis client);
 
+    /** What a reply means, assuming the shape the command or script gives. */
+    abstract T parseReply(Object reply);
+
     @Override
     public final T call(UnifiedJedis client) {
       try {
         return run(client);
       } catch (JedisException e) {
         throw failure(e);
+      }
+    }
+
+    /**
+     * What a reply means. A reply of another shape (a client out of step with its connection, or a
+     * script of another version under the same name) fails with a {@link RedisLockException} naming
+     * the operation, the lock key and the reply, rather than with the cast that met it.
+     */
+    @Override
+    public final T parse(Object reply) {
+      try {
+        return parseReply(reply);
+      } catch (ClassCastException
+          | IndexOutOfBoundsException
+          | NullPointerException
+          | NumberFormatException e) {
+        throw new RedisLockException(
+            "Redis answered "
+                + operation
+                + " of lock key '"
+                + keys.lock()
+                + "' with an unexpected reply: "
+                + describe(reply),
+            e);
       }
     }
 
@@ -322,13 +374,13 @@ final class LockCommands {
     }
 
     @Override
-    public T parse(Object reply) {
+    T parseReply(Object reply) {
       return parser.apply(reply);
     }
 
     @Override
     T run(UnifiedJedis client) {
-      return parser.apply(script.run(client, scriptKeys, args));
+      return parse(script.run(client, scriptKeys, args));
     }
   }
 
@@ -352,7 +404,7 @@ final class LockCommands {
     }
 
     @Override
-    public Acquisition parse(Object reply) {
+    Acquisition parseReply(Object reply) {
       return reply != null ? Acquisition.ACQUIRED_UNFENCED : BUSY_FOR_ALL_WE_KNOW;
     }
 
@@ -374,7 +426,7 @@ final class LockCommands {
     }
 
     @Override
-    public Boolean parse(Object reply) {
+    Boolean parseReply(Object reply) {
       return asLong(reply) > 0;
     }
 

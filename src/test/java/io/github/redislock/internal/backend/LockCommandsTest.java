@@ -1,7 +1,10 @@
 package io.github.redislock.internal.backend;
 
+import static java.nio.charset.StandardCharsets.UTF_8;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.github.redislock.RedisLockException;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
@@ -141,5 +144,29 @@ class LockCommandsTest {
       words.add(new String(word.getRaw(), StandardCharsets.UTF_8));
     }
     return words;
+  }
+
+  @Test
+  void aReplyOfAnotherShapeIsARedisLockExceptionNamingTheLockAndTheReply() {
+    // A release answers with an integer; a connection out of step might hand it a status or an
+    // array meant for another command.
+    assertThatThrownBy(() -> commands.release(keys, "t", 0).parse("OK".getBytes(UTF_8)))
+        .isInstanceOf(RedisLockException.class)
+        .hasMessageContaining("release")
+        .hasMessageContaining("'orders'")
+        .hasMessageContaining("unexpected reply: bulk string \"OK\"")
+        .hasCauseInstanceOf(ClassCastException.class);
+    assertThatThrownBy(() -> commands.acquire(keys, "t", true).parse(List.of()))
+        .isInstanceOf(RedisLockException.class)
+        .hasMessageContaining("unexpected reply: array of 0 []")
+        .hasCauseInstanceOf(IndexOutOfBoundsException.class);
+  }
+
+  @Test
+  void aLongReplyIsShortenedInTheMessage() {
+    assertThat(LockCommands.describe(List.of(1L, "x".repeat(50).getBytes(UTF_8), List.of())))
+        .isEqualTo(
+            "array of 3 [integer 1, bulk string \"" + "x".repeat(40) + "...\", array of 0 []]");
+    assertThat(LockCommands.describe(null)).isEqualTo("nil");
   }
 }
