@@ -520,6 +520,7 @@ public final class Worker {
         outcome = Outcome.LOST;
         failure = e.getMessage();
       } catch (RedisLockException e) {
+        noUnexpectedReply(e);
         outcome = Outcome.REDIS_FAILURE;
         failure = e.getMessage();
       } catch (RuntimeException e) {
@@ -596,6 +597,22 @@ public final class Worker {
       return outcome;
     }
 
+    /**
+     * A {@code RedisLockException} caused by a reply of an unexpected shape is a client out of step
+     * with its connection (see {@code LockCommand.parse}), not an outage: a contract violation.
+     */
+    private void noUnexpectedReply(RuntimeException e) {
+      for (Throwable t = e; t != null; t = t.getCause()) {
+        if (t instanceof ClassCastException
+            || t instanceof IndexOutOfBoundsException
+            || t instanceof NullPointerException
+            || t instanceof NumberFormatException) {
+          contract("an unexpected reply: " + e + " at " + where(e));
+          return;
+        }
+      }
+    }
+
     private void contract(String what) {
       stats.count("contract violations");
       history.record("X|" + holder + "|contract|" + clean(what));
@@ -615,6 +632,7 @@ public final class Worker {
       try {
         token = target.token().getAsLong();
       } catch (LockLostException | RedisLockException e) {
+        noUnexpectedReply(e);
         // Lost (or Redis unreachable) before the section began: nothing was written under it.
         stats.count("token " + (e instanceof LockLostException ? "lost" : "unreachable"));
         unlock(target, name, 0, false, acqUs, "before-token");
@@ -769,6 +787,7 @@ public final class Worker {
       } catch (LockLostException e) {
         stats.count(label + " lost");
       } catch (RedisLockException e) {
+        noUnexpectedReply(e);
         stats.count(label + " unreachable");
       } catch (RuntimeException e) {
         contract(label + " threw " + e + " at " + where(e));
@@ -855,6 +874,7 @@ public final class Worker {
         result = "lost";
         outcome = "lost-at-await";
       } catch (RedisLockException e) {
+        noUnexpectedReply(e);
         result = "unreachable";
         outcome = "unconfirmed-at-await";
       } catch (RuntimeException e) {
@@ -896,6 +916,7 @@ public final class Worker {
           try {
             target.lock().unlock();
           } catch (IllegalMonitorStateException | RedisLockException e) {
+            noUnexpectedReply(e);
             break;
           }
         }
@@ -906,6 +927,7 @@ public final class Worker {
       try {
         token = target.token().getAsLong();
       } catch (LockLostException | RedisLockException e) {
+        noUnexpectedReply(e);
         stats.count(
             "token after await " + (e instanceof LockLostException ? "lost" : "unreachable"));
         for (int i = 0; i < holds; i++) {
@@ -985,6 +1007,7 @@ public final class Worker {
       } catch (LockLostException e) {
         outcome = "lost";
       } catch (RedisLockException e) {
+        noUnexpectedReply(e);
         outcome = "unconfirmed";
       } catch (IllegalMonitorStateException e) {
         outcome = "imse";
