@@ -248,6 +248,17 @@ public abstract class ConditionContractTest {
     return awaiter(lock, lock.newCondition(), c -> awaitAndReturn(c));
   }
 
+  /**
+   * An awaiter of the first condition of a lock of {@code factory}, with {@code await()}, queued in
+   * Redis when this returns.
+   */
+  Awaiter awaiter(RedisLockFactory factory) {
+    RedisDistributedLock lock = lock(factory);
+    Awaiter awaiter = awaiter(lock, lock.newCondition(), c -> awaitAndReturn(c));
+    awaitQueued(1);
+    return awaiter;
+  }
+
   static Object awaitAndReturn(Condition condition) throws InterruptedException {
     condition.await();
     return "signalled";
@@ -595,9 +606,7 @@ public abstract class ConditionContractTest {
     @Test
     void aSignalForAnAwaiterOfTheSameFactoryIsRecordedAtOnce() throws Exception {
       RedisLockFactory shared = factory();
-      RedisDistributedLock awaiting = lock(shared);
-      Awaiter awaiter = awaiter(awaiting, awaiting.newCondition(), c -> awaitAndReturn(c));
-      awaitQueued(1);
+      Awaiter awaiter = awaiter(shared);
       RedisDistributedLock signaller = lock(shared);
       signaller.lock();
       signaller.lock();
@@ -792,9 +801,7 @@ public abstract class ConditionContractTest {
       // One factory: a signal for an awaiter of the signaller's own factory is recorded at once,
       // so the awaiter is signalled while the signaller still holds the lock.
       RedisLockFactory shared = factory();
-      RedisDistributedLock awaiting = lock(shared);
-      Awaiter awaiter = awaiter(awaiting, awaiting.newCondition(), c -> awaitAndReturn(c));
-      awaitQueued(1);
+      Awaiter awaiter = awaiter(shared);
       RedisDistributedLock signaller = lock(shared);
       signaller.lock();
       try {
