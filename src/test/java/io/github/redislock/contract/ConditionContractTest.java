@@ -634,10 +634,11 @@ public abstract class ConditionContractTest {
         first.signal();
         // The signaller awaits another condition: its release must carry the signal first.
         assertThat(second.await(1, TimeUnit.MILLISECONDS)).isFalse();
-        assertThat(awaiter.result()).isEqualTo("signalled");
+        assertThat(queued()).as("the awaiter, signalled, left the queue").isZero();
       } finally {
-        signaller.unlock();
+        signaller.unlock(); // the awaiter needs the lock to return: the signaller took it again
       }
+      assertThat(awaiter.result()).isEqualTo("signalled");
     }
 
     @Test
