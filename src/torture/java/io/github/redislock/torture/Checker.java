@@ -126,7 +126,16 @@ final class Checker {
         }
         active.add(y);
       }
-      firstOvertaker.forEach((x, y) -> overlap(x, y, firstExclusive.get(x)));
+      firstOvertaker.forEach(
+          (x, y) -> {
+            if (x.exclusive() && y.exclusive() && y.token < x.token) {
+              // y's hold is the older one: it was acquired before x's and its start was logged
+              // late (its worker was paused in between). The stale section is y, overtaken by x.
+              overlap(y, x, x);
+            } else {
+              overlap(x, y, firstExclusive.get(x));
+            }
+          });
     }
   }
 
