@@ -257,7 +257,9 @@ final class Report {
 
       1. **Exclusion.** An *overlap* is a section that started while another section of its name
          was still open, both exclusive or one of them a write hold and the other a read hold
-         (reads may overlap each other): the earlier holder is then stale. Every write the stale
+         (reads may overlap each other): the earlier holder is then stale (of two exclusive holds,
+         the one with the smaller fencing token: a worker paused between its acquisition and the
+         record of its start records it late). Every write the stale
          holder made after the later exclusive (or write) start must have been refused by the
          fenced store: an accepted one is a violation, whatever the fault. (A stale writer's
          writes after only a reader got in cannot be refused, since a read has no token: they are
