@@ -2,7 +2,6 @@ package io.github.redislock.internal;
 
 import io.github.redislock.LockLostException;
 import io.github.redislock.RedisLockException;
-import io.github.redislock.internal.backend.Acquisition;
 import io.github.redislock.internal.backend.LockKeys;
 import io.github.redislock.internal.backend.Release;
 import java.util.Objects;
@@ -38,6 +37,7 @@ public final class Mutexes {
   private final LockKind kind;
   private final NameRegistry states;
   private final LostHolds lost;
+  private final Acquisitions acquisitions;
 
   /** The conditions of this family's locks, made at the first {@link #newCondition}. */
   private volatile Conditions conditions;
@@ -48,6 +48,7 @@ public final class Mutexes {
     this.kind = policy.kind();
     this.states = new NameRegistry(toolkit.lifecycle(), policy.firstComeFirstServed());
     this.lost = new LostHolds(states);
+    this.acquisitions = new Acquisitions(toolkit, kind, states, lost);
   }
 
   /**
@@ -98,19 +99,19 @@ public final class Mutexes {
 
   public void lock(LockName name) {
     try {
-      acquire(name, Mode.UNINTERRUPTIBLE, 0);
+      acquisitions.acquire(name, Mode.UNINTERRUPTIBLE, 0);
     } catch (InterruptedException e) {
       throw new AssertionError("lock() does not throw InterruptedException", e);
     }
   }
 
   public void lockInterruptibly(LockName name) throws InterruptedException {
-    acquire(name, Mode.INTERRUPTIBLE, 0);
+    acquisitions.acquire(name, Mode.INTERRUPTIBLE, 0);
   }
 
   public boolean tryLock(LockName name) {
     try {
-      return acquire(name, Mode.ONCE, 0);
+      return acquisitions.acquire(name, Mode.ONCE, 0);
     } catch (InterruptedException e) {
       throw new AssertionError("tryLock() does not throw InterruptedException", e);
     }
@@ -121,9 +122,9 @@ public final class Mutexes {
       if (Thread.interrupted()) {
         throw new InterruptedException();
       }
-      return acquire(name, Mode.ONCE_IN_TURN, 0);
+      return acquisitions.acquire(name, Mode.ONCE_IN_TURN, 0);
     }
-    return acquire(name, Mode.TIMED, Math.min(timeoutNanos, MAX_TIMEOUT_NANOS));
+    return acquisitions.acquire(name, Mode.TIMED, Math.min(timeoutNanos, MAX_TIMEOUT_NANOS));
   }
 
   public void unlock(LockName lockName) {
@@ -343,126 +344,5 @@ public final class Mutexes {
   int queuedThreads(String name) {
     NameState state = states.get(name);
     return state == null ? 0 : state.local.getQueueLength();
-  }
-
-  // ---- acquisition ----
-
-  private boolean acquire(LockName name, Mode mode, long timeoutNanos) throws InterruptedException {
-    t.lifecycle().checkOpen();
-    if (mode == Mode.INTERRUPTIBLE || mode == Mode.TIMED) {
-      if (Thread.interrupted()) {
-        throw new InterruptedException();
-      }
-    }
-    long deadline = t.ticker().read() + timeoutNanos;
-    String lostReason = lost.learn(name.name);
-    if (lostReason != null) {
-      throw new LockLostException(name.name, lostReason);
-    }
-    NameState current = states.get(name.name);
-    if (current != null && current.local.isHeldByCurrentThread()) {
-      return reenter(current);
-    }
-    Telemetry.Acquiring seen = t.telemetry().acquiring(); // null: nothing records it
-    NameState state = states.enter(name);
-    boolean owned = false;
-    boolean acquired = false;
-    Throwable failure = null;
-    try {
-      owned = queueLocally(state, mode, timeoutNanos);
-      acquired = owned && (takeHandOff(state) || acquireInRedis(state, name, mode, deadline, seen));
-      return acquired;
-    } catch (Throwable e) {
-      failure = e;
-      throw e;
-    } finally {
-      if (seen != null) {
-        t.telemetry().acquisitionEnded(seen, name.name, kind, mode, acquired, failure);
-      }
-      if (!acquired) {
-        // A hold published and then lost (the factory closing) was revoked, and exited for us.
-        boolean exited = owned && !state.local.unlockAll();
-        if (exited) {
-          lost.learn(name.name); // nobody held it as far as the caller knows
-        }
-        t.handoff().releaseOrphan(state);
-        if (!exited) {
-          states.exit(state);
-        }
-      }
-    }
-  }
-
-  private boolean reenter(NameState state) {
-    Hold hold = state.hold;
-    if (hold.isLost()) {
-      throw lost.drop(state, hold);
-    }
-    if (!state.local.reenter()) {
-      throw lost.lostOrNotHeld(state.name, true);
-    }
-    return true;
-  }
-
-  private static boolean queueLocally(NameState state, Mode mode, long timeoutNanos)
-      throws InterruptedException {
-    return switch (mode) {
-      case ONCE -> state.local.tryLock();
-      case ONCE_IN_TURN -> state.local.tryLock(0);
-      case TIMED -> state.local.tryLock(timeoutNanos);
-      case INTERRUPTIBLE -> {
-        state.local.lockInterruptibly();
-        yield true;
-      }
-      case UNINTERRUPTIBLE -> {
-        state.local.lock();
-        yield true;
-      }
-    };
-  }
-
-  private boolean takeHandOff(NameState state) {
-    Hold handed = t.handoff().take(state);
-    return handed != null && lost.take(state, handed);
-  }
-
-  private boolean acquireInRedis(
-      NameState state, LockName name, Mode mode, long deadline, Telemetry.Acquiring seen)
-      throws InterruptedException {
-    LockKind waiting =
-        mode == Mode.ONCE_IN_TURN ? kind.forAttemptInTurn() : kind.forWait(mode == Mode.ONCE);
-    RedisWait wait =
-        new RedisWait(t.waiting(), state.name, state.keys, waiting, mode, deadline).watchedBy(seen);
-    if (!wait.run()) {
-      return false;
-    }
-    install(state, name, wait.token(), wait.granted(), wait.attemptStart());
-    return true;
-  }
-
-  private void install(
-      NameState state, LockName name, String token, Acquisition granted, long startNanos) {
-    Hold hold =
-        new Hold(
-            kind,
-            lost,
-            state.name,
-            state.keys,
-            token,
-            granted.fencingToken(),
-            granted.grant(),
-            startNanos,
-            startNanos + t.validNanos(),
-            t.ticker());
-    hold.limitTo(name.maxHoldNanos >= 0 ? name.maxHoldNanos : t.settings().maxHoldNanos);
-    t.handoff().acquiredInRedis(state);
-    hold.takenBy(state.local); // before it is published, so that a loss can revoke it
-    state.hold = hold;
-    if (!t.renewer().start(hold)) {
-      state.hold = null;
-      t.releases().releaseLater(hold);
-      t.lifecycle().checkOpen();
-    }
-    t.holders().acquired(hold);
   }
 }
