@@ -7,7 +7,8 @@ import io.github.redislock.internal.backend.Acquisition;
 /**
  * How a thread of one family of locks ({@link Mutexes}) comes to hold a name: by reentry, through
  * the name's local queue and then a hold handed over locally or an acquisition in Redis ({@link
- * RedisWait}). Each way ends with the hold published for its thread, renewed, and counted.
+ * RedisWait}), or, after an await, by taking the hold a signal's release handed it in Redis. Each
+ * way ends with the hold published for its thread, renewed, and counted.
  */
 final class Acquisitions {
   private final Toolkit t;
@@ -20,6 +21,52 @@ final class Acquisitions {
     this.kind = kind;
     this.states = states;
     this.lost = lost;
+  }
+
+  /**
+   * After an await whose signal came with the lock (the release that signalled it handed the key to
+   * {@code token}): the calling thread takes that hold, with {@code holds} holds, if it can take
+   * the local lock at once. Its lease counts from {@code startNanos}, before the last call that
+   * renewed the awaiter's entry, whose end the handed key keeps.
+   *
+   * @return {@code false} when another thread of this JVM owns the local lock (it may be waiting
+   *     for Redis, where only a release would wake it) or the lease is gone: the caller gives the
+   *     hold back and takes the lock as any thread does
+   */
+  boolean takeHanded(LockName name, int holds, String token, long startNanos) {
+    t.turns().takeYieldNanos(name.name);
+    if (t.ticker().read() - startNanos >= t.validNanos()) {
+      return false;
+    }
+    Telemetry.Acquiring seen = t.telemetry().acquiring();
+    NameState state = states.enter(name);
+    if (!state.local.tryLock()) {
+      states.exit(state);
+      return false;
+    }
+    boolean installed = false;
+    try {
+      Hold previous = t.handoff().take(state); // none: the key was ours to take
+      if (previous != null) {
+        t.releases().releaseLater(previous);
+      }
+      install(state, name, token, Acquisition.acquired(0), startNanos);
+      installed = true;
+    } finally {
+      if (seen != null) {
+        t.telemetry()
+            .acquisitionEnded(seen, name.name, kind, Mode.UNINTERRUPTIBLE, installed, null);
+      }
+      if (!installed && state.local.unlockAll()) {
+        states.exit(state);
+      }
+    }
+    for (int i = 1; i < holds; i++) {
+      if (!state.local.reenter()) {
+        throw lost.lostOrNotHeld(name.name, true);
+      }
+    }
+    return true;
   }
 
   /**

@@ -32,6 +32,7 @@ import org.slf4j.LoggerFactory;
 final class ConditionWait {
   private static final Logger log = LoggerFactory.getLogger(ConditionWait.class);
   private static final String ALL = "all:";
+  private static final String HELD = "held:";
 
   private final Conditions conditions;
   private final Mode mode;
@@ -40,6 +41,7 @@ final class ConditionWait {
   final ConditionKeys keys;
   final String id = Tokens.next();
   private final String address = Signal.TO + id;
+  private final String heldAddress = HELD + id;
   private final String description;
 
   /** The greatest {@code all:<n>} heard: it may come before this awaiter knows its number. */
@@ -47,6 +49,16 @@ final class ConditionWait {
 
   private volatile long sequence;
   private volatile boolean delivered;
+
+  /** Whether the release that signalled it handed it the lock: the key holds {@link #id}. */
+  private volatile boolean handed;
+
+  /**
+   * When the last call that renewed its entry started (the await, or a renewal that found it
+   * waiting): a handed key expires when the entry would have, so its lease counts from then.
+   */
+  private long entrySince;
+
   private Signal signal;
 
   // The outcome.
@@ -114,7 +126,9 @@ final class ConditionWait {
     }
     boolean reacquired = false;
     try {
-      conditions.family.reacquire(lock, holds);
+      if (!(signalled && handed && takeHanded(holds))) {
+        conditions.family.reacquire(lock, holds);
+      }
       reacquired = true;
     } finally {
       if (signalled) {
@@ -131,9 +145,23 @@ final class ConditionWait {
     return signalled;
   }
 
+  /**
+   * Takes the hold the signal's release handed over, without a round trip; else (another thread of
+   * this JVM owns the local lock, and may be waiting for Redis, or the lease is gone) gives it
+   * back.
+   */
+  private boolean takeHanded(int holds) {
+    if (conditions.family.takeHanded(lock, holds, id, entrySince)) {
+      return true;
+    }
+    conditions.toolkit.releases().releaseQuietly(conditions.family.kind(), lock.keys, id);
+    return false;
+  }
+
   /** The await script, for {@link Mutexes#releaseAll}: enqueues and releases; retried once. */
   private Release enqueue(Hold hold) {
     interrupted |= Thread.interrupted(); // acted on once released; a pooled call would fail now
+    entrySince = conditions.toolkit.ticker().read();
     ConditionQueue.Enqueued enqueued;
     try {
       enqueued = enqueueOnce(hold);
@@ -149,6 +177,7 @@ final class ConditionWait {
       }
     }
     if (enqueued.signalled()) {
+      handed = enqueued.handed();
       delivered = true;
     } else if (enqueued.sequence() > 0) {
       sequence = enqueued.sequence();
@@ -182,7 +211,10 @@ final class ConditionWait {
       if (raised || now - renewAt >= 0) {
         try {
           Standing standing = conditions.queue.renew(lock.keys, keys, id);
-          if (standing != Standing.WAITING) {
+          if (standing == Standing.WAITING) {
+            entrySince = now;
+          } else {
+            handed |= standing == Standing.HELD;
             if (standing == Standing.GONE && !delivered) {
               conditions.unsignalledWakeUp(); // its entry ran out: it may have missed a signal
             }
@@ -209,7 +241,9 @@ final class ConditionWait {
   /** Stops waiting: the cancel script says whether a signal came first. */
   private void cancel() {
     try {
-      signalled = conditions.queue.cancel(lock.keys, keys, id) == Standing.SIGNALLED;
+      Standing standing = conditions.queue.cancel(lock.keys, keys, id);
+      handed |= standing == Standing.HELD;
+      signalled = standing == Standing.SIGNALLED || standing == Standing.HELD;
     } catch (RedisLockException e) {
       // Unknown: not signalled, as far as this awaiter knows. Its entry runs out with its lease,
       // and a signal it may have had passes on then.
@@ -226,6 +260,11 @@ final class ConditionWait {
       return false;
     }
     if (message.equals(address)) {
+      delivered = true;
+      return true;
+    }
+    if (message.equals(heldAddress)) {
+      handed = true;
       delivered = true;
       return true;
     }

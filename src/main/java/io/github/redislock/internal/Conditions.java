@@ -159,7 +159,13 @@ final class Conditions {
                 hold,
                 h -> {
                   answer[0] =
-                      queue.signalAndRelease(h.keys, condition, h.token, count, fairQueue(h.keys));
+                      queue.signalAndRelease(
+                          h.keys,
+                          condition,
+                          h.token,
+                          count,
+                          fairQueue(h.keys),
+                          toolkit.wakeUps().isSubscribed(h.keys.channel()) ? 1 : 0);
                   return answer[0].release();
                 });
     SignalledRelease signalled = answer[0];

@@ -256,6 +256,15 @@ public final class Mutexes {
   }
 
   /**
+   * After an await whose signal's release handed the lock to {@code token}: takes that hold, with
+   * {@code holds} holds, if the calling thread can take the local lock at once (see {@link
+   * Acquisitions#takeHanded}).
+   */
+  boolean takeHanded(LockName name, int holds, String token, long startNanos) {
+    return acquisitions.takeHanded(name, holds, token, startNanos);
+  }
+
+  /**
    * The calling thread's valid hold of {@code name}.
    *
    * @throws IllegalMonitorStateException if it holds none ({@code LockLostException}: it was lost)
@@ -271,6 +280,11 @@ public final class Mutexes {
       throw new LockLostException(name, hold.lostReason());
     }
     return hold;
+  }
+
+  /** What this family's locks do in Redis. */
+  LockKind kind() {
+    return kind;
   }
 
   // ---- queries ----

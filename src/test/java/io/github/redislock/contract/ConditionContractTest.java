@@ -270,6 +270,42 @@ public abstract class ConditionContractTest {
     }
   }
 
+  /**
+   * Signals the awaiter of the condition and hands it the lock, as a release with a signal does,
+   * but publishes nothing.
+   *
+   * @return the awaiter's id, which the lock key holds now
+   */
+  String handInRedisOnly() {
+    String id;
+    try (Jedis jedis = deployment.raw(name)) {
+      id = jedis.zrange(conditionKey("1", true, 'q'), 0, 0).get(0);
+    }
+    signalInRedisOnly();
+    try (Jedis jedis = deployment.raw(name)) {
+      jedis.psetex(name, 60_000, id);
+    }
+    return id;
+  }
+
+  /** Publishes {@code message} on the first condition's channel, plain and sharded. */
+  void publishOnCondition(String message) {
+    String channel = conditionKey("1", true, 'w');
+    try (Jedis jedis = deployment.raw(name)) {
+      jedis.publish(channel, message);
+      jedis.sendCommand(redis.clients.jedis.Protocol.Command.SPUBLISH, channel, message);
+    }
+  }
+
+  /** The clients subscribed to the lock's wake-up channel (plain or sharded Pub/Sub). */
+  long lockChannelListeners() {
+    String channel = "{" + name + "}:lock-wake";
+    try (Jedis jedis = deployment.raw(name)) {
+      return jedis.pubsubNumSub(channel).getOrDefault(channel, 0L)
+          + jedis.pubsubShardNumSub(channel).getOrDefault(channel, 0L);
+    }
+  }
+
   /** Signals the awaiter of the condition as a signal would, in Redis, but publishes nothing. */
   void signalInRedisOnly() {
     String queue = conditionKey("1", true, 'q');
@@ -604,6 +640,84 @@ public abstract class ConditionContractTest {
     }
 
     @Test
+    void aSignalForAnotherProcessHandsItTheLockWhenNobodyElseWaitsForIt() throws Exception {
+      RedisLockFactory awaiting = factory(b -> b.recordStats());
+      Awaiter awaiter = awaiter(awaiting);
+      RedisDistributedLock signaller = lock();
+      underLock(signaller, signaller.newCondition()::signal);
+      assertThat(awaiter.result()).isEqualTo("signalled");
+      assertThat(awaiter.heldAfter).isTrue();
+      assertThat(awaiter.holdCountAfter).isEqualTo(2);
+      assertThat(awaiter.tokenAfter).isGreaterThan(awaiter.tokenBefore);
+      // Taken without a round trip: the release that signalled it set the key to the awaiter's
+      // token. A fair lock's release hands it to the first waiter of its queue instead.
+      assertThat(awaiting.stats().handoffCount()).isEqualTo(fair() ? 0 : 1);
+      await().atMost(Timing.awaitAtMost()).until(() -> rawGet() == null);
+      assertThat(spuriousWakeUps()).isZero();
+    }
+
+    @Test
+    void whileAnotherProcessWaitsForTheLockASignalReleasesItInsteadOfHandingItOver()
+        throws Exception {
+      RedisLockFactory awaiting = factory(b -> b.recordStats());
+      Awaiter awaiter = awaiter(awaiting);
+      RedisDistributedLock signaller = lock();
+      RedisDistributedLock waiter = lock(factory());
+      CompletableFuture<Void> waited;
+      signaller.lock();
+      try {
+        waited = CompletableFuture.runAsync(() -> underLock(waiter, () -> {}), threads);
+        await().atMost(Timing.awaitAtMost()).until(() -> lockChannelListeners() == 1);
+        signaller.newCondition().signal();
+      } finally {
+        signaller.unlock();
+      }
+      assertThat(awaiter.result()).isEqualTo("signalled");
+      waited.get(Timing.awaitAtMost().toMillis(), TimeUnit.MILLISECONDS);
+      assertThat(awaiting.stats().handoffCount()).as("took the lock from Redis").isZero();
+    }
+
+    @Test
+    void anAwaiterThatLearnsFromARenewalThatItWasHandedTheLockTakesThatHold() throws Exception {
+      Awaiter awaiter = awaiter(factory(b -> b.leaseTime(SHORT_LEASE)));
+      String id = handInRedisOnly(); // no message: its next renewal tells it
+      assertThat(awaiter.result()).isEqualTo("signalled");
+      assertThat(awaiter.keyAfter).as("the handed key, not one taken anew").isEqualTo(id);
+      assertThat(awaiter.holdCountAfter).isEqualTo(2);
+    }
+
+    /**
+     * The awaiter's factory has another thread queued for the lock: it owns the lock in the JVM and
+     * waits for a release in Redis, so the awaiter cannot take the handed hold past it. It gives
+     * the hold back (a release, which wakes that thread) and takes the lock as any thread does.
+     */
+    @Test
+    void aHandedOverAwaiterGivesTheLockBackToAThreadOfItsFactoryWaitingInRedis() throws Exception {
+      RedisLockFactory awaiting = factory();
+      Awaiter awaiter = awaiter(awaiting);
+      String id = handInRedisOnly();
+      RedisDistributedLock other = lock(awaiting);
+      CompletableFuture<String> otherSaw =
+          CompletableFuture.supplyAsync(
+              () -> {
+                other.lock();
+                try {
+                  return rawGet();
+                } finally {
+                  other.unlock();
+                }
+              },
+              threads);
+      await().atMost(Timing.awaitAtMost()).until(() -> lockChannelListeners() == 1);
+      publishOnCondition("held:" + id);
+      assertThat(awaiter.result()).isEqualTo("signalled");
+      assertThat(otherSaw.get(Timing.awaitAtMost().toMillis(), TimeUnit.MILLISECONDS))
+          .isNotNull()
+          .isNotEqualTo(id);
+      assertThat(awaiter.keyAfter).isNotNull().isNotEqualTo(id);
+    }
+
+    @Test
     void aSignalForAnAwaiterOfTheSameFactoryIsRecordedAtOnce() throws Exception {
       RedisLockFactory shared = factory();
       Awaiter awaiter = awaiter(shared);
@@ -880,9 +994,14 @@ public abstract class ConditionContractTest {
       assertThat(living.result()).isEqualTo("signalled");
     }
 
+    /**
+     * The release hands the lock to the dead awaiter, first in the queue, as to a live one: the
+     * lock is free again when the dead awaiter's entry would have run out, and its signal passes on
+     * once the signalled entry does.
+     */
     @Test
     void aSignalThatWentToADeadAwaiterPassesOnToTheNext() throws Exception {
-      deadAwaiter(Duration.ofMinutes(1)); // its entry is there at the signal
+      deadAwaiter(Timing.scaled(Duration.ofSeconds(3))); // its entry is there at the signal
       RedisDistributedLock lock = lock(factory(b -> b.leaseTime(SHORT_LEASE)));
       Awaiter living = awaiter(lock, lock.newCondition(), c -> awaitAndReturn(c));
       awaitQueued(2);

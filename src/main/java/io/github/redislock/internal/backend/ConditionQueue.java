@@ -32,6 +32,11 @@ public final class ConditionQueue {
     LEFT,
     /** Signalled: it takes the lock again, then its signal is {@linkplain #done done}. */
     SIGNALLED,
+    /**
+     * Signalled, and the release that signalled it handed it the lock: the lock key holds its id.
+     * It takes that hold (or releases it), then its signal is {@linkplain #done done}.
+     */
+    HELD,
     /** Not there: its lease ran out (or Redis lost it), so it may have missed a signal. */
     GONE
   }
@@ -43,8 +48,9 @@ public final class ConditionQueue {
    *     channel), or was not the caller's ({@code released()} false: nothing was done)
    * @param sequence the awaiter's number in the order of arrival; 0 when it is signalled already
    * @param signalled whether an earlier call of this awaiter, whose reply was lost, was signalled
+   * @param handed whether, signalled so, it was handed the lock too (the key holds its id)
    */
-  public record Enqueued(Release release, long sequence, boolean signalled) {}
+  public record Enqueued(Release release, long sequence, boolean signalled, boolean handed) {}
 
   /**
    * The answer to a signal.
@@ -144,13 +150,23 @@ public final class ConditionQueue {
   /**
    * Signals {@code count} awaiters, the longest-waiting live ones ({@code count} 0: every awaiter),
    * then releases the lock, in one step, if {@code token} holds it: the awaiters woken find the
-   * lock free. Repeated after a lost reply, it finds the lock released and does nothing.
+   * lock free. Repeated after a lost reply, it finds the lock released and does nothing. With
+   * {@code ownSubscribers} 0 or 1, on a lock that is not fair, the lock goes to the first awaiter
+   * woken instead (the key takes its id, and its message says so), unless a client other than the
+   * caller's subscription waits on the lock's channel.
    *
    * @param fairQueue on a fair lock, its queue and the queue's leases (its first live waiter is
    *     handed the lock), else {@code null}
+   * @param ownSubscribers how many of the lock channel's subscribers are the caller's (0 or 1), or
+   *     -1 for no hand-over
    */
   public SignalledRelease signalAndRelease(
-      LockKeys lock, ConditionKeys condition, String token, int count, List<String> fairQueue) {
+      LockKeys lock,
+      ConditionKeys condition,
+      String token,
+      int count,
+      List<String> fairQueue,
+      int ownSubscribers) {
     firstContact.accept(lock);
     List<String> keys = keys(lock, condition);
     if (fairQueue != null) {
@@ -158,6 +174,9 @@ public final class ConditionQueue {
     }
     List<String> args = new ArrayList<>(args("release", "", token, condition, lock));
     args.add(count == 0 ? "all" : Integer.toString(count));
+    if (ownSubscribers >= 0) {
+      args.add(Integer.toString(ownSubscribers));
+    }
     return new ScriptCall<>(
             "signal and release", lock, Script.CONDITION, keys, args, ConditionQueue::released)
         .call(client);
@@ -208,10 +227,13 @@ public final class ConditionQueue {
   private static Enqueued enqueued(Object reply) {
     List<?> values = (List<?>) reply;
     return switch ((int) number(values.get(0))) {
-      case 1 -> new Enqueued(Release.released(number(values.get(2))), number(values.get(1)), false);
-      case 2 -> new Enqueued(Release.RELEASED, number(values.get(1)), false);
-      case 3 -> new Enqueued(Release.RELEASED, 0, true);
-      default -> new Enqueued(Release.NOT_OURS, 0, false);
+      case 1 ->
+          new Enqueued(
+              Release.released(number(values.get(2))), number(values.get(1)), false, false);
+      case 2 -> new Enqueued(Release.RELEASED, number(values.get(1)), false, false);
+      case 3 -> new Enqueued(Release.RELEASED, 0, true, false);
+      case 4 -> new Enqueued(Release.RELEASED, 0, true, true);
+      default -> new Enqueued(Release.NOT_OURS, 0, false, false);
     };
   }
 
@@ -230,12 +252,22 @@ public final class ConditionQueue {
 
   private static Standing renewed(Object reply) {
     long status = number(reply);
-    return status == 1 ? Standing.WAITING : status == 2 ? Standing.SIGNALLED : Standing.GONE;
+    return switch ((int) status) {
+      case 1 -> Standing.WAITING;
+      case 2 -> Standing.SIGNALLED;
+      case 3 -> Standing.HELD;
+      default -> Standing.GONE;
+    };
   }
 
   private static Standing left(Object reply) {
     long status = number(reply);
-    return status == 0 ? Standing.LEFT : status == 1 ? Standing.SIGNALLED : Standing.GONE;
+    return switch ((int) status) {
+      case 0 -> Standing.LEFT;
+      case 1 -> Standing.SIGNALLED;
+      case 3 -> Standing.HELD;
+      default -> Standing.GONE;
+    };
   }
 
   private static Signalled signalled(Object reply) {

@@ -31,6 +31,9 @@
 --          gets 'publish' instead) or 'publish'
 -- ARGV[9]  the companion hash's field for the sequence numbers
 -- ARGV[10] 'release' only: how many awaiters to signal, or 'all' for every one
+-- ARGV[11] 'release' only, optional: the lock may be handed to the first awaiter signalled, unless
+--          another client waits for it: ARGV[11] is how many of the subscribers of the lock's
+--          channel are the caller's own ('0' or '1'); more subscribers than that, no hand-over
 --
 -- Replies:
 --   'await'  {1, seq, n}  enqueued with sequence number seq, and the lock released (n clients
@@ -38,9 +41,11 @@
 --            {2, seq}     enqueued already by an earlier call with this id (its reply was lost)
 --            {3}          enqueued by an earlier call, and signalled since
 --            {0}          the lock key does not hold ARGV[3]: nothing was done
---   'wait'   1 waiting (lease renewed), 2 signalled (lease renewed), 0 gone (it ran out)
+--            {4}          as {3}, and the lock was handed to it (the lock key holds its id)
+--   'wait'   1 waiting (lease renewed), 2 signalled (lease renewed), 3 signalled and handed the
+--            lock (the lock key holds its id), 0 gone (it ran out)
 --   'cancel' 0 left the queue, not signalled; 1 signalled (it stays signalled: the awaiter takes
---            the lock again and then 'done'); 2 gone
+--            the lock again and then 'done'); 3 signalled and handed the lock; 2 gone
 --   'done'   1 removed, 0 it was not there
 --   'signal' {1, id} signalled awaiter id; {0} nobody waits; {-1} the caller does not hold the lock
 --   'all'    {n, seq} signalled the n awaiters whose sequence numbers are seq or less; {-1} not
@@ -50,10 +55,16 @@
 --            awaiter it wakes finds the lock free):
 --            {1, n, seq, id...} released (n clients were subscribed to the lock's channel);
 --            every awaiter numbered seq or less was signalled ('all'; else seq is 0), or the
---            awaiters id... were; {0} the lock key does not hold ARGV[3]: nothing was done
+--            awaiters id... were; {0} the lock key does not hold ARGV[3]: nothing was done.
+--            With ARGV[11], on a lock that is not fair, when one by one signals woke an awaiter
+--            and no other client is subscribed to the lock's channel (nobody else waits for the
+--            lock), the lock is not deleted but handed to the first awaiter woken: the lock key
+--            takes its id, expiring when its entry would have, and its message is 'held:<id>';
+--            then n is 0 and nothing is published on the lock's channel
 --
--- Messages on the condition's channel: 'to:<id>' (awaiter id was signalled) and 'all:<seq>'
--- (every awaiter with sequence number seq or less was signalled). On the lock's channel, 'await'
+-- Messages on the condition's channel: 'to:<id>' (awaiter id was signalled), 'held:<id>' (it was
+-- signalled and holds the lock) and 'all:<seq>' (every awaiter with sequence number seq or less
+-- was signalled). On the lock's channel, 'await'
 -- and 'release' announce the release as release.lua does ('released'), or, on a fair lock, hands the lock to
 -- the first live waiter and names it ('to:<first waiter>'), as fair_release.lua does.
 local op = ARGV[1]
@@ -141,18 +152,45 @@ local function release()
   return publish(ARGV[7], message)
 end
 
--- Signals the oldest live awaiter: returns its id, or nil when nobody waits.
-local function signalOne()
+-- Signals the oldest live awaiter: returns its id, or nil when nobody waits. With hand, the lock
+-- key (deleted or about to be) takes its id, expiring when its entry would have.
+local function signalOne(hand)
   local next = redis.call('zrange', KEYS[2], 0, 0)[1]
   if not next then
     return nil
   end
+  local entryEnd = redis.call('zscore', KEYS[3], next)
   redis.call('zrem', KEYS[2], next)
   redis.call('zrem', KEYS[3], next)
   redis.call('zadd', KEYS[4], now + lease, next)
   expire(KEYS[4])
+  if hand and entryEnd then
+    redis.call('set', KEYS[1], next, 'PX', math.max(1, tonumber(entryEnd) - now))
+    publish(ARGV[6], 'held:' .. next)
+    return next, true
+  end
   publish(ARGV[6], 'to:' .. next)
-  return next
+  return next, false
+end
+
+-- Whether a client other than the caller is subscribed to the lock's channel (waits for the lock),
+-- or that cannot be told.
+local function othersWait()
+  local reply
+  if ARGV[8] == 'spublish' then
+    reply = redis.pcall('pubsub', 'shardnumsub', ARGV[7])
+  else
+    reply = redis.pcall('pubsub', 'numsub', ARGV[7])
+  end
+  if type(reply) ~= 'table' or not reply[2] then
+    return true
+  end
+  return tonumber(reply[2]) > tonumber(ARGV[11])
+end
+
+-- Whether the lock key holds the awaiter's id: a release handed it the lock.
+local function handed()
+  return redis.pcall('get', KEYS[1]) == id
 end
 
 -- Signals every awaiter: returns how many, and the greatest sequence number among them (0, 0 when
@@ -183,6 +221,9 @@ if op == 'await' then
     return {2, tonumber(seq)}
   end
   if redis.call('zscore', KEYS[4], id) then
+    if handed() then
+      return {4}
+    end
     return {3}
   end
   if not holds() then
@@ -202,19 +243,24 @@ if op == 'release' then
   end
   sweep()
   local reply = {1, 0, 0}
+  local heldBy = false
   if ARGV[10] == 'all' then
     local _, upTo = signalEvery()
     reply[3] = upTo
   else
-    for _ = 1, tonumber(ARGV[10]) do
-      local next = signalOne()
+    local hand = ARGV[11] ~= nil and ARGV[11] ~= '' and not KEYS[6] and not othersWait()
+    for i = 1, tonumber(ARGV[10]) do
+      local next, handedTo = signalOne(hand and i == 1)
       if not next then
         break
       end
+      heldBy = heldBy or handedTo
       reply[#reply + 1] = next
     end
   end
-  reply[2] = release()
+  if not heldBy then
+    reply[2] = release()
+  end
   return reply
 end
 
@@ -244,6 +290,9 @@ if op == 'wait' then
   if redis.call('zscore', KEYS[4], id) then
     redis.call('zadd', KEYS[4], now + lease, id)
     expire(KEYS[4])
+    if handed() then
+      return 3
+    end
     return 2
   end
   return 0
@@ -256,6 +305,9 @@ if op == 'cancel' then
   if redis.call('zscore', KEYS[4], id) then
     redis.call('zadd', KEYS[4], now + lease, id)
     expire(KEYS[4])
+    if handed() then
+      return 3
+    end
     return 1
   end
   return 2
