@@ -15,9 +15,12 @@ import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.LockSupport;
 import org.HdrHistogram.Histogram;
+import redis.clients.jedis.JedisPubSub;
 import redis.clients.jedis.RedisClient;
 
 /**
@@ -38,7 +41,9 @@ final class ConditionWake {
   private static final int ROUND = 0;
   private static final int SIGNALLED_AT = 8;
   private static final int AWAITING = 16;
-  private static final int SIZE = 24;
+  private static final int FLOOR_AWAITING = 24;
+  private static final int SIZE = 32;
+  private static final String FLOOR_CHANNEL = "bench:condition:floor";
   private static final Duration TIMEOUT = Duration.ofMinutes(2);
   private static final String NAME = "bench:condition";
 
@@ -50,6 +55,8 @@ final class ConditionWake {
    * @param wake signal to the awaiter's return from {@code await}, across JVMs
    * @param signal the signaller's {@code signal()} call alone
    * @param unlocked the signaller's {@code signal()} and {@code unlock()}
+   * @param floorSubscriber a {@code PUBLISH} from this JVM to the child's Jedis subscriber thread
+   * @param floorWoken the same, to a thread of the child that its subscriber thread unparks
    * @param spurious the awaiter's spurious wake-ups
    * @param note remarks, empty when none
    */
@@ -59,11 +66,18 @@ final class ConditionWake {
       Histogram wake,
       Histogram signal,
       Histogram unlocked,
+      Histogram floorSubscriber,
+      Histogram floorWoken,
       long spurious,
       String note) {
 
     double ratio() {
       return Histograms.micros(wake, 50) / Histograms.micros(ping, 50);
+    }
+
+    /** The floor's own p50 in PING p50s: what no cross-JVM wake-up on this machine goes under. */
+    double floorRatio() {
+      return Histograms.micros(floorWoken, 50) / Histograms.micros(ping, 50);
     }
   }
 
@@ -92,6 +106,9 @@ final class ConditionWake {
         RedisLockFactory factory =
             RedisLockFactory.builder().standalone(redis.uris().get(0)).build()) {
       Histogram ping = ping(redis.uris().get(0), warmup, rounds);
+      child.await("floor-ready", TIMEOUT);
+      publishFloor(redis.uris().get(0), shared, warmup, rounds);
+      String[] floor = child.await("floor", TIMEOUT).split(" ");
       child.await("ready", TIMEOUT);
       RedisDistributedLock lock = factory.getLock(NAME);
       Condition condition = lock.newCondition();
@@ -128,6 +145,8 @@ final class ConditionWake {
           Histograms.decode(result[1]),
           signal,
           unlocked,
+          Histograms.decode(floor[2]),
+          Histograms.decode(floor[1]),
           spurious,
           spurious == 0 ? "" : spurious + " spurious wake-ups");
     } finally {
@@ -135,6 +154,22 @@ final class ConditionWake {
         Files.deleteIfExists(file);
       } catch (IOException e) {
         file.toFile().deleteOnExit();
+      }
+    }
+  }
+
+  /**
+   * The floor of a wake-up across JVMs: each round, once the child's thread waits, notes the time
+   * and publishes the round's number on a channel the child subscribes to with plain Jedis.
+   */
+  private static void publishFloor(String uri, MappedByteBuffer shared, int warmup, int rounds) {
+    try (RedisClient client = RawLockFloor.client(uri)) {
+      for (long round = 1; round <= warmup + rounds; round++) {
+        while ((long) LONGS.getVolatile(shared, FLOOR_AWAITING) < round) {
+          LockSupport.parkNanos(10_000);
+        }
+        LONGS.setVolatile(shared, SIGNALLED_AT, System.nanoTime());
+        client.publish(FLOOR_CHANNEL, Long.toString(round));
       }
     }
   }
@@ -173,6 +208,7 @@ final class ConditionWake {
       int warmup = Integer.parseInt(args[2]);
       int rounds = Integer.parseInt(args[3]);
       MappedByteBuffer shared = map(Path.of(args[1]));
+      floor(args[0], shared, warmup, rounds);
       Histogram wake = Sample.newHistogram();
       long spurious;
       try (RedisLockFactory factory = RedisLockFactory.builder().standalone(args[0]).build()) {
@@ -200,6 +236,58 @@ final class ConditionWake {
       System.out.println("result " + Histograms.encode(wake) + " " + spurious);
       System.out.flush();
       System.exit(0);
+    }
+
+    /**
+     * The floor's rounds: a Jedis subscriber thread, woken by each message, records its delay and
+     * unparks the main thread, which records its own; prints {@code floor <woken> <subscriber>}.
+     */
+    private static void floor(String uri, MappedByteBuffer shared, int warmup, int rounds)
+        throws InterruptedException {
+      Histogram subscriber = Sample.newHistogram();
+      Histogram woken = Sample.newHistogram();
+      Thread main = Thread.currentThread();
+      AtomicLong heard = new AtomicLong();
+      CountDownLatch subscribed = new CountDownLatch(1);
+      JedisPubSub listener =
+          new JedisPubSub() {
+            @Override
+            public void onSubscribe(String channel, int count) {
+              subscribed.countDown();
+            }
+
+            @Override
+            public void onMessage(String channel, String message) {
+              long now = System.nanoTime();
+              long round = Long.parseLong(message);
+              if (round > warmup) {
+                subscriber.recordValue(now - (long) LONGS.getVolatile(shared, SIGNALLED_AT));
+              }
+              heard.set(round);
+              LockSupport.unpark(main);
+            }
+          };
+      try (RedisClient client = RawLockFloor.client(uri)) {
+        Thread thread = new Thread(() -> client.subscribe(listener, FLOOR_CHANNEL), "floor-sub");
+        thread.setDaemon(true);
+        thread.start();
+        subscribed.await();
+        System.out.println("floor-ready");
+        System.out.flush();
+        for (long round = 1; round <= warmup + rounds; round++) {
+          LONGS.setVolatile(shared, FLOOR_AWAITING, round);
+          while (heard.get() < round) {
+            LockSupport.park();
+          }
+          if (round > warmup) {
+            woken.recordValue(System.nanoTime() - (long) LONGS.getVolatile(shared, SIGNALLED_AT));
+          }
+        }
+        listener.unsubscribe();
+        thread.join();
+      }
+      System.out.println("floor " + Histograms.encode(woken) + " " + Histograms.encode(subscriber));
+      System.out.flush();
     }
   }
 }
