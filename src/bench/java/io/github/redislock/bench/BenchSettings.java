@@ -16,7 +16,9 @@ import java.util.Locale;
  *     rounds rather than a few long ones: on a small VM the cost of a round trip changes for
  *     seconds at a time with where the scheduler puts client and server, and every implementation
  *     should see each state as often
- * @param warmup length of each cell in the discarded warm-up round
+ * @param warmup length of each run of a cell in the discarded warm-up round
+ * @param warmupMax how long the warm-up round may run a cell again until its throughput is steady
+ *     (see {@link WarmUp})
  * @param duration length of each measured cell (implementation × scenario × round)
  * @param threads threads of the one-key and own-keys scenarios
  * @param jvmThreads threads in each of the two JVMs of the cross-process scenario
@@ -40,6 +42,7 @@ record BenchSettings(
     boolean quick,
     int rounds,
     Duration warmup,
+    Duration warmupMax,
     Duration duration,
     int threads,
     int jvmThreads,
@@ -63,6 +66,7 @@ record BenchSettings(
         quick,
         intProperty("bench.rounds", quick ? 2 : 6, 1),
         durationProperty("bench.warmup", quick ? "150ms" : "1s"),
+        durationProperty("bench.warmupMax", quick ? "150ms" : "45s"),
         durationProperty("bench.duration", quick ? "400ms" : "1s"),
         intProperty("bench.threads", 8, 1),
         intProperty("bench.jvmThreads", 4, 1),
@@ -99,12 +103,13 @@ record BenchSettings(
   String describe() {
     return String.format(
         Locale.ROOT,
-        "%s mode; %d measured rounds; warm-up %s and %s per cell; %d threads (one key, own keys);"
+        "%s mode; %d measured rounds; warm-up runs of %s until steady (at most %s) and %s per cell; %d threads (one key, own keys);"
             + " 2 JVMs x %d threads; %,d pairs for command counts; %,d locks for heap;"
             + " %,d names for Redis memory; %,d waiting threads; raw floor backoff %d µs",
         quick ? "quick" : "full",
         rounds,
         human(warmup),
+        human(warmupMax),
         human(duration),
         threads,
         jvmThreads,

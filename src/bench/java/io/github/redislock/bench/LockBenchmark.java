@@ -222,7 +222,7 @@ public final class LockBenchmark {
       List<Implementation> order = new ArrayList<>(available);
       Collections.rotate(order, -round);
       for (Scenario scenario : Scenario.values()) {
-        if (!settings.runsScenario(scenario.id()) || (warmup && scenario == Scenario.TWO_JVMS)) {
+        if (!settings.runsScenario(scenario.id())) {
           continue;
         }
         for (Implementation impl : order) {
@@ -231,6 +231,10 @@ public final class LockBenchmark {
           }
           if (!settings.quick()) {
             System.gc(); // so that no cell pays for the garbage of the one before
+          }
+          if (warmup) {
+            warmUp(impl, scenario);
+            continue;
           }
           Sample sample = cell(impl, scenario, round);
           log(
@@ -250,12 +254,32 @@ public final class LockBenchmark {
       }
     }
 
+    /** Runs the cell of the warm-up round until its throughput is steady (see {@link WarmUp}). */
+    private void warmUp(Implementation impl, Scenario scenario) throws InterruptedException {
+      long start = System.nanoTime();
+      WarmUp.Outcome outcome =
+          WarmUp.untilSteady(() -> cell(impl, scenario, 0).opsPerSecond(), settings.warmupMax());
+      log(
+          String.format(
+              Locale.ROOT,
+              "  %-12s %-36s warm-up: %d runs, %.1f s, %s, last %,.0f ops/s",
+              scenario.id(),
+              impl.label(),
+              outcome.runs(),
+              (System.nanoTime() - start) / 1e9,
+              outcome.steady() ? "steady" : "not steady by the limit",
+              outcome.last()));
+      if (!outcome.steady()) {
+        results.unsteadyWarmUps.add(scenario.id() + " " + impl.label());
+      }
+    }
+
     private Sample cell(Implementation impl, Scenario scenario, int round)
         throws InterruptedException {
       String key = "bench:" + scenario.id() + ":" + impl.keyTag() + ":r" + round;
       try {
         if (scenario == Scenario.TWO_JVMS) {
-          return pair(impl).run(round, key, settings.duration());
+          return pair(impl).run(round, key, round == 0 ? settings.warmup() : settings.duration());
         }
         boolean pin = pinning && (scenario.uncontended() || scenario == Scenario.REENTRANT);
         if (pin) {

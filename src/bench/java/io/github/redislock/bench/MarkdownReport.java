@@ -605,9 +605,21 @@ final class MarkdownReport {
             "One JVM runs everything (the child JVMs of scenario d aside), against `redis-server`"
                 + " processes it starts on loopback: one for single-node rows, five for Redlock"
                 + " rows, shared by all implementations of that topology.",
-            "A warm-up round runs every in-JVM scenario for every implementation first; its numbers"
-                + " are discarded. Then each measured round runs scenario by scenario, every"
-                + " implementation in turn, the order rotated by one each round.",
+            "A warm-up round runs every scenario for every implementation first, each cell again"
+                + " and again until its last "
+                + WarmUp.WINDOW
+                + " runs agree within "
+                + WarmUp.TOLERANCE_PERCENT
+                + "% (at most "
+                + results.settings.warmupMax().toSeconds()
+                + " s a cell; "
+                + (results.unsteadyWarmUps.isEmpty()
+                    ? "every cell was steady"
+                    : "not steady by then: " + String.join(", ", results.unsteadyWarmUps))
+                + "); its numbers are discarded. A fixed second of warm-up had left the JIT"
+                + " compiling the larger clients' code in the first measured rounds, on the one"
+                + " CPU a pinned cell runs on. Then each measured round runs scenario by scenario,"
+                + " every implementation in turn, the order rotated by one each round.",
             "Each thread gets its own lock object of the shared name (as separate processes would);"
                 + " implementations that cache lock objects per name return the cached one.",
             "Exclusion checks: inside every critical section an atomic count must go from 0 to 1,"

@@ -208,6 +208,20 @@ final class ReadWriteRuns {
             }
             Row row;
             try {
+              if (round == 0) {
+                WarmUp.Outcome warm =
+                    WarmUp.untilSteady(
+                        () -> run(c, key, duration).opsPerSecond(), settings.warmupMax());
+                LockBenchmark.log(
+                    String.format(
+                        Locale.ROOT,
+                        "  rw %-22s %-40s warm-up: %d runs, %s",
+                        kase.title,
+                        c.label(),
+                        warm.runs(),
+                        warm.steady() ? "steady" : "not steady by the limit"));
+                continue;
+              }
               row = run(c, key, duration);
             } finally {
               if (pinned) {

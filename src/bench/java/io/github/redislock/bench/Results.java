@@ -22,6 +22,10 @@ final class Results {
   final List<WaitingThreads.Result> waiting = new ArrayList<>();
   final List<ReadWriteRuns.Row> readWrite = new ArrayList<>();
   ConditionWake.Result conditionWake;
+
+  /** The cells whose warm-up ran out of time before their throughput was steady. */
+  final List<String> unsteadyWarmUps = new ArrayList<>();
+
   ZonedDateTime finished;
 
   Results(BenchSettings settings, ZonedDateTime started) {
