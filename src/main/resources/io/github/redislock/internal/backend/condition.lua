@@ -174,14 +174,20 @@ local function signalOne(hand)
 end
 
 -- Whether a client other than the caller is subscribed to the lock's channel (waits for the lock),
--- or that cannot be told.
+-- or that cannot be told: the user may not run PUBSUB NUMSUB (asked first, so that its ACL LOG
+-- records no refusal), or the server has no sharded Pub/Sub.
 local function othersWait()
-  local reply
+  local count = 'numsub'
   if ARGV[8] == 'spublish' then
-    reply = redis.pcall('pubsub', 'shardnumsub', ARGV[7])
-  else
-    reply = redis.pcall('pubsub', 'numsub', ARGV[7])
+    count = 'shardnumsub'
   end
+  if redis.acl_check_cmd then
+    local checked, allowed = pcall(redis.acl_check_cmd, 'pubsub', count, ARGV[7])
+    if not checked or not allowed then
+      return true
+    end
+  end
+  local reply = redis.pcall('pubsub', count, ARGV[7])
   if type(reply) ~= 'table' or not reply[2] then
     return true
   end
