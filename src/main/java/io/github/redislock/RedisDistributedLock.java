@@ -293,7 +293,10 @@ public class RedisDistributedLock implements Lock {
    * <p>Signals the thread gave on this lock's conditions while no thread of this factory awaited
    * them (see {@link #newCondition()}) are recorded by the release that ends the hold, in the same
    * script and with the same check of the token: that release is never a local handoff, and when
-   * the hold is found lost, {@link LockLostException} is thrown and nobody is signalled.
+   * the hold is found lost, {@link LockLostException} is thrown and nobody is signalled. On a lock
+   * that is not fair, when that release wakes an awaiter with {@code signal()} and no other client
+   * waits for the lock, it hands the lock to that awaiter instead of freeing it: when {@code
+   * unlock()} returns, the lock may be held by the awaiter already.
    *
    * @throws IllegalMonitorStateException if the current thread does not hold this lock
    * @throws LockLostException if the hold was lost before this release (and the thread was not told
@@ -509,14 +512,16 @@ public class RedisDistributedLock implements Lock {
    * releases the lock in one step; a signal names the awaiter it woke on the condition's Pub/Sub
    * channel, to which each factory keeps one subscription, so the woken thread knows it was
    * signalled without asking Redis (threads of this JVM signalled from this JVM are woken at once).
-   * An await costs about three Redis calls (enqueue and release; the re-acquisition; and, in the
-   * background, the removal of the used signal). A signal costs none while no thread of this
-   * factory awaits the condition: it is recorded by the release that ends the signaller's hold, in
-   * the same script, so the awaiter it wakes finds the lock free (see {@link #unlock()}); while one
-   * does, it costs one call, so that the local awaiter can take the lock by local handoff. Spurious
-   * wake-ups happen only when an awaiter's entry was lost (its lease ran out while Redis could not
-   * be reached or the process was paused; or Redis restarted or failed over): the awaiter cannot
-   * tell then whether it missed a signal, and returns. Conditions are not available under Redlock.
+   * An await costs about three Redis calls (enqueue and release; the re-acquisition, none when the
+   * signal's release handed it the lock; and, in the background, the removal of the used signal). A
+   * signal costs none while no thread of this factory awaits the condition: it is recorded by the
+   * release that ends the signaller's hold, in the same script, so the awaiter it wakes finds the
+   * lock free, or, when nobody else waits for it, holds it already (see {@link #unlock()}); while
+   * one does, it costs one call, so that the local awaiter can take the lock by local handoff.
+   * Spurious wake-ups happen only when an awaiter's entry was lost (its lease ran out while Redis
+   * could not be reached or the process was paused; or Redis restarted or failed over): the awaiter
+   * cannot tell then whether it missed a signal, and returns. Conditions are not available under
+   * Redlock.
    *
    * @return a new condition of this lock
    * @throws UnsupportedOperationException with {@code RedisLockFactory.Builder.redlock}: a single

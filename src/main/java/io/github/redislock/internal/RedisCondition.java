@@ -195,13 +195,15 @@ public final class RedisCondition implements Condition {
    * <p>In this implementation, while no thread of this factory awaits the condition, the signal
    * costs no Redis call: it is recorded by the script that releases the hold (its last {@code
    * unlock()}, or the release of an {@code await} on another condition, which records it first), so
-   * that the awaiter it wakes finds the lock free. The awaiter is the one that has waited longest
-   * when the signal is recorded; no awaiter can join meanwhile, since joining needs the lock. If
-   * the hold is found lost then, {@code unlock()} throws {@link LockLostException} and nobody is
-   * signalled. While a thread of this factory awaits the condition, the signal is recorded at once
-   * (one call), so that a local awaiter it wakes takes the lock from this thread without a round
-   * trip. A transient failure is retried once: a signal whose reply was lost may then wake a second
-   * awaiter (a spurious wake-up is allowed by the contract), where not retrying could lose it.
+   * that the awaiter it wakes finds the lock free; on a lock that is not fair, when no other client
+   * waits for the lock, that script hands the lock to the awaiter, which then returns without
+   * another Redis call. The awaiter is the one that has waited longest when the signal is recorded;
+   * no awaiter can join meanwhile, since joining needs the lock. If the hold is found lost then,
+   * {@code unlock()} throws {@link LockLostException} and nobody is signalled. While a thread of
+   * this factory awaits the condition, the signal is recorded at once (one call), so that a local
+   * awaiter it wakes takes the lock from this thread without a round trip. A transient failure is
+   * retried once: a signal whose reply was lost may then wake a second awaiter (a spurious wake-up
+   * is allowed by the contract), where not retrying could lose it.
    *
    * @throws IllegalMonitorStateException if the current thread does not hold the lock ({@link
    *     LockLostException} if its hold was lost: also when Redis finds the lock key gone or taken,
