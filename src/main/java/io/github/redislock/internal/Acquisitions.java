@@ -25,15 +25,15 @@ final class Acquisitions {
 
   /**
    * After an await whose signal came with the lock (the release that signalled it handed the key to
-   * {@code token}): the calling thread takes that hold, with {@code holds} holds, if it can take
-   * the local lock at once. Its lease counts from {@code startNanos}, before the last call that
-   * renewed the awaiter's entry, whose end the handed key keeps.
+   * {@code token}): the calling thread takes that hold, if it can take the local lock at once. Its
+   * lease counts from {@code startNanos}, before the last call that renewed the awaiter's entry,
+   * whose end the handed key keeps.
    *
    * @return {@code false} when another thread of this JVM owns the local lock (it may be waiting
    *     for Redis, where only a release would wake it) or the lease is gone: the caller gives the
    *     hold back and takes the lock as any thread does
    */
-  boolean takeHanded(LockName name, int holds, String token, long startNanos) {
+  boolean takeHanded(LockName name, String token, long startNanos) {
     t.turns().takeYieldNanos(name.name);
     if (t.ticker().read() - startNanos >= t.validNanos()) {
       return false;
@@ -46,7 +46,8 @@ final class Acquisitions {
     }
     boolean installed = false;
     try {
-      Hold previous = t.handoff().take(state); // none: the key was ours to take
+      // A hold passed on locally and not taken yet is stale: the key holds the handed token.
+      Hold previous = t.handoff().take(state);
       if (previous != null) {
         t.releases().releaseLater(previous);
       }
@@ -59,11 +60,6 @@ final class Acquisitions {
       }
       if (!installed && state.local.unlockAll()) {
         states.exit(state);
-      }
-    }
-    for (int i = 1; i < holds; i++) {
-      if (!state.local.reenter()) {
-        throw lost.lostOrNotHeld(name.name, true);
       }
     }
     return true;

@@ -247,6 +247,11 @@ public final class Mutexes {
   void reacquire(LockName name, int holds) {
     t.turns().takeYieldNanos(name.name);
     lock(name);
+    restoreHolds(name, holds);
+  }
+
+  /** The calling thread, holding {@code name} once, holds it {@code holds} times. */
+  private void restoreHolds(LockName name, int holds) {
     NameState state = states.get(name.name);
     for (int i = 1; i < holds; i++) {
       if (!state.local.reenter()) {
@@ -261,7 +266,11 @@ public final class Mutexes {
    * Acquisitions#takeHanded}).
    */
   boolean takeHanded(LockName name, int holds, String token, long startNanos) {
-    return acquisitions.takeHanded(name, holds, token, startNanos);
+    if (!acquisitions.takeHanded(name, token, startNanos)) {
+      return false;
+    }
+    restoreHolds(name, holds);
+    return true;
   }
 
   /**
