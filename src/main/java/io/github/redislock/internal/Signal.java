@@ -63,15 +63,23 @@ final class Signal {
     return address == null || message == null || !message.startsWith(TO) || message.equals(address);
   }
 
-  /** A message on the waiter's channel: raises the signal if it concerns the waiter. */
-  void receive(String message) {
+  /**
+   * A message on the waiter's channel, taken while its source's monitor is held: marks the signal
+   * raised if the message concerns the waiter. The caller wakes the waiter ({@link #wake}) once it
+   * has let go of the monitor, which the woken thread takes at once to forget its signal: woken
+   * under it, on a machine with few CPUs the waiter would often run first and block on it.
+   *
+   * @return whether the message raised the signal
+   */
+  boolean accept(String message) {
     if (!isFor(message)) {
-      return;
+      return false;
     }
     if (address != null && address.equals(message)) {
       addressed = true;
     }
-    raise();
+    raised = true;
+    return true;
   }
 
   /**
@@ -88,6 +96,11 @@ final class Signal {
 
   void raise() {
     raised = true;
+    wake();
+  }
+
+  /** Unparks the waiter, whose signal was raised. */
+  void wake() {
     LockSupport.unpark(waiter);
   }
 

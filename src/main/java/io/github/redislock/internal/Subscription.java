@@ -323,11 +323,17 @@ final class Subscription {
   }
 
   void message(PubSubListener from, String channel, String message) {
+    List<Signal> raised;
     synchronized (owner) {
       if (listener == from) {
         heard = true;
       }
-      owner.message(channel, message);
+      raised = owner.message(channel, message);
+    }
+    if (raised != null) {
+      for (Signal signal : raised) {
+        signal.wake();
+      }
     }
   }
 

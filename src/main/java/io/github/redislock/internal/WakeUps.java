@@ -297,16 +297,30 @@ final class WakeUps implements AutoCloseable {
     }
   }
 
-  void message(String channel, String message) {
+  /**
+   * A message on {@code channel}: raises the signals it concerns.
+   *
+   * @return the signals raised, or {@code null} for none: the caller wakes their threads ({@link
+   *     Signal#wake}) once it has let go of this monitor
+   */
+  List<Signal> message(String channel, String message) {
     if (lastEvents.containsKey(channel)) {
       lastEvents.put(channel, events.incrementAndGet());
     }
     Set<Signal> signals = waiting.get(channel);
-    if (signals != null) {
-      for (Signal signal : signals) {
-        signal.receive(message);
+    if (signals == null) {
+      return null;
+    }
+    List<Signal> raised = null;
+    for (Signal signal : signals) {
+      if (signal.accept(message)) {
+        if (raised == null) {
+          raised = new ArrayList<>(signals.size());
+        }
+        raised.add(signal);
       }
     }
+    return raised;
   }
 
   /** {@code subscription}'s connection ended: its channels are not active until it is back. */
