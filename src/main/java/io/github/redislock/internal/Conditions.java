@@ -50,11 +50,21 @@ final class Conditions {
 
   private final Set<ConditionWait> reacquiring = ConcurrentHashMap.newKeySet();
 
-  /** Used signals whose removal is queued on the I/O threads: run at close if still queued. */
-  private final Set<Runnable> unfinished = ConcurrentHashMap.newKeySet();
+  /**
+   * How long a used signal waits for its removal, so that the removals of a burst of awaits go
+   * together: each await handing work to an I/O thread at once would wake one, which on a machine
+   * with few CPUs delays the awaiter's return (by some 10 µs on a 2-CPU VM). The signal's lease is
+   * far longer.
+   */
+  private static final long DONE_DELAY_MILLIS = 10;
+
+  /** Used signals whose removal is queued: run by the next drain, or at close if still queued. */
+  private final Set<Done> unfinished = ConcurrentHashMap.newKeySet();
 
   private final AtomicBoolean keeping = new AtomicBoolean();
   private final Executor keeper;
+  private final AtomicBoolean draining = new AtomicBoolean();
+  private final Executor drainer;
   private final LongAdder unsignalledWakeUps = new LongAdder();
 
   /**
@@ -71,6 +81,11 @@ final class Conditions {
     this.keeper =
         CompletableFuture.delayedExecutor(
             renewNanos, TimeUnit.NANOSECONDS, runnable -> toolkit.waiting().io().execute(runnable));
+    this.drainer =
+        CompletableFuture.delayedExecutor(
+            DONE_DELAY_MILLIS,
+            TimeUnit.MILLISECONDS,
+            runnable -> toolkit.waiting().io().execute(runnable));
   }
 
   /** The fair lock's queue keys, whose first waiter an await's release wakes; else null. */
@@ -264,18 +279,46 @@ final class Conditions {
 
   /**
    * The awaiter holds its lock again ({@code used}), or gave up: its signal is removed in the
-   * background, or left to pass on when its lease runs out.
+   * background a moment later (with the others used meanwhile), or left to pass on when its lease
+   * runs out.
    */
   void reacquired(ConditionWait wait, boolean used) {
     reacquiring.remove(wait);
     if (used) {
-      Runnable done = () -> queue.done(wait.lock.keys, wait.keys, wait.id);
-      unfinished.add(done);
-      background(() -> finish(done), wait);
+      unfinished.add(new Done(wait));
+      if (draining.compareAndSet(false, true)) {
+        try {
+          drainer.execute(this::drain);
+        } catch (RejectedExecutionException e) {
+          draining.set(false); // the factory is closing: close() removes them
+        }
+      }
     }
   }
 
-  private void finish(Runnable done) {
+  /** Removes the used signals queued; one queued from now on schedules the next drain. */
+  private void drain() {
+    draining.set(false);
+    for (Done done : unfinished) {
+      quietly(() -> finish(done), done.wait);
+    }
+  }
+
+  /** The removal of a used signal. */
+  private final class Done implements Runnable {
+    final ConditionWait wait;
+
+    Done(ConditionWait wait) {
+      this.wait = wait;
+    }
+
+    @Override
+    public void run() {
+      queue.done(wait.lock.keys, wait.keys, wait.id);
+    }
+  }
+
+  private void finish(Done done) {
     if (unfinished.remove(done)) {
       done.run();
     }
@@ -287,7 +330,7 @@ final class Conditions {
    */
   void close() {
     try {
-      for (Runnable done : unfinished) {
+      for (Done done : unfinished) {
         finish(done);
       }
     } catch (RuntimeException e) {
