@@ -28,12 +28,12 @@ import redis.clients.jedis.RedisClient;
  * against ({@code PING}), on a fresh server. A child JVM ({@link Awaiter}) holds the lock and
  * awaits the lock's first condition in a loop, announcing each round in a memory-mapped file shared
  * with this JVM before its await; this JVM, round after round, waits for the announcement, locks
- * (which succeeds only once the child awaits: the await releases the lock), notes the time in the
- * file, signals and unlocks. The child, its {@code await} returned (the lock held again), records
- * now minus that time: signal, unlock, the wake-up and the re-acquisition. Redisson has no
- * distributed {@code Condition} (its {@code RLock.newCondition()} throws), so there is no row to
- * compare with. Its scenario id is {@code condition}: {@code -Dbench.scenarios=condition} runs it
- * alone.
+ * (which succeeds only once the child awaits: the await releases the lock), lets the child's thread
+ * settle into its wait ({@link #SETTLE_NANOS}), notes the time in the file, signals and unlocks.
+ * The child, its {@code await} returned (the lock held again), records now minus that time: signal,
+ * unlock, the wake-up and the re-acquisition. Redisson has no distributed {@code Condition} (its
+ * {@code RLock.newCondition()} throws), so there is no row to compare with. Its scenario id is
+ * {@code condition}: {@code -Dbench.scenarios=condition} runs it alone.
  */
 final class ConditionWake {
   private static final VarHandle LONGS =
@@ -46,6 +46,15 @@ final class ConditionWake {
   private static final String FLOOR_CHANNEL = "bench:condition:floor";
   private static final Duration TIMEOUT = Duration.ofMinutes(2);
   private static final String NAME = "bench:condition";
+
+  /**
+   * How long the signaller, holding the lock, waits before it signals: the lock is free for it the
+   * moment the child's await releases it, while the child's thread is still finishing that call on
+   * its way to park. Signalling then measured the tail of the child's await competing with the
+   * signal for the machine's two CPUs (p50 some 20 µs more), where the floor's rounds publish to a
+   * thread that parked already. So both measure the wake of a thread that waits.
+   */
+  private static final long SETTLE_NANOS = 200_000;
 
   /**
    * What was measured.
@@ -121,6 +130,9 @@ final class ConditionWake {
           LockSupport.parkNanos(10_000);
         }
         lock.lock();
+        for (long settling = System.nanoTime(); System.nanoTime() - settling < SETTLE_NANOS; ) {
+          Thread.onSpinWait();
+        }
         long start = System.nanoTime();
         try {
           LONGS.setVolatile(shared, SIGNALLED_AT, start);

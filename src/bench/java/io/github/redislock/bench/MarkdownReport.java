@@ -543,7 +543,9 @@ final class MarkdownReport {
     line("");
     line(
         "A child JVM awaits the first condition of a lock (`redis-lock`, standalone) in a loop;"
-            + " this JVM locks, signals and unlocks, "
+            + " this JVM locks, waits 200 µs (the child's thread, whose await released the lock,"
+            + " settles into its wait, as the floor's thread has when it is published to), signals"
+            + " and unlocks, "
             + String.format(Locale.ROOT, "%,d", c.rounds())
             + " times after a warm-up. Latency: from just before `signal()` to the child's return"
             + " from `await()`, the lock held again (signal, unlock, wake-up, re-acquisition);"
