@@ -252,6 +252,23 @@ final class ConditionWait {
     }
   }
 
+  /**
+   * The factory closes while this await waits: its entry leaves the queue now, rather than when its
+   * lease runs out, so that no signal (nor, with it, the lock) goes to an awaiter that will not
+   * take it; a lock handed to it already is released. A signal it had stays, and passes on to the
+   * next awaiter when its lease runs out. Called by the closing thread; failures are left to the
+   * lease.
+   */
+  void leaveAtClose() {
+    try {
+      if (conditions.queue.cancel(lock.keys, keys, id) == Standing.HELD) {
+        conditions.family.kind().releaseToken(lock.keys, id);
+      }
+    } catch (RuntimeException e) {
+      log.debug("could not take {} out of its queue at close; it runs out with its lease", this, e);
+    }
+  }
+
   // ---- wake-ups ----
 
   /** Whether a message on the condition's channel wakes this awaiter (subscription thread). */

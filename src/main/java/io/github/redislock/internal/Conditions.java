@@ -8,15 +8,18 @@ import io.github.redislock.internal.backend.ConditionQueue.SignalledRelease;
 import io.github.redislock.internal.backend.Failures;
 import io.github.redislock.internal.backend.LockKeys;
 import io.github.redislock.internal.backend.Release;
+import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.LongAdder;
 import org.slf4j.Logger;
@@ -325,10 +328,28 @@ final class Conditions {
   }
 
   /**
-   * The factory closes: removes the used signals whose removal has not run yet, so that none passes
-   * on to another awaiter later; stops at the first failure (they run out with their lease).
+   * The factory closes: the awaits of this JVM still waiting leave their queues (see {@link
+   * ConditionWait#leaveAtClose}), in parallel, for a bounded time; then the used signals whose
+   * removal has not run yet are removed, so that none passes on to another awaiter later, stopping
+   * at the first failure (they run out with their lease).
    */
   void close() {
+    List<CompletableFuture<Void>> leaving = new ArrayList<>();
+    for (ConditionWait wait : local.values()) {
+      try {
+        leaving.add(CompletableFuture.runAsync(wait::leaveAtClose, toolkit.waiting().io()));
+      } catch (RejectedExecutionException e) {
+        wait.leaveAtClose();
+      }
+    }
+    try {
+      CompletableFuture.allOf(leaving.toArray(CompletableFuture[]::new))
+          .get(FairKind.LEAVE_AT_CLOSE_MILLIS, TimeUnit.MILLISECONDS);
+    } catch (TimeoutException | ExecutionException e) {
+      log.debug("the awaits of a closing factory did not all leave; they run out with their lease");
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
     try {
       for (Done done : unfinished) {
         finish(done);

@@ -970,16 +970,38 @@ public abstract class ConditionContractTest {
   @Nested
   class DeadAwaiters {
     /**
-     * An awaiter of a factory with a lease of {@code lease}, which is then closed: the awaiter is
-     * dead, its entry left in Redis until its lease runs out.
+     * The entry of an awaiter whose process died, with a lease of {@code lease}: written into Redis
+     * as an await writes it, first in the queue, and left there until its lease runs out.
      */
-    private void deadAwaiter(Duration lease) throws Exception {
-      RedisLockFactory dying = factory(b -> b.leaseTime(lease));
-      RedisDistributedLock lock = lock(dying);
+    private void deadAwaiter(Duration lease) {
+      String queue = conditionKey("1", true, 'q');
+      String leases = conditionKey("1", true, 't');
+      String meta = "{" + name + "}:lock-meta";
+      String field = "condadb"; // the sequence field of condition "1" (byte 0x31)
+      try (Jedis jedis = deployment.raw(name)) {
+        long now = Long.parseLong(jedis.time().get(0)) * 1000;
+        long sequence = jedis.hincrBy(meta, field, 1);
+        jedis.zadd(queue, sequence, "rl1:dead");
+        jedis.zadd(leases, now + lease.toMillis(), "rl1:dead");
+        for (String key : List.of(queue, leases, meta)) {
+          jedis.pexpire(key, 120_000);
+        }
+      }
+      awaitQueued(1);
+    }
+
+    @Test
+    void aClosingFactoryTakesItsAwaitersOutOfTheQueue() throws Exception {
+      RedisLockFactory closing = factory(b -> b.leaseTime(Duration.ofMinutes(1)));
+      RedisDistributedLock lock = lock(closing);
       Awaiter awaiter = awaiter(lock, lock.newCondition(), c -> awaitAndReturn(c));
       awaitQueued(1);
-      dying.close();
+      closing.close();
       assertThat(awaiter.failure()).isInstanceOf(IllegalStateException.class);
+      awaitQueued(0); // long before its one-minute lease runs out
+      RedisDistributedLock signaller = lock();
+      underLock(signaller, signaller.newCondition()::signal);
+      assertThat(rawGet()).as("nobody was handed the lock").isNull();
     }
 
     @Test
