@@ -262,8 +262,10 @@ public final class RedisLockFactory implements AutoCloseable {
 
   /**
    * Stops renewals, wakes waiting threads (they throw {@link IllegalStateException}), and closes
-   * the Redis clients this factory created. Holds still held are reported lost. Calling it again
-   * has no effect.
+   * the Redis clients this factory created. Holds still held are reported lost. Threads waiting in
+   * a fair lock's queue or on a condition first leave their queues in Redis, so that no release
+   * hands the lock to them; each kind of lock waits at most a second for Redis there, and what it
+   * could not remove runs out with its lease. Calling it again has no effect.
    */
   @Override
   public void close() {
