@@ -38,12 +38,12 @@ final class Acquisitions {
     if (t.ticker().read() - startNanos >= t.validNanos()) {
       return false;
     }
-    Telemetry.Acquiring seen = t.telemetry().acquiring();
     NameState state = states.enter(name);
     if (!state.local.tryLock()) {
       states.exit(state);
-      return false;
+      return false; // not an acquisition: the caller's re-acquisition is recorded as one
     }
+    Telemetry.Acquiring seen = t.telemetry().acquiring();
     boolean installed = false;
     try {
       // A hold passed on locally and not taken yet is stale: the key holds the handed token.
