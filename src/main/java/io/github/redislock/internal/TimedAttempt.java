@@ -9,8 +9,8 @@ import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
- * One acquisition attempt run on the I/O executor for a caller that stops waiting for it at its
- * deadline. An attempt the caller gave up on before it started never starts (the executor is
+ * One acquisition attempt run on a thread of its node for a caller that stops waiting for it at its
+ * deadline. An attempt the caller gave up on before it started never starts (the node's threads are
  * bounded, so it may have queued behind calls to a stalled Redis); one that started is released
  * once it is done, if it acquired or failed (its command may have reached Redis).
  */
@@ -50,11 +50,15 @@ final class TimedAttempt implements Runnable {
     return result.get(nanos, TimeUnit.NANOSECONDS);
   }
 
-  /** The caller stops waiting: the attempt does not start, or is released once done. */
+  /**
+   * The caller stops waiting: the attempt does not start, or is released once done.
+   *
+   * @return whether it had not started (it never will)
+   */
   @SuppressWarnings("FutureReturnValueIgnored") // the clean-up reports its own failure
-  void abandon(Releases releases) {
+  boolean abandon(Releases releases) {
     if (state.compareAndSet(NEW, SKIPPED)) {
-      return;
+      return true;
     }
     result.whenComplete(
         (attempt, failure) -> {
@@ -62,5 +66,6 @@ final class TimedAttempt implements Runnable {
             releases.releaseLater(kind, keys, token);
           }
         });
+    return false;
   }
 }
