@@ -317,7 +317,7 @@ public final class LockEngine implements AutoCloseable {
         }
         toolkit.wakeUps().close();
       } finally {
-        attempts.close();
+        attempts.close(); // timed attempts' callers stop waiting
         renewals.close();
         io.shutdownNow();
         backend.close();

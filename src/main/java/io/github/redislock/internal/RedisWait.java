@@ -37,6 +37,9 @@ import org.slf4j.LoggerFactory;
  * and the caller stops waiting for it at the deadline (plus a grace of {@value #TIMED_GRACE_MILLIS}
  * ms); an abandoned attempt that turns out to have acquired is released at once. When that node's
  * threads are all stuck with more attempts waiting, the attempt fails as if Redis had.
+ *
+ * <p>A wait that the factory's closing ends, in an attempt or between attempts, throws the closed
+ * factory's {@link IllegalStateException}, never a failure of Redis the closing caused.
  */
 final class RedisWait {
   private static final Logger log = LoggerFactory.getLogger(RedisWait.class);
@@ -134,6 +137,7 @@ final class RedisWait {
         try {
           attempt = attempt(attemptToken);
         } catch (RedisLockException e) {
+          context.lifecycle().checkOpen(e);
           if (seen != null) {
             seen.redisErrors++;
           }
@@ -345,6 +349,7 @@ final class RedisWait {
     } catch (TimeoutException e) {
       abandon(call);
       abandonedAtDeadline = true;
+      context.lifecycle().checkOpen(e);
       if (answered) {
         return Acquisition.busy(0, false); // the last answer was "held by another"
       }
@@ -354,6 +359,7 @@ final class RedisWait {
       abandon(call);
       throw e;
     } catch (ExecutionException e) {
+      context.lifecycle().checkOpen(e.getCause()); // the closing aborted it, or made it fail
       Throwable cause = e.getCause();
       if (cause instanceof RuntimeException runtime) {
         throw runtime;
