@@ -38,13 +38,21 @@ import redis.clients.jedis.UnifiedJedis;
  *
  * <p>A factory owns a renewal thread (while anything is held), one pub/sub connection per Redis
  * source (while anyone waits; on a Redis Cluster, one per master whose locks it waits for), the
- * Redis clients it created from URIs, and at most 16 threads for background Redis calls (renewals,
- * clean-up releases, timed attempts that could overrun their deadline), however stalled Redis is:
- * more such work waits for a free thread. Closing it stops renewals and releases nothing that users
- * still hold: their holds are reported lost, and their next {@code unlock()} throws {@link
- * LockLostException}; every thread waiting in a lock call of the factory throws {@link
- * IllegalStateException}. Closing always completes, whatever the {@code onLockLost} listener
- * throws. It closes only the clients it created itself, never a caller's {@link UnifiedJedis}.
+ * Redis clients it created from URIs, and threads for background Redis calls, kept apart per Redis
+ * node (each master of a Cluster; under Redlock the masters count as one, its transport bounding
+ * each): a node that stops answering delays only its own holds' renewals and its own callers. For
+ * each node serving a held or awaited lock, it runs at most 16 threads for timed attempts that
+ * could overrun their deadline and for clean-up releases, with at most 256 more such calls waiting
+ * (beyond, a timed attempt fails with {@link RedisLockException} as when Redis is unavailable, and
+ * a clean-up leaves its key to expire with its lease), and at most 8 threads for renewals, behind
+ * which at most one renewal per hold waits. They start only when the node's others are busy, and
+ * end after 10 seconds idle. At most 16 more threads do its bookkeeping (leaving a fair lock's
+ * queue, withdrawing a writer's intent, conditions, checking subscriptions), however stalled Redis
+ * is. Closing it stops renewals and releases nothing that users still hold: their holds are
+ * reported lost, and their next {@code unlock()} throws {@link LockLostException}; every thread
+ * waiting in a lock call of the factory throws {@link IllegalStateException}. Closing always
+ * completes, whatever the {@code onLockLost} listener throws. It closes only the clients it created
+ * itself, never a caller's {@link UnifiedJedis}.
  */
 public final class RedisLockFactory implements AutoCloseable {
   private final LockEngine engine;
