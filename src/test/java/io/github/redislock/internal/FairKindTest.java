@@ -8,6 +8,7 @@ import io.github.redislock.internal.util.Tokens;
 import io.github.redislock.testing.IntegrationTest;
 import io.github.redislock.testing.RedisInvariants;
 import io.github.redislock.testing.RedisServer;
+import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
@@ -87,5 +88,37 @@ class FairKindTest {
     assertThat(queued()).isEqualTo(1);
     place.leave(keys);
     assertThat(queued()).isZero();
+  }
+
+  @Test
+  void aWaiterLeavingBehindAFirstPlaceThatRanOutHandsTheFreeLockToTheNextWaiter() {
+    holdElsewhere();
+    FairKind kind = kind();
+    LockKind leaving = kind.forWait(false);
+    LockKind next = kind.forWait(false);
+    assertThat(leaving.tryAcquire(keys, Tokens.next(), false).acquired()).isFalse();
+    assertThat(next.tryAcquire(keys, Tokens.next(), false).acquired()).isFalse();
+    try (Jedis jedis = server.jedis()) {
+      // Before them, the place of a waiter whose process died: its lease ran out, and no script
+      // has dropped it yet. Then the holder's lease runs out: the lock is free, and the leaving
+      // waiter is the first live one.
+      jedis.zadd(keys.beside("fq"), 0, "rl1:dead");
+      jedis.zadd(keys.beside("ft"), serverMillis(jedis) - 1000, "rl1:dead");
+      jedis.del(keys.lock());
+    }
+
+    leaving.leave(keys);
+
+    try (Jedis jedis = server.jedis()) {
+      assertThat(jedis.get(keys.lock()))
+          .as("the lock key once the first live waiter left a free lock")
+          .isEqualTo(next.waiterId());
+    }
+    next.leave(keys);
+  }
+
+  private static long serverMillis(Jedis jedis) {
+    List<String> time = jedis.time();
+    return Long.parseLong(time.get(0)) * 1000 + Long.parseLong(time.get(1)) / 1000;
   }
 }

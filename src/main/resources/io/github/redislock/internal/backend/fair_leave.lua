@@ -1,7 +1,7 @@
 -- fair_leave.lua: a waiter of a fair lock stops waiting (it timed out, was interrupted, or its
 -- factory closed): its place goes at once. If a release had handed it the lock meanwhile (the key
--- holds its id), or it was first while the lock is free, the lock goes to the next live waiter, as
--- in fair_release.lua.
+-- holds its id), or it was the first live waiter while the lock is free, the lock goes to the next
+-- live waiter, as in fair_release.lua.
 --
 -- KEYS[1]  the queue: waiter id -> place number
 -- KEYS[2]  the queue's leases: waiter id -> server time (ms) its place runs out
@@ -12,7 +12,20 @@
 --
 -- Reply: 1 when the waiter had a place or held the lock, else 0.
 -- Message: 'to:<waiter id>' for the waiter the lock went to, if any.
+local time = redis.call('time')
+local nowMillis = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
+-- Places whose lease ran out, before the first live waiter is found.
+local dead = redis.call('zrangebyscore', KEYS[2], '-inf', nowMillis)
+if #dead > 0 then
+  redis.call('zrem', KEYS[1], unpack(dead))
+  redis.call('zrem', KEYS[2], unpack(dead))
+end
 local head = redis.call('zrange', KEYS[1], 0, 0)[1]
+while head and not redis.call('zscore', KEYS[2], head) do
+  redis.call('zrem', KEYS[1], head) -- a place without a lease never runs out (fair_acquire.lua)
+  head = redis.call('zrange', KEYS[1], 0, 0)[1]
+end
+
 local removed = redis.call('zrem', KEYS[1], ARGV[1])
 redis.call('zrem', KEYS[2], ARGV[1])
 local holder = redis.pcall('get', KEYS[3])
@@ -21,13 +34,6 @@ if holder == ARGV[1] then
   removed = 1
 elseif not (removed == 1 and head == ARGV[1] and holder == false) then
   return removed
-end
-local time = redis.call('time')
-local nowMillis = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
-local dead = redis.call('zrangebyscore', KEYS[2], '-inf', nowMillis)
-if #dead > 0 then
-  redis.call('zrem', KEYS[1], unpack(dead))
-  redis.call('zrem', KEYS[2], unpack(dead))
 end
 local next = redis.call('zrange', KEYS[1], 0, 0)[1]
 while next do
