@@ -1,6 +1,7 @@
 package io.github.redislock.internal;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import io.github.redislock.internal.backend.LockKeys;
 import io.github.redislock.internal.backend.SingleNodeBackend;
@@ -8,13 +9,22 @@ import io.github.redislock.internal.util.Tokens;
 import io.github.redislock.testing.IntegrationTest;
 import io.github.redislock.testing.RedisInvariants;
 import io.github.redislock.testing.RedisServer;
+import io.github.redislock.testing.Timing;
 import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import redis.clients.jedis.Jedis;
+import redis.clients.jedis.JedisPubSub;
 import redis.clients.jedis.RedisClient;
 import redis.clients.jedis.params.SetParams;
 
@@ -29,6 +39,7 @@ class FairKindTest {
   private static RedisClient client;
   private static SingleNodeBackend backend;
   private final LockKeys keys = LockKeys.of("fair-kind-test");
+  private final ExecutorService threads = Executors.newCachedThreadPool();
 
   @BeforeAll
   static void start() {
@@ -45,7 +56,11 @@ class FairKindTest {
   }
 
   @AfterEach
-  void noKeysWithoutTtl() {
+  void noKeysWithoutTtl() throws InterruptedException {
+    threads.shutdownNow();
+    assertThat(threads.awaitTermination(10, TimeUnit.SECONDS))
+        .as("the test's threads end")
+        .isTrue();
     try (Jedis jedis = server.jedis()) {
       RedisInvariants.assertNoKeysWithoutTtl(jedis);
       jedis.flushAll();
@@ -103,7 +118,7 @@ class FairKindTest {
       // has dropped it yet. Then the holder's lease runs out: the lock is free, and the leaving
       // waiter is the first live one.
       jedis.zadd(keys.beside("fq"), 0, "rl1:dead");
-      jedis.zadd(keys.beside("ft"), serverMillis(jedis) - 1000, "rl1:dead");
+      jedis.zadd(keys.beside("ft"), (double) (serverMillis(jedis) - 1000), "rl1:dead");
       jedis.del(keys.lock());
     }
 
@@ -117,8 +132,77 @@ class FairKindTest {
     next.leave(keys);
   }
 
+  @Test
+  void aWaiterLeavingWithTheLockHandedToItAndNobodyBehindAnnouncesTheRelease() throws Exception {
+    holdElsewhere();
+    FairKind kind = kind();
+    LockKind leaving = kind.forWait(false);
+    assertThat(leaving.tryAcquire(keys, Tokens.next(), false).acquired()).isFalse();
+    try (Messages messages = new Messages(keys.channel())) {
+      kind.releaseToken(keys, "someone-else"); // hands the lock to the waiter
+
+      leaving.leave(keys);
+
+      messages.awaitAll("to:" + leaving.waiterId(), "released");
+    }
+    try (Jedis jedis = server.jedis()) {
+      assertThat(jedis.exists(keys.lock())).as("the lock key").isFalse();
+    }
+  }
+
   private static long serverMillis(Jedis jedis) {
     List<String> time = jedis.time();
     return Long.parseLong(time.get(0)) * 1000 + Long.parseLong(time.get(1)) / 1000;
+  }
+
+  /** The messages published on one channel, from a subscription of their own. */
+  private final class Messages implements AutoCloseable {
+    private final List<String> received = new CopyOnWriteArrayList<>();
+    private final JedisPubSub subscriber =
+        new JedisPubSub() {
+          @Override
+          public void onMessage(String channel, String message) {
+            received.add(message);
+          }
+
+          @Override
+          public void onSubscribe(String channel, int subscribedChannels) {
+            subscribed.countDown();
+          }
+        };
+    private final CountDownLatch subscribed = new CountDownLatch(1);
+    private final Future<?> reading;
+
+    Messages(String channel) throws InterruptedException {
+      reading =
+          threads.submit(
+              () -> {
+                try (Jedis jedis = server.jedis()) {
+                  jedis.subscribe(subscriber, channel);
+                }
+              });
+      assertThat(subscribed.await(Timing.awaitAtMost().toMillis(), TimeUnit.MILLISECONDS))
+          .as("subscribed")
+          .isTrue();
+    }
+
+    void awaitAll(String... messages) {
+      await("messages " + List.of(messages))
+          .atMost(Timing.awaitAtMost())
+          .untilAsserted(() -> assertThat(received).containsExactly(messages));
+    }
+
+    @Override
+    public void close() {
+      subscriber.unsubscribe();
+      try {
+        reading.get(Timing.awaitAtMost().toMillis(), TimeUnit.MILLISECONDS);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw new IllegalStateException(e);
+      } catch (ExecutionException | TimeoutException e) {
+        throw new IllegalStateException("the subscription did not end", e);
+      }
+    }
   }
 }

@@ -1,7 +1,7 @@
 -- fair_leave.lua: a waiter of a fair lock stops waiting (it timed out, was interrupted, or its
 -- factory closed): its place goes at once. If a release had handed it the lock meanwhile (the key
 -- holds its id), or it was the first live waiter while the lock is free, the lock goes to the next
--- live waiter, as in fair_release.lua.
+-- live waiter, as in fair_release.lua, or is released when nobody waits.
 --
 -- KEYS[1]  the queue: waiter id -> place number
 -- KEYS[2]  the queue's leases: waiter id -> server time (ms) its place runs out
@@ -11,7 +11,8 @@
 -- ARGV[3]  how: 'spublish' or 'publish' (see fair_release.lua)
 --
 -- Reply: 1 when the waiter had a place or held the lock, else 0.
--- Message: 'to:<waiter id>' for the waiter the lock went to, if any.
+-- Message: 'to:<waiter id>' for the waiter the lock went to; else 'released' when the lock had been
+-- handed to the waiter and was released.
 local time = redis.call('time')
 local nowMillis = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
 -- Places whose lease ran out, before the first live waiter is found.
@@ -29,9 +30,11 @@ end
 local removed = redis.call('zrem', KEYS[1], ARGV[1])
 redis.call('zrem', KEYS[2], ARGV[1])
 local holder = redis.pcall('get', KEYS[3])
+local message
 if holder == ARGV[1] then
   redis.call('del', KEYS[3])
   removed = 1
+  message = 'released'
 elseif not (removed == 1 and head == ARGV[1] and holder == false) then
   return removed
 end
@@ -42,15 +45,18 @@ while next do
   redis.call('zrem', KEYS[2], next)
   if placeEnd then
     redis.call('set', KEYS[3], next, 'PX', tonumber(placeEnd) - nowMillis)
-    local published = false
-    if ARGV[3] == 'spublish' then
-      published = type(redis.pcall('spublish', ARGV[2], 'to:' .. next)) == 'number'
-    end
-    if not published then
-      redis.call('publish', ARGV[2], 'to:' .. next)
-    end
+    message = 'to:' .. next
     break
   end
   next = redis.call('zrange', KEYS[1], 0, 0)[1]
+end
+if message then
+  local published = false
+  if ARGV[3] == 'spublish' then
+    published = type(redis.pcall('spublish', ARGV[2], message)) == 'number'
+  end
+  if not published then
+    redis.call('publish', ARGV[2], message)
+  end
 end
 return removed
