@@ -10,8 +10,9 @@ import org.slf4j.LoggerFactory;
 /**
  * One wait's entry in Redis, which its attempts queue and renew while it waits: a fair waiter's
  * place ({@link FairKind}), a waiting writer's intent ({@link WriteKind}). A wait that gives up
- * (times out, is interrupted, or its factory closes) takes its entry out at once, in the
- * background, and with it any lock handed to it or taken by an attempt of its still on its way.
+ * (times out, is interrupted, or its factory closes) takes its entry out in the calling thread,
+ * before its call returns, so that a waiter that has returned holds nothing in Redis: no entry, and
+ * no lock handed to it or taken by an attempt of its that was still on its way.
  *
  * <p>An attempt may reach Redis after its wait gave up: a timed attempt runs on the I/O executor
  * and its caller stops waiting for it at the deadline, and an attempt whose reply was lost may have
@@ -43,7 +44,7 @@ abstract class WaitEntry extends WaitAttempts {
    * @param kind the kind that renews, releases and fences the holds the wait acquires
    * @param entries the entries of the kind's waits not over yet, which this one joins (the kind
    *     adds it once made)
-   * @param io where the entry is taken out
+   * @param io where an entry is taken out when the calling thread could not do it
    * @param id the wait's id
    */
   WaitEntry(LockKind kind, WaitEntries entries, Executor io, String id) {
@@ -102,9 +103,15 @@ abstract class WaitEntry extends WaitAttempts {
       return;
     }
     try {
-      io.execute(() -> takeOutQuietly(leaving.keys, leaving.unsettled));
-    } catch (RejectedExecutionException e) {
-      log.debug("factory closed; the entry of a wait for '{}' ends with its lease", keys);
+      takeOut(leaving.keys, leaving.unsettled);
+    } catch (RuntimeException e) {
+      log.debug(
+          "could not take out the entry of a wait for '{}'; trying in the background", keys, e);
+      try {
+        io.execute(() -> takeOutQuietly(leaving.keys, leaving.unsettled));
+      } catch (RejectedExecutionException rejected) {
+        log.debug("factory closed; the entry of a wait for '{}' ends with its lease", keys);
+      }
     }
   }
 

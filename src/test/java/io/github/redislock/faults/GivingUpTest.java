@@ -1,8 +1,10 @@
 package io.github.redislock.faults;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.catchThrowable;
 import static org.awaitility.Awaitility.await;
 
+import io.github.redislock.RedisDistributedLock;
 import io.github.redislock.RedisLockFactory;
 import io.github.redislock.RedisReadWriteLock;
 import io.github.redislock.internal.backend.LockKeys;
@@ -18,6 +20,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -83,6 +86,13 @@ class GivingUpTest {
 
   private String key(String suffix) {
     return LockKeys.of(name).beside(suffix);
+  }
+
+  /** The places in the fair queue of the name. */
+  private long queued() {
+    try (Jedis jedis = redis.server().jedis()) {
+      return jedis.zcard(key("fq"));
+    }
   }
 
   /** The writers' intents of the name whose lease has not run out. */
@@ -154,6 +164,80 @@ class GivingUpTest {
     await("the held attempt ran").atMost(Timing.awaitAtMost()).until(() -> scriptCalls() > before);
 
     assertThat(liveIntents()).as("intents after the late attempt").isZero();
+    RedisReadWriteLock newReader = factory().getReadWriteLock(name);
+    assertThat(newReader.readLock().tryLock(0, TimeUnit.SECONDS))
+        .as("a new reader, with nobody writing or waiting to write")
+        .isTrue();
+    newReader.readLock().unlock();
+    reader.readLock().unlock();
+  }
+
+  @Test
+  void anUnlockRightAfterAFairWaiterGaveUpFreesTheLock() throws Exception {
+    RedisDistributedLock holder = factory().getFairLock(name);
+    holder.lock();
+    TcpProxy proxy = proxy();
+    RedisDistributedLock waiter = factory(proxy).getFairLock(name);
+    Duration patience = Timing.scaled(Duration.ofMillis(500));
+    Future<Boolean> waiting =
+        threads.submit(() -> waiter.tryLock(patience.toMillis(), TimeUnit.MILLISECONDS));
+    await("the waiter's place").atMost(Timing.awaitAtMost()).until(() -> queued() == 1);
+
+    proxy.setDelay(Timing.scaled(Duration.ofMillis(200))); // the waiter's Redis is slow now
+    assertThat(get(waiting)).as("the waiter's tryLock").isFalse();
+    assertThat(queued()).as("places once the waiter returned").isZero();
+    holder.unlock();
+
+    RedisDistributedLock other = factory().getFairLock(name);
+    assertThat(other.isLocked()).as("locked, after the unlock").isFalse();
+    assertThat(other.tryLock()).as("another process's tryLock()").isTrue();
+    other.unlock();
+  }
+
+  @Test
+  void anInterruptedFairWaiterHoldsNoPlaceOnceItThrows() throws Exception {
+    RedisDistributedLock holder = factory().getFairLock(name);
+    holder.lock();
+    TcpProxy proxy = proxy();
+    RedisDistributedLock waiter = factory(proxy).getFairLock(name);
+    AtomicReference<Thread> thread = new AtomicReference<>();
+    Future<?> waiting =
+        threads.submit(
+            () -> {
+              thread.set(Thread.currentThread());
+              waiter.lockInterruptibly();
+              waiter.unlock();
+              return null;
+            });
+    await("the waiter's place").atMost(Timing.awaitAtMost()).until(() -> queued() == 1);
+
+    proxy.setDelay(Timing.scaled(Duration.ofMillis(200)));
+    thread.get().interrupt();
+    assertThat(catchThrowable(() -> get(waiting))).hasCauseInstanceOf(InterruptedException.class);
+    assertThat(queued()).as("places once the waiter threw").isZero();
+    holder.unlock();
+
+    RedisDistributedLock other = factory().getFairLock(name);
+    assertThat(other.tryLock()).as("another process's tryLock()").isTrue();
+    other.unlock();
+  }
+
+  @Test
+  void aWriterThatGaveUpHoldsNoIntentOnceItReturns() throws Exception {
+    RedisReadWriteLock reader = factory().getReadWriteLock(name);
+    reader.readLock().lock();
+    TcpProxy proxy = proxy();
+    RedisReadWriteLock writer = factory(proxy).getReadWriteLock(name);
+    Duration patience = Timing.scaled(Duration.ofMillis(500));
+    Future<Boolean> writing =
+        threads.submit(
+            () -> writer.writeLock().tryLock(patience.toMillis(), TimeUnit.MILLISECONDS));
+    await("the writer's intent").atMost(Timing.awaitAtMost()).until(() -> liveIntents() == 1);
+
+    proxy.setDelay(Timing.scaled(Duration.ofMillis(200)));
+    assertThat(get(writing)).as("the writer's tryLock").isFalse();
+
+    assertThat(liveIntents()).as("intents once the writer returned").isZero();
     RedisReadWriteLock newReader = factory().getReadWriteLock(name);
     assertThat(newReader.readLock().tryLock(0, TimeUnit.SECONDS))
         .as("a new reader, with nobody writing or waiting to write")
