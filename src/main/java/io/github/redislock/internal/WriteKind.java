@@ -26,7 +26,7 @@ final class WriteKind extends LockKeyKind {
   /**
    * The write locks of {@code backend}.
    *
-   * @param io withdraws intents in the background when a waiter could not
+   * @param io withdraws intents at close, and in the background when a waiter could not
    * @param leaseNanos the lease of holds and of intents
    * @throws UnsupportedOperationException where the backend has no read-write locks (Redlock)
    */
@@ -46,6 +46,12 @@ final class WriteKind extends LockKeyKind {
     Intent intent = new Intent(Tokens.next());
     intents.add(intent);
     return intent;
+  }
+
+  /** Every intent of a wait still going is withdrawn, in parallel, for a bounded time. */
+  @Override
+  public void closing() {
+    intents.leaveAll();
   }
 
   /** A {@code tryLock()}: one attempt, which leaves no intent. */

@@ -15,6 +15,7 @@ import io.github.redislock.testing.TcpProxy;
 import io.github.redislock.testing.Timing;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -244,5 +245,57 @@ class GivingUpTest {
         .isTrue();
     newReader.readLock().unlock();
     reader.readLock().unlock();
+  }
+
+  @Test
+  void closingAFactoryWhileItsWriterIsInAnAttemptLeavesNoIntent() throws Exception {
+    RedisReadWriteLock reader = factory().getReadWriteLock(name);
+    reader.readLock().lock();
+    TcpProxy proxy = proxy();
+    RedisLockFactory closing =
+        RedisLockFactory.builder()
+            .standalone(proxy.uri())
+            .commandTimeout(Timing.scaled(Duration.ofSeconds(5)))
+            .build();
+    factories.add(closing);
+    RedisReadWriteLock writer = closing.getReadWriteLock(name);
+    AtomicReference<Thread> thread = new AtomicReference<>();
+    Future<?> writing =
+        threads.submit(
+            () -> {
+              thread.set(Thread.currentThread());
+              writer.writeLock().lock();
+              writer.writeLock().unlock();
+              return null;
+            });
+    await("the writer's intent").atMost(Timing.awaitAtMost()).until(() -> liveIntents() == 1);
+    double left = intentEnd();
+    await("the writer's intent renewed by its next attempt")
+        .atMost(Timing.awaitAtMost())
+        .pollInterval(Duration.ofMillis(5))
+        .until(() -> intentEnd() != left);
+
+    // The writer's thread is stuck in an attempt (its request or its reply held in the network):
+    // it cannot withdraw its intent itself before the factory's clients close.
+    proxy.holdOpenConnections();
+    await("the writer's thread in a Redis call")
+        .atMost(Timing.awaitAtMost())
+        .until(() -> inRedisCall(thread.get()));
+    closing.close();
+
+    assertThat(liveIntents()).as("intents once close() returned").isZero();
+    RedisReadWriteLock newReader = factory().getReadWriteLock(name);
+    assertThat(newReader.readLock().tryLock(0, TimeUnit.SECONDS))
+        .as("a reader of another process")
+        .isTrue();
+    newReader.readLock().unlock();
+    proxy.unstall();
+    assertThat(catchThrowable(() -> get(writing))).hasCauseInstanceOf(IllegalStateException.class);
+    reader.readLock().unlock();
+  }
+
+  private static boolean inRedisCall(Thread thread) {
+    return Arrays.stream(thread.getStackTrace())
+        .anyMatch(frame -> frame.getClassName().startsWith("redis.clients.jedis."));
   }
 }
