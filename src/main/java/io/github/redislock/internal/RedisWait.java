@@ -193,7 +193,7 @@ final class RedisWait {
       }
     } finally {
       if (token == null) {
-        kind.leave(keys); // a place in a queue, if the kind keeps one
+        kind.leave(keys); // an entry in Redis, if the kind keeps one: gone before we return
       }
       if (signal != null) {
         context.wakeUps().forget(signal, keys.channel(), subscribed);

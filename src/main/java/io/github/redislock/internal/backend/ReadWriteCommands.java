@@ -83,14 +83,18 @@ final class ReadWriteCommands {
         LockCommands::release);
   }
 
-  /** A waiting writer's intent goes; readers behind it are woken when none is left. */
-  Request<Boolean> leave(LockKeys keys, String writerId) {
+  /**
+   * A waiting writer's intent goes; readers behind it are woken when none is left. With {@code
+   * unsettled} (else {@code null}), the writer's id is barred for a lease, and a write lock that
+   * token holds is released.
+   */
+  Request<Boolean> leave(LockKeys keys, String writerId, String unsettled) {
     return new ScriptCall<>(
         "withdraw a writer's intent on",
         keys,
         Script.RW_LEAVE,
         List.of(keys.beside(INTENTS), keys.lock()),
-        List.of(writerId, keys.channel(), publish),
+        List.of(writerId, keys.channel(), publish, unsettled == null ? "" : unsettled, lease),
         reply -> ((Number) reply).longValue() == 1);
   }
 
