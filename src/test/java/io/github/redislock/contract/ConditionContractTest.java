@@ -1004,6 +1004,35 @@ public abstract class ConditionContractTest {
       assertThat(rawGet()).as("nobody was handed the lock").isNull();
     }
 
+    /**
+     * An entry whose lease entry is gone (evicted, or deleted by hand) would never run out: it is
+     * no awaiter, and a signal skips it, as the fair queue skips a place without a lease.
+     */
+    @Test
+    void anEntryWithoutALeaseIsNoAwaiterAndASignalSkipsIt() throws Exception {
+      String queue = conditionKey("1", true, 'q');
+      try (Jedis jedis = deployment.raw(name)) {
+        String meta = "{" + name + "}:lock-meta";
+        jedis.zadd(queue, jedis.hincrBy(meta, "condadb", 1), "rl1:leaseless");
+        jedis.pexpire(queue, 120_000);
+        jedis.pexpire(meta, 120_000);
+      }
+      RedisDistributedLock lock = lock();
+      Awaiter living = awaiter(lock, lock.newCondition(), c -> awaitAndReturn(c));
+      String leases = conditionKey("1", true, 't');
+      await().atMost(Timing.awaitAtMost()).until(() -> queued(leases) == 1); // the living one
+      // A long lease: a signal taken by the leaseless entry would pass on only when it ran out.
+      RedisDistributedLock signaller = lock(factory(b -> b.leaseTime(Duration.ofMinutes(10))));
+      underLock(signaller, signaller.newCondition()::signal);
+      assertThat(living.result()).isEqualTo("signalled");
+      assertThat(spuriousWakeUps()).isZero();
+      try (Jedis jedis = deployment.raw(name)) {
+        assertThat(jedis.zrange(queue, 0, -1)).as("the leaseless entry is gone").isEmpty();
+        assertThat(jedis.zrange(conditionKey("1", true, 's'), 0, -1))
+            .doesNotContain("rl1:leaseless");
+      }
+    }
+
     @Test
     void anAwaiterWhoseProcessDiedIsSkipped() throws Exception {
       deadAwaiter(Timing.scaled(Duration.ofSeconds(2)));

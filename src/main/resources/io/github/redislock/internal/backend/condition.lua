@@ -8,7 +8,8 @@
 -- that the signaller holds the lock, and publishes who was signalled. A signalled entry has a
 -- lease too, renewed by its awaiter until it holds the lock again ('done' removes it then): when
 -- it runs out (the awaiter died before it took the lock again), its signal passes on to the
--- oldest live awaiter. Every operation first sweeps the entries whose lease ran out.
+-- oldest live awaiter. Every operation first sweeps the entries whose lease ran out; an entry
+-- without a lease (its lease deleted or evicted) is no awaiter, and is dropped where it is met.
 --
 -- KEYS[1]  the lock key
 -- KEYS[2]  the awaiters: a sorted set, awaiter id -> sequence number (the order of arrival)
@@ -96,6 +97,30 @@ local function expire(...)
   end
 end
 
+-- The longest-waiting awaiter, or nil. An entry without a lease (its member of KEYS[3] deleted or
+-- evicted) would never run out: it is no awaiter, and is dropped, as fair_acquire.lua drops such a
+-- place.
+local function head()
+  local first = redis.call('zrange', KEYS[2], 0, 0)[1]
+  while first and not redis.call('zscore', KEYS[3], first) do
+    redis.call('zrem', KEYS[2], first)
+    first = redis.call('zrange', KEYS[2], 0, 0)[1]
+  end
+  return first
+end
+
+-- A signal whose awaiter will not take it goes to the longest-waiting awaiter, if any.
+local function passOn()
+  local next = head()
+  if next then
+    redis.call('zrem', KEYS[2], next)
+    redis.call('zrem', KEYS[3], next)
+    redis.call('zadd', KEYS[4], now + lease, next)
+    expire(KEYS[4])
+    publish(ARGV[6], 'to:' .. next)
+  end
+end
+
 -- Awaiters whose entry ran out are gone; a signal whose awaiter did not take it passes on.
 local function sweep()
   local dead = redis.call('zrangebyscore', KEYS[3], '-inf', now)
@@ -107,16 +132,8 @@ local function sweep()
   if #lapsed > 0 then
     remove(KEYS[4], lapsed)
     for _ = 1, #lapsed do
-      local next = redis.call('zrange', KEYS[2], 0, 0)[1]
-      if not next then
-        break
-      end
-      redis.call('zrem', KEYS[2], next)
-      redis.call('zrem', KEYS[3], next)
-      redis.call('zadd', KEYS[4], now + lease, next)
-      publish(ARGV[6], 'to:' .. next)
+      passOn()
     end
-    expire(KEYS[4])
   end
 end
 
@@ -155,7 +172,7 @@ end
 -- Signals the oldest live awaiter: returns its id, or nil when nobody waits. With hand, the lock
 -- key (deleted or about to be) takes its id, expiring when its entry would have.
 local function signalOne(hand)
-  local next = redis.call('zrange', KEYS[2], 0, 0)[1]
+  local next = head()
   if not next then
     return nil
   end
@@ -199,26 +216,35 @@ local function handed()
   return redis.pcall('get', KEYS[1]) == id
 end
 
--- Signals every awaiter: returns how many, and the greatest sequence number among them (0, 0 when
--- nobody waits).
+-- Signals every awaiter (an entry without a lease is none: see head()): returns how many, and the
+-- greatest sequence number among them (0, 0 when nobody waits).
 local function signalEvery()
-  local waiting = redis.call('zrange', KEYS[2], 0, -1, 'withscores')
-  if #waiting == 0 then
-    return 0, 0
-  end
-  for i = 1, #waiting, 2000 do
-    local batch = {}
-    for j = i, math.min(i + 1999, #waiting), 2 do
+  local queued = redis.call('zrange', KEYS[2], 0, -1, 'withscores')
+  local count = 0
+  local upTo = 0
+  local batch = {}
+  for i = 1, #queued, 2 do
+    if redis.call('zscore', KEYS[3], queued[i]) then
       batch[#batch + 1] = now + lease
-      batch[#batch + 1] = waiting[j]
+      batch[#batch + 1] = queued[i]
+      count = count + 1
+      upTo = tonumber(queued[i + 1])
+      if #batch >= 2000 then
+        redis.call('zadd', KEYS[4], unpack(batch))
+        batch = {}
+      end
     end
-    redis.call('zadd', KEYS[4], unpack(batch))
   end
   redis.call('del', KEYS[2], KEYS[3])
+  if count == 0 then
+    return 0, 0
+  end
+  if #batch > 0 then
+    redis.call('zadd', KEYS[4], unpack(batch))
+  end
   expire(KEYS[4])
-  local upTo = tonumber(waiting[#waiting])
   publish(ARGV[6], 'all:' .. string.format('%d', upTo))
-  return #waiting / 2, upTo
+  return count, upTo
 end
 
 if op == 'await' then
@@ -301,6 +327,7 @@ if op == 'wait' then
     end
     return 2
   end
+  redis.call('zrem', KEYS[2], id) -- an entry whose lease is gone, if any: it is no awaiter
   return 0
 end
 if op == 'cancel' then
