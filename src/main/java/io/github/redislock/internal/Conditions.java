@@ -169,6 +169,11 @@ final class Conditions {
     }
     ConditionKeys condition = last.getKey();
     int count = last.getValue();
+    // The script hands the lock over only when the lock's channel has no listener but ours. Ours
+    // counts only once the server confirmed it: a subscription asked for and not yet made (or being
+    // made again) is not among the server's listeners, and counting it would take another client's
+    // listener for ours.
+    int own = toolkit.wakeUps().isActive(hold.keys.channel()) ? 1 : 0;
     SignalledRelease[] answer = new SignalledRelease[1];
     Release release =
         toolkit
@@ -178,12 +183,7 @@ final class Conditions {
                 h -> {
                   answer[0] =
                       queue.signalAndRelease(
-                          h.keys,
-                          condition,
-                          h.token,
-                          count,
-                          fairQueue(h.keys),
-                          toolkit.wakeUps().isSubscribed(h.keys.channel()) ? 1 : 0);
+                          h.keys, condition, h.token, count, fairQueue(h.keys), own);
                   return answer[0].release();
                 });
     SignalledRelease signalled = answer[0];
