@@ -167,12 +167,14 @@ final class ConditionWait {
       enqueued = enqueueOnce(hold);
     } catch (RedisLockException first) {
       if (!Failures.isTransient(first)) {
-        throw first;
+        throw first; // refused: nothing was written
       }
       try {
         enqueued = enqueueOnce(hold); // same id: a first call that ran is found, not repeated
       } catch (RedisLockException second) {
         second.addSuppressed(first);
+        // Either call may have run: this awaiter may be queued, and it will not wait.
+        conditions.abandon(this);
         throw second;
       }
     }
@@ -245,10 +247,13 @@ final class ConditionWait {
       handed |= standing == Standing.HELD;
       signalled = standing == Standing.SIGNALLED || standing == Standing.HELD;
     } catch (RedisLockException e) {
-      // Unknown: not signalled, as far as this awaiter knows. Its entry runs out with its lease,
-      // and a signal it may have had passes on then.
-      log.debug("could not cancel {}; its entry runs out with its lease", this, e);
+      // Unknown: signalled only if a signal's message came. Otherwise it returns unsignalled, and
+      // its entry, if still there, leaves in the background: a signal it may have had passes on.
+      log.debug("could not cancel {}; it leaves the queue in the background", this, e);
       signalled = delivered;
+      if (!signalled) {
+        conditions.abandon(this);
+      }
     }
   }
 

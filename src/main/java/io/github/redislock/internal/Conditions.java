@@ -8,6 +8,7 @@ import io.github.redislock.internal.backend.ConditionQueue.SignalledRelease;
 import io.github.redislock.internal.backend.Failures;
 import io.github.redislock.internal.backend.LockKeys;
 import io.github.redislock.internal.backend.Release;
+import io.github.redislock.internal.util.Backoff;
 import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.List;
@@ -265,6 +266,55 @@ final class Conditions {
   /** Spurious wake-ups so far: for tests. */
   long unsignalledWakeUps() {
     return unsignalledWakeUps.sum();
+  }
+
+  // ---- awaits that will not take their signal ----
+
+  /**
+   * An await that will take neither a signal nor the lock, and may have left its entry in Redis
+   * (its enqueueing failed after it may have run; its cancel failed): the entry leaves the queue in
+   * the background, so that it does not take a signal, or with it the lock, from the awaiters that
+   * wait. A signal it had passes on at once, and a lock handed to it is released. A transient
+   * failure is retried with a back-off until the entry's lease would have run out.
+   */
+  void abandon(ConditionWait wait) {
+    new Abandon(wait, toolkit.ticker().read() + toolkit.settings().leaseNanos).schedule(0);
+  }
+
+  /** The removal of an abandoned await's entry, retried until it answers or the entry ran out. */
+  private final class Abandon {
+    final ConditionWait wait;
+    final long until;
+    final Backoff backoff = new Backoff();
+
+    Abandon(ConditionWait wait, long until) {
+      this.wait = wait;
+      this.until = until;
+    }
+
+    /** Runs an attempt on an I/O thread, after {@code delayNanos}. */
+    void schedule(long delayNanos) {
+      Executor io = runnable -> toolkit.waiting().io().execute(runnable);
+      try {
+        CompletableFuture.delayedExecutor(delayNanos, TimeUnit.NANOSECONDS, io)
+            .execute(this::attempt);
+      } catch (RejectedExecutionException e) {
+        log.debug("factory closed; the entry of {} runs out with its lease", wait);
+      }
+    }
+
+    private void attempt() {
+      try {
+        queue.abandon(wait.lock.keys, wait.keys, wait.id, fairQueue(wait.lock.keys));
+      } catch (RedisLockException e) {
+        if (Failures.isTransient(e) && toolkit.ticker().read() - until < 0) {
+          log.debug("could not take {} out of its queue; retrying", wait, e);
+          schedule(backoff.nextNanos());
+        } else {
+          log.debug("could not take {} out of its queue; it runs out with its lease", wait, e);
+        }
+      }
+    }
   }
 
   // ---- signals in use ----

@@ -60,10 +60,11 @@ public final class RedisCondition implements Condition {
    * @throws IllegalMonitorStateException if the current thread does not hold the lock ({@link
    *     LockLostException} if its hold was lost)
    * @throws RedisLockException if Redis could not be reached to release the lock and enqueue the
-   *     thread: the lock is then released in this JVM, not held, and its key expires with its
-   *     lease; or, thrown before anything was released, to record the signals the thread gave under
-   *     its hold (see {@link #signal()}): the lock is still held, and they stay to go with its
-   *     release
+   *     thread: the lock is then released in this JVM, not held, and its key expires with its lease
+   *     (an entry the thread may have left in the queue leaves it in the background, and takes no
+   *     signal); or, thrown before anything was released, to record the signals the thread gave
+   *     under its hold (see {@link #signal()}): the lock is still held, and they stay to go with
+   *     its release
    * @throws IllegalStateException if the factory is closed while the thread waits
    */
   @Override

@@ -1,10 +1,12 @@
 package io.github.redislock.faults;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import io.github.redislock.FactoryInspector;
 import io.github.redislock.RedisDistributedLock;
+import io.github.redislock.RedisLockException;
 import io.github.redislock.RedisLockFactory;
 import io.github.redislock.testing.IntegrationTest;
 import io.github.redislock.testing.RedisInvariants;
@@ -13,7 +15,9 @@ import io.github.redislock.testing.Timing;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -176,6 +180,56 @@ class ConditionFaultsTest {
     assertThat(FactoryInspector.spuriousWakeUps(awaiting)).as("told by Redis: signalled").isZero();
   }
 
+  // ---- awaits that could not tell what Redis did ----
+
+  /**
+   * The await script ran (the awaiter was queued, the lock released), and its reply was lost, and
+   * so was its retry's: the await throws. Its entry must not stay behind, first in the queue, to
+   * take the next signal (and, with it, the lock) from the awaiters that do wait.
+   */
+  @Test
+  void anAwaitWhoseRepliesWereLostLeavesNoEntryToTakeTheNextSignal() throws Exception {
+    LosingClient losing = client(new LosingClient(redis.server().port()));
+    RedisLockFactory failing = factory(b -> b.client(losing).leaseTime(Duration.ofMinutes(2)));
+    RedisDistributedLock lock = failing.getLock(name);
+    Condition condition = lock.newCondition();
+    lock.lock();
+    losing.loseReplies("await", 2);
+    assertThatThrownBy(condition::await).isInstanceOf(RedisLockException.class);
+    assertThat(lock.isHeldByCurrentThread()).isFalse();
+    await("the failed await's entry leaves the queue")
+        .atMost(Timing.awaitAtMost())
+        .until(() -> queued() == 0);
+
+    assertTheNextSignalWakesALivingAwaiter();
+  }
+
+  /**
+   * A timed await whose time ran out could not leave the queue (the cancel failed): it returns, not
+   * signalled, and its entry must not stay behind to take the next signal.
+   */
+  @Test
+  void aTimedAwaitThatCouldNotLeaveTheQueueLeavesNoEntryToTakeTheNextSignal() throws Exception {
+    LosingClient losing = client(new LosingClient(redis.server().port()));
+    RedisLockFactory failing = factory(b -> b.client(losing).leaseTime(Duration.ofMinutes(2)));
+    RedisDistributedLock lock = failing.getLock(name);
+    Condition condition = lock.newCondition();
+    losing.refuse("cancel", 1);
+    lock.lock();
+    try {
+      assertThat(
+              condition.await(
+                  Timing.scaled(Duration.ofMillis(100)).toMillis(), TimeUnit.MILLISECONDS))
+          .isFalse();
+    } finally {
+      lock.unlock();
+    }
+    await("the timed-out await's entry leaves the queue")
+        .atMost(Timing.awaitAtMost())
+        .until(() -> queued() == 0);
+    assertTheNextSignalWakesALivingAwaiter();
+  }
+
   // ---- the lock's listeners at a hand-over ----
 
   /**
@@ -252,6 +306,24 @@ class ConditionFaultsTest {
     }
   }
 
+  /** An awaiter of another factory queues; the next signal wakes it. */
+  private void assertTheNextSignalWakesALivingAwaiter() throws Exception {
+    AtomicBoolean ready = new AtomicBoolean();
+    AtomicInteger wakes = new AtomicInteger();
+    Future<?> living = awaitUntil(factory().getLock(name), ready, wakes);
+    await().atMost(Timing.awaitAtMost()).until(() -> leases() == 1); // its lease entry
+    ready.set(true);
+    signal(factory().getLock(name));
+    living.get(Timing.awaitAtMost().toMillis(), TimeUnit.MILLISECONDS);
+    assertThat(wakes.get()).isOne();
+  }
+
+  private long leases() {
+    try (Jedis jedis = redis.server().jedis()) {
+      return jedis.zcard("{" + name + "}:lock-condadbt"); // condition 1's leases
+    }
+  }
+
   /** The clients subscribed to the lock's wake-up channel. */
   private long lockChannelListeners() {
     String channel = "{" + name + "}:lock-wake";
@@ -260,11 +332,78 @@ class ConditionFaultsTest {
     }
   }
 
+  private static void signal(RedisDistributedLock lock) {
+    lock.lock();
+    try {
+      lock.newCondition().signal();
+    } finally {
+      lock.unlock();
+    }
+  }
+
   /** A client of one server, through a pool of its own. */
   private static PooledConnectionProvider connections(int port) {
     return new PooledConnectionProvider(
         new HostAndPort("127.0.0.1", port),
         DefaultJedisClientConfig.builder().socketTimeoutMillis(500).build());
+  }
+
+  /**
+   * A client that loses the replies of chosen condition operations (the script runs, and the call
+   * fails as a connection reset after sending would), or refuses them (the call fails before
+   * anything is sent).
+   */
+  private static final class LosingClient extends UnifiedJedis {
+    private final Map<String, AtomicInteger> lost = new ConcurrentHashMap<>();
+    private final Map<String, AtomicInteger> refused = new ConcurrentHashMap<>();
+
+    LosingClient(int port) {
+      super(connections(port), RedisProtocol.RESP3);
+    }
+
+    /**
+     * The next {@code count} calls of condition operation {@code op} run, and their replies are
+     * lost.
+     */
+    void loseReplies(String op, int count) {
+      lost.put(op, new AtomicInteger(count));
+    }
+
+    /** The next {@code count} calls of condition operation {@code op} fail without running. */
+    void refuse(String op, int count) {
+      refused.put(op, new AtomicInteger(count));
+    }
+
+    @Override
+    public Object evalsha(String sha1, List<String> keys, List<String> args) {
+      String op = args.isEmpty() ? "" : args.get(0);
+      if (take(refused, op)) {
+        throw new JedisConnectionException("refused by the test before sending " + op);
+      }
+      Object reply = super.evalsha(sha1, keys, args);
+      if (take(lost, op)) {
+        throw new JedisConnectionException("the reply to " + op + " was lost (the test)");
+      }
+      return reply;
+    }
+
+    @Override
+    public Object eval(String script, List<String> keys, List<String> args) {
+      String op = args.isEmpty() ? "" : args.get(0);
+      if (take(refused, op)) {
+        throw new JedisConnectionException("refused by the test before sending " + op);
+      }
+      Object reply = super.eval(script, keys, args);
+      if (take(lost, op)) {
+        throw new JedisConnectionException("the reply to " + op + " was lost (the test)");
+      }
+      return reply;
+    }
+
+    private static boolean take(Map<String, AtomicInteger> counts, String op) {
+      AtomicInteger left = counts.get(op);
+      return left != null && left.getAndUpdate(n -> Math.max(0, n - 1)) > 0;
+    }
   }
 
   /** A client whose subscriptions reach the server only once {@link #letThrough()} was called. */

@@ -126,6 +126,32 @@ public final class ConditionQueue {
     return run("leave a condition of", lock, condition, "cancel", id, "", ConditionQueue::left);
   }
 
+  /**
+   * Awaiter {@code id} will take neither a signal nor the lock: it leaves the queue; a signal it
+   * had passes on to the longest-waiting awaiter at once, and a lock handed to it is released.
+   *
+   * @param fairQueue on a fair lock, its queue and the queue's leases (its first live waiter is
+   *     handed a lock released here), else {@code null}
+   * @return {@link Standing#LEFT}, {@link Standing#SIGNALLED} (its signal passed on), {@link
+   *     Standing#HELD} (its signal passed on, and the lock handed to it released) or {@link
+   *     Standing#GONE}
+   */
+  public Standing abandon(
+      LockKeys lock, ConditionKeys condition, String id, List<String> fairQueue) {
+    List<String> keys = keys(lock, condition);
+    if (fairQueue != null) {
+      keys.addAll(fairQueue);
+    }
+    return new ScriptCall<>(
+            "abandon a wait on a condition of",
+            lock,
+            Script.CONDITION,
+            keys,
+            args("abandon", id, "", condition, lock),
+            ConditionQueue::left)
+        .call(client);
+  }
+
   /** Awaiter {@code id} holds the lock again: its signal is used, and passes on no more. */
   public void done(LockKeys lock, ConditionKeys condition, String id) {
     run("end a wait on a condition of", lock, condition, "done", id, "", reply -> null);

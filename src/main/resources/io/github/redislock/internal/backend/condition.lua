@@ -17,12 +17,13 @@
 -- KEYS[4]  the signalled awaiters: a sorted set, awaiter id -> server time (ms) its signal passes
 --          on, unless the awaiter takes the lock again first
 -- KEYS[5]  the lock's companion hash, whose field ARGV[9] draws the sequence numbers
--- KEYS[6]  'await' and 'release' on a fair lock only: the fair lock's queue (waiter id -> sequence
---          number)
--- KEYS[7]  'await' and 'release' on a fair lock only: the fair queue's leases (waiter id ->
---          expiry, ms)
--- ARGV[1]  the operation: 'await', 'wait', 'cancel', 'done', 'signal', 'all' or 'release'
--- ARGV[2]  the awaiter's id ('await', 'wait', 'cancel', 'done'), else ''
+-- KEYS[6]  'await', 'abandon' and 'release' on a fair lock only: the fair lock's queue (waiter id
+--          -> sequence number)
+-- KEYS[7]  'await', 'abandon' and 'release' on a fair lock only: the fair queue's leases (waiter
+--          id -> expiry, ms)
+-- ARGV[1]  the operation: 'await', 'wait', 'cancel', 'abandon', 'done', 'signal', 'all' or
+--          'release'
+-- ARGV[2]  the awaiter's id ('await', 'wait', 'cancel', 'abandon', 'done'), else ''
 -- ARGV[3]  the caller's lock token ('await', 'signal', 'all', 'release'), else ''
 -- ARGV[4]  the lease of an entry, in milliseconds
 -- ARGV[5]  the time to live of the keys, in milliseconds, set again by every write
@@ -47,6 +48,10 @@
 --            lock (the lock key holds its id), 0 gone (it ran out)
 --   'cancel' 0 left the queue, not signalled; 1 signalled (it stays signalled: the awaiter takes
 --            the lock again and then 'done'); 3 signalled and handed the lock; 2 gone
+--   'abandon' an awaiter that will take neither a signal nor the lock (its await or its cancel
+--            failed, not knowing what Redis did; its factory closed) leaves: 0 left the queue; 1 it
+--            was signalled, and its signal passed on to the oldest live awaiter; 3 as 1, and the
+--            lock handed to it was released (as 'await' releases it); 2 gone
 --   'done'   1 removed, 0 it was not there
 --   'signal' {1, id} signalled awaiter id; {0} nobody waits; {-1} the caller does not hold the lock
 --   'all'    {n, seq} signalled the n awaiters whose sequence numbers are seq or less; {-1} not
@@ -344,6 +349,22 @@ if op == 'cancel' then
     return 1
   end
   return 2
+end
+if op == 'abandon' then
+  if redis.call('zrem', KEYS[2], id) == 1 then
+    redis.call('zrem', KEYS[3], id)
+    return 0
+  end
+  if redis.call('zrem', KEYS[4], id) == 0 then
+    return 2
+  end
+  local held = handed()
+  passOn()
+  if held then
+    release()
+    return 3
+  end
+  return 1
 end
 if op == 'done' then
   return redis.call('zrem', KEYS[4], id)
