@@ -44,7 +44,9 @@ public final class RedisCondition implements Condition {
    * JVM, and the thread waits until a thread of any process signals it ({@link #signal} chose it,
    * or {@link #signalAll} was called), some other thread interrupts it, or a spurious wake-up
    * occurs. Before the method returns, the current thread re-acquires the lock with the hold count
-   * it had: a new hold, with a new lease and, when asked for, a greater fencing token.
+   * it had: for the thread a new hold, however it came (by an acquisition in Redis, or passed on by
+   * its signaller), with, when asked for, a greater fencing token, and a maximum hold time counted
+   * from then.
    *
    * <p>If the current thread has its interrupted status set on entry, or is interrupted while
    * waiting and before it was signalled, then {@link InterruptedException} is thrown (after the
