@@ -44,6 +44,9 @@ final class ConditionWait {
   private final String heldAddress = HELD + id;
   private final String description;
 
+  /** Checks, once the thread was found to hold the lock, that it may await (else throws). */
+  private final Runnable beforeAwait;
+
   /** The greatest {@code all:<n>} heard: it may come before this awaiter knows its number. */
   private final AtomicLong allUpTo = new AtomicLong();
 
@@ -76,12 +79,14 @@ final class ConditionWait {
       Mutexes.LockName lock,
       ConditionKeys keys,
       String description,
+      Runnable beforeAwait,
       Mode mode,
       long deadline) {
     this.conditions = conditions;
     this.lock = lock;
     this.keys = keys;
     this.description = description;
+    this.beforeAwait = beforeAwait;
     this.mode = mode;
     this.deadline = deadline;
   }
@@ -97,6 +102,7 @@ final class ConditionWait {
   boolean run() throws InterruptedException {
     Toolkit t = conditions.toolkit;
     Hold held = conditions.family.heldHold(lock); // not held: IllegalMonitorStateException
+    beforeAwait.run();
     try {
       conditions.queue.checkAccess(lock.keys); // NOPERM: thrown while the lock is still held
     } catch (RedisLockException e) {
@@ -191,8 +197,7 @@ final class ConditionWait {
   }
 
   private ConditionQueue.Enqueued enqueueOnce(Hold hold) {
-    return conditions.queue.await(
-        lock.keys, keys, hold.token, id, conditions.fair ? conditions.fairQueue(lock.keys) : null);
+    return conditions.queue.await(lock.keys, conditions.kind, keys, hold.token, id);
   }
 
   /** Waits until signalled, the deadline, or an interrupt (in an interruptible mode). */

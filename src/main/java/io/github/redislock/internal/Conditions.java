@@ -6,7 +6,6 @@ import io.github.redislock.internal.backend.ConditionKeys;
 import io.github.redislock.internal.backend.ConditionQueue;
 import io.github.redislock.internal.backend.ConditionQueue.SignalledRelease;
 import io.github.redislock.internal.backend.Failures;
-import io.github.redislock.internal.backend.LockKeys;
 import io.github.redislock.internal.backend.Release;
 import io.github.redislock.internal.util.Backoff;
 import java.util.ArrayList;
@@ -39,7 +38,9 @@ final class Conditions {
   final Toolkit toolkit;
   final Mutexes family;
   final ConditionQueue queue;
-  final boolean fair;
+
+  /** The kind of the family's locks: how an await's or a signal's release releases them. */
+  final ConditionQueue.Kind kind;
 
   /** How often a waiting awaiter renews its entry: a third of the lease. */
   final long renewNanos;
@@ -76,11 +77,11 @@ final class Conditions {
    *
    * @throws UnsupportedOperationException where the backend has none (Redlock)
    */
-  Conditions(Toolkit toolkit, Mutexes family, boolean fair) {
+  Conditions(Toolkit toolkit, Mutexes family, ConditionQueue.Kind kind) {
     this.toolkit = toolkit;
     this.family = family;
     this.queue = toolkit.backend().conditionQueue();
-    this.fair = fair;
+    this.kind = kind;
     this.renewNanos = toolkit.settings().leaseNanos / 3;
     this.keeper =
         CompletableFuture.delayedExecutor(
@@ -90,11 +91,6 @@ final class Conditions {
             DONE_DELAY_MILLIS,
             TimeUnit.MILLISECONDS,
             runnable -> toolkit.waiting().io().execute(runnable));
-  }
-
-  /** The fair lock's queue keys, whose first waiter an await's release wakes; else null. */
-  List<String> fairQueue(LockKeys keys) {
-    return fair ? List.of(keys.beside("fq"), keys.beside("ft")) : null;
   }
 
   /** An awaiter of this JVM starts waiting. */
@@ -182,9 +178,7 @@ final class Conditions {
             .releaseWithRetry(
                 hold,
                 h -> {
-                  answer[0] =
-                      queue.signalAndRelease(
-                          h.keys, condition, h.token, count, fairQueue(h.keys), own);
+                  answer[0] = queue.signalAndRelease(h.keys, kind, condition, h.token, count, own);
                   return answer[0].release();
                 });
     SignalledRelease signalled = answer[0];
@@ -305,7 +299,7 @@ final class Conditions {
 
     private void attempt() {
       try {
-        queue.abandon(wait.lock.keys, wait.keys, wait.id, fairQueue(wait.lock.keys));
+        queue.abandon(wait.lock.keys, kind, wait.keys, wait.id);
       } catch (RedisLockException e) {
         if (Failures.isTransient(e) && toolkit.ticker().read() - until < 0) {
           log.debug("could not take {} out of its queue; retrying", wait, e);

@@ -7,6 +7,7 @@ import java.util.Date;
 import java.util.Objects;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.Condition;
+import java.util.function.Consumer;
 
 /**
  * A {@link Condition} of a {@code RedisDistributedLock} whose awaiters and signals are kept in
@@ -28,9 +29,18 @@ public final class RedisCondition implements Condition {
   private final ConditionKeys keys;
   private final String description;
 
-  RedisCondition(Conditions conditions, Mutexes.LockName lock, String name, boolean numbered) {
+  /** Run by each await once it checked that the thread holds the lock; throws to refuse it. */
+  private final Consumer<Mutexes.LockName> beforeAwait;
+
+  RedisCondition(
+      Conditions conditions,
+      Mutexes.LockName lock,
+      String name,
+      boolean numbered,
+      Consumer<Mutexes.LockName> beforeAwait) {
     this.conditions = conditions;
     this.lock = lock;
+    this.beforeAwait = beforeAwait;
     this.keys = ConditionKeys.of(lock.keys, Objects.requireNonNull(name, "name"), numbered);
     this.description =
         (numbered ? "condition " + name : "condition '" + name + "'") + " of lock '" + lock + "'";
@@ -183,7 +193,8 @@ public final class RedisCondition implements Condition {
   }
 
   private ConditionWait newWait(Mode mode, long deadline) {
-    return new ConditionWait(conditions, lock, keys, description, mode, deadline);
+    return new ConditionWait(
+        conditions, lock, keys, description, () -> beforeAwait.accept(lock), mode, deadline);
   }
 
   /**

@@ -17,9 +17,10 @@
 -- KEYS[4]  the signalled awaiters: a sorted set, awaiter id -> server time (ms) its signal passes
 --          on, unless the awaiter takes the lock again first
 -- KEYS[5]  the lock's companion hash, whose field ARGV[9] draws the sequence numbers
--- KEYS[6]  'await', 'abandon' and 'release' on a fair lock only: the fair lock's queue (waiter id
---          -> sequence number)
--- KEYS[7]  'await', 'abandon' and 'release' on a fair lock only: the fair queue's leases (waiter
+-- KEYS[6]  'await', 'abandon' and 'release', on a fair lock: the fair lock's queue (waiter id ->
+--          sequence number); on the write lock of a read-write lock: its read shares (share token
+--          -> server time (ms) the share's lease ends)
+-- KEYS[7]  'await', 'abandon' and 'release', on a fair lock only: the fair queue's leases (waiter
 --          id -> expiry, ms)
 -- ARGV[1]  the operation: 'await', 'wait', 'cancel', 'abandon', 'done', 'signal', 'all' or
 --          'release'
@@ -32,9 +33,11 @@
 -- ARGV[8]  how to publish: 'spublish' (sharded Pub/Sub, on a Redis Cluster; a server without it
 --          gets 'publish' instead) or 'publish'
 -- ARGV[9]  the companion hash's field for the sequence numbers
--- ARGV[10] 'release' only: how many awaiters to signal, or 'all' for every one
--- ARGV[11] 'release' only, optional: the lock may be handed to the first awaiter signalled, unless
---          another client waits for it: ARGV[11] is how many of the subscribers of the lock's
+-- ARGV[10] the kind of lock, which a release follows: 'plain', 'fair' or 'write' (the write lock
+--          of a read-write lock, released as the plain lock is)
+-- ARGV[11] 'release' only: how many awaiters to signal, or 'all' for every one
+-- ARGV[12] 'release' only, optional: the lock may be handed to the first awaiter signalled, unless
+--          another client waits for it: ARGV[12] is how many of the subscribers of the lock's
 --          channel are the caller's own ('0' or '1'); more subscribers than that, no hand-over
 --
 -- Replies:
@@ -62,19 +65,23 @@
 --            {1, n, seq, id...} released (n clients were subscribed to the lock's channel);
 --            every awaiter numbered seq or less was signalled ('all'; else seq is 0), or the
 --            awaiters id... were; {0} the lock key does not hold ARGV[3]: nothing was done.
---            With ARGV[11], on a lock that is not fair, when one by one signals woke an awaiter
+--            With ARGV[12], on a lock that is not fair, when one by one signals woke an awaiter
 --            and no other client is subscribed to the lock's channel (nobody else waits for the
 --            lock), the lock is not deleted but handed to the first awaiter woken: the lock key
 --            takes its id, expiring when its entry would have, and its message is 'held:<id>';
---            then n is 0 and nothing is published on the lock's channel
+--            then n is 0 and nothing is published on the lock's channel. A write lock is not
+--            handed over while a read share is live (its holder's own, taken by a downgrade): a
+--            writer and a reader never hold the lock together
 --
 -- Messages on the condition's channel: 'to:<id>' (awaiter id was signalled), 'held:<id>' (it was
 -- signalled and holds the lock) and 'all:<seq>' (every awaiter with sequence number seq or less
--- was signalled). On the lock's channel, 'await'
--- and 'release' announce the release as release.lua does ('released'), or, on a fair lock, hands the lock to
--- the first live waiter and names it ('to:<first waiter>'), as fair_release.lua does.
+-- was signalled). On the lock's channel, 'await', 'abandon' and 'release' announce the release as
+-- release.lua does ('released': on a write lock it wakes the waiting readers and writers), or, on a
+-- fair lock, hand the lock to the first live waiter and name it ('to:<first waiter>'), as
+-- fair_release.lua does.
 local op = ARGV[1]
 local id = ARGV[2]
+local fair = ARGV[10] == 'fair'
 local lease = tonumber(ARGV[4])
 local time = redis.call('time')
 local now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
@@ -152,23 +159,23 @@ end
 local function release()
   redis.call('del', KEYS[1])
   local message = 'released'
-  if KEYS[6] then
+  if fair then
     local dead = redis.call('zrangebyscore', KEYS[7], '-inf', now)
     if #dead > 0 then
       remove(KEYS[6], dead)
       remove(KEYS[7], dead)
     end
-    local head = redis.call('zrange', KEYS[6], 0, 0)[1]
-    while head do
-      local placeEnd = redis.call('zscore', KEYS[7], head)
-      redis.call('zrem', KEYS[6], head)
-      redis.call('zrem', KEYS[7], head)
+    local waiter = redis.call('zrange', KEYS[6], 0, 0)[1]
+    while waiter do
+      local placeEnd = redis.call('zscore', KEYS[7], waiter)
+      redis.call('zrem', KEYS[6], waiter)
+      redis.call('zrem', KEYS[7], waiter)
       if placeEnd then
-        redis.call('set', KEYS[1], head, 'PX', math.max(1, tonumber(placeEnd) - now))
-        message = 'to:' .. head
+        redis.call('set', KEYS[1], waiter, 'PX', math.max(1, tonumber(placeEnd) - now))
+        message = 'to:' .. waiter
         break
       end
-      head = redis.call('zrange', KEYS[6], 0, 0)[1]
+      waiter = redis.call('zrange', KEYS[6], 0, 0)[1]
     end
   end
   return publish(ARGV[7], message)
@@ -213,7 +220,12 @@ local function othersWait()
   if type(reply) ~= 'table' or not reply[2] then
     return true
   end
-  return tonumber(reply[2]) > tonumber(ARGV[11])
+  return tonumber(reply[2]) > tonumber(ARGV[12])
+end
+
+-- Whether a read share of the write lock is live (only its holder's own can be: a downgrade).
+local function reading()
+  return ARGV[10] == 'write' and redis.call('zcount', KEYS[6], '(' .. now, '+inf') > 0
 end
 
 -- Whether the lock key holds the awaiter's id: a release handed it the lock.
@@ -281,12 +293,13 @@ if op == 'release' then
   sweep()
   local reply = {1, 0, 0}
   local heldBy = false
-  if ARGV[10] == 'all' then
+  if ARGV[11] == 'all' then
     local _, upTo = signalEvery()
     reply[3] = upTo
   else
-    local hand = ARGV[11] ~= nil and ARGV[11] ~= '' and not KEYS[6] and not othersWait()
-    for i = 1, tonumber(ARGV[10]) do
+    local hand = ARGV[12] ~= nil and ARGV[12] ~= '' and not fair and not reading()
+        and not othersWait()
+    for i = 1, tonumber(ARGV[11]) do
       local next, handedTo = signalOne(hand and i == 1)
       if not next then
         break
