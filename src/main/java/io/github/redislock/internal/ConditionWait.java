@@ -265,15 +265,13 @@ final class ConditionWait {
   /**
    * The factory closes while this await waits: its entry leaves the queue now, rather than when its
    * lease runs out, so that no signal (nor, with it, the lock) goes to an awaiter that will not
-   * take it; a lock handed to it already is released. A signal it had stays, and passes on to the
-   * next awaiter when its lease runs out. Called by the closing thread; failures are left to the
-   * lease.
+   * take it. A signal it had passes on to the next awaiter at once, and a lock handed to it is
+   * released (its thread cannot take either: every acquisition of a closed factory fails). Called
+   * by the closing thread; failures are left to the lease.
    */
   void leaveAtClose() {
     try {
-      if (conditions.queue.cancel(lock.keys, keys, id) == Standing.HELD) {
-        conditions.family.kind().releaseToken(lock.keys, id);
-      }
+      conditions.queue.abandon(lock.keys, conditions.kind, keys, id);
     } catch (RuntimeException e) {
       log.debug("could not take {} out of its queue at close; it runs out with its lease", this, e);
     }

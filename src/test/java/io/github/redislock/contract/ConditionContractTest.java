@@ -1023,6 +1023,26 @@ public abstract class ConditionContractTest {
     }
 
     /**
+     * The awaiter of a closing factory was signalled (in Redis; it had not heard yet): the signal
+     * is not its any more, and passes on to the next awaiter at once.
+     */
+    @Test
+    void aSignalForAnAwaiterOfAClosingFactoryPassesOnAtOnce() throws Exception {
+      RedisLockFactory closing = factory(b -> b.leaseTime(Duration.ofMinutes(1)));
+      ConditionLock lock = lock(closing);
+      Awaiter awaiter = awaiter(lock, lock.newCondition(), c -> awaitAndReturn(c));
+      awaitQueued(1);
+      ConditionLock nextLock = lock();
+      Awaiter next = awaiter(nextLock, nextLock.newCondition(), c -> awaitAndReturn(c));
+      awaitQueued(2);
+      signalInRedisOnly(); // to the first awaiter, with a signal lease that never runs out
+      closing.close();
+      assertThat(awaiter.failure()).isInstanceOf(IllegalStateException.class);
+      assertThat(next.result()).isEqualTo("signalled");
+      assertThat(spuriousWakeUps()).isZero();
+    }
+
+    /**
      * An entry whose lease entry is gone (evicted, or deleted by hand) would never run out: it is
      * no awaiter, and a signal skips it, as the fair queue skips a place without a lease.
      */
