@@ -1043,6 +1043,28 @@ public abstract class ConditionContractTest {
     }
 
     /**
+     * The awaiter of a closing factory was signalled and handed the lock (in Redis; it had not
+     * heard yet): the lock is released and the signal passes on, so the next awaiter returns
+     * holding the lock long before the closed awaiter's entry would have run out.
+     */
+    @Test
+    void aLockHandedToAnAwaiterOfAClosingFactoryIsReleasedAndItsSignalPassesOn() throws Exception {
+      RedisLockFactory closing = factory(b -> b.leaseTime(Duration.ofMinutes(1)));
+      ConditionLock lock = lock(closing);
+      Awaiter awaiter = awaiter(lock, lock.newCondition(), c -> awaitAndReturn(c));
+      awaitQueued(1);
+      ConditionLock nextLock = lock();
+      Awaiter next = awaiter(nextLock, nextLock.newCondition(), c -> awaitAndReturn(c));
+      awaitQueued(2);
+      String id = handInRedisOnly(); // the key holds the first awaiter's id for a minute
+      closing.close();
+      assertThat(awaiter.failure()).isInstanceOf(IllegalStateException.class);
+      assertThat(next.result()).isEqualTo("signalled");
+      assertThat(next.heldAfter).isTrue();
+      assertThat(next.keyAfter).isNotEqualTo(id);
+    }
+
+    /**
      * An entry whose lease entry is gone (evicted, or deleted by hand) would never run out: it is
      * no awaiter, and a signal skips it, as the fair queue skips a place without a lease.
      */
