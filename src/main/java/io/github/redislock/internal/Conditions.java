@@ -93,7 +93,7 @@ final class Conditions {
 
   /** The fair lock's queue keys, whose first waiter an await's release wakes; else null. */
   List<String> fairQueue(LockKeys keys) {
-    return fair ? List.of(keys.beside("fq"), keys.beside("ft")) : null;
+    return fair ? List.of(keys.fairQueue(), keys.fairLeases()) : null;
   }
 
   /** An awaiter of this JVM starts waiting. */

@@ -53,7 +53,7 @@ class FairKindTest {
 
   private long queued() {
     try (Jedis jedis = server.jedis()) {
-      return jedis.zcard(keys.beside("fq"));
+      return jedis.zcard(keys.fairQueue());
     }
   }
 

@@ -6,9 +6,11 @@ import redis.clients.jedis.util.JedisClusterCRC16;
 
 /**
  * The Redis names used by one lock: the lock key itself (wire-compatible with every client that
- * speaks {@code SET key token NX PX ttl}), its companion hash (the fencing counter) and its wake-up
- * channel. The companion key and the channel hash to the lock key's cluster slot, so the lock's
- * scripts never cross slots, whatever the name looks like.
+ * speaks {@code SET key token NX PX ttl}), its companion hash (the fencing counter), its wake-up
+ * channel, and the keys that fair and read-write locks and the holder's description keep beside it.
+ * Every such name is spelled here (a condition's keys by {@link ConditionKeys}, through {@link
+ * #beside}). They all hash to the lock key's cluster slot, so the lock's scripts never cross slots,
+ * whatever the name looks like.
  *
  * @param lock the lock key, {@code prefix + name}
  * @param companion the hash whose field {@code c} is the lock's fencing counter
@@ -25,6 +27,55 @@ public record LockKeys(String lock, String companion, String channel) {
   /** The start of the suffix of every companion key (and channel) of a lock. */
   private static final String RESERVED = ":lock-";
 
+  /** The suffix of the companion hash, whose field {@code c} is the fencing counter. */
+  private static final String META = "meta";
+
+  /** The suffix of the wake-up channel. */
+  private static final String WAKE = "wake";
+
+  /** The suffix of a fair lock's queue. */
+  private static final String FAIR_QUEUE = "fq";
+
+  /** The suffix of a fair lock's queue leases. */
+  private static final String FAIR_LEASES = "ft";
+
+  /** The suffix of a read-write lock's read shares. */
+  private static final String READ_SHARES = "rs";
+
+  /** The suffix of a read-write lock's writers' intents. */
+  private static final String WRITER_INTENTS = "wi";
+
+  /** The suffix of the holder's description ({@code describeHolders()}). */
+  private static final String HOLDER = "holder";
+
+  /** The start of the suffix of every key of a condition ({@link ConditionKeys}). */
+  static final String CONDITION = "cond";
+
+  /** A fair lock's queue, a sorted set: waiter id to place number. */
+  public String fairQueue() {
+    return beside(FAIR_QUEUE);
+  }
+
+  /** A fair lock's queue leases, a sorted set: waiter id to the server time its place ends. */
+  public String fairLeases() {
+    return beside(FAIR_LEASES);
+  }
+
+  /** A read-write lock's read shares, a sorted set: share token to the end of its lease. */
+  public String readShares() {
+    return beside(READ_SHARES);
+  }
+
+  /** A read-write lock's waiting writers' intents: writer id to the end of its intent. */
+  public String writerIntents() {
+    return beside(WRITER_INTENTS);
+  }
+
+  /** The holder's description, a hash written only with {@code describeHolders()}. */
+  public String holder() {
+    return beside(HOLDER);
+  }
+
   /**
    * Another key this lock keeps beside its own, in its cluster slot: {@code suffix} is lowercase
    * letters, so that no lock name can be it ({@link #checkLockKey}).
@@ -32,8 +83,8 @@ public record LockKeys(String lock, String companion, String channel) {
    * @param suffix lowercase letters naming the key, e.g. {@code "fq"} for a fair lock's queue
    * @return the key
    */
-  public String beside(String suffix) {
-    return companion.substring(0, companion.length() - "meta".length()) + suffix;
+  String beside(String suffix) {
+    return companion.substring(0, companion.length() - META.length()) + suffix;
   }
 
   /**
@@ -44,7 +95,7 @@ public record LockKeys(String lock, String companion, String channel) {
   public static LockKeys of(String lockKey) {
     checkLockKey(lockKey);
     String base = companionBase(lockKey);
-    return new LockKeys(lockKey, base + RESERVED + "meta", base + RESERVED + "wake");
+    return new LockKeys(lockKey, base + RESERVED + META, base + RESERVED + WAKE);
   }
 
   /**
@@ -78,7 +129,8 @@ public record LockKeys(String lock, String companion, String channel) {
             + "' and lowercase letters are reserved for the keys a lock keeps beside its own (the"
             + " fencing counter of lock 'a' is '{a}"
             + RESERVED
-            + "meta'), so no lock may have one; choose another name");
+            + META
+            + "'), so no lock may have one; choose another name");
   }
 
   /**
