@@ -72,7 +72,9 @@ public final class RedisLockFactory implements AutoCloseable {
 
   /**
    * Returns the lock of the given name. Locks of the same name are the same lock: across the
-   * instances this factory returns, and across processes using the same Redis and key prefix.
+   * instances this factory returns, and across processes using the same Redis and key prefix. Locks
+   * of different names never share a key or channel in Redis, whatever the names look like: {@code
+   * "orders"} and {@code "{orders}"} are two locks.
    *
    * <p>Besides its key, a lock keeps companion keys in Redis (its fencing counter, {@code
    * "{name}:lock-meta"} for a name without braces, and its wake-up channel), whose names end in

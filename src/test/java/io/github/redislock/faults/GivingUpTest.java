@@ -85,14 +85,10 @@ class GivingUpTest {
     return proxy;
   }
 
-  private String key(String suffix) {
-    return LockKeys.of(name).beside(suffix);
-  }
-
   /** The places in the fair queue of the name. */
   private long queued() {
     try (Jedis jedis = redis.server().jedis()) {
-      return jedis.zcard(key("fq"));
+      return jedis.zcard(LockKeys.of(name).fairQueue());
     }
   }
 
@@ -101,14 +97,14 @@ class GivingUpTest {
     try (Jedis jedis = redis.server().jedis()) {
       List<String> time = jedis.time();
       long now = Long.parseLong(time.get(0)) * 1000 + Long.parseLong(time.get(1)) / 1000;
-      return jedis.zcount(key("wi"), "(" + now, "+inf");
+      return jedis.zcount(LockKeys.of(name).writerIntents(), "(" + now, "+inf");
     }
   }
 
   /** When the one writer's intent of the name ends, in server time (ms). */
   private double intentEnd() {
     try (Jedis jedis = redis.server().jedis()) {
-      return jedis.zrangeWithScores(key("wi"), 0, 0).get(0).getScore();
+      return jedis.zrangeWithScores(LockKeys.of(name).writerIntents(), 0, 0).get(0).getScore();
     }
   }
 

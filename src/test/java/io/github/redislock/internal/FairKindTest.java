@@ -75,7 +75,7 @@ class FairKindTest {
 
   private long queued() {
     try (Jedis jedis = server.jedis()) {
-      return jedis.zcard(keys.beside("fq"));
+      return jedis.zcard(keys.fairQueue());
     }
   }
 
@@ -123,8 +123,8 @@ class FairKindTest {
       // Before them, the place of a waiter whose process died: its lease ran out, and no script
       // has dropped it yet. Then the holder's lease runs out: the lock is free, and the leaving
       // waiter is the first live one.
-      jedis.zadd(keys.beside("fq"), 0, "rl1:dead");
-      jedis.zadd(keys.beside("ft"), (double) (serverMillis(jedis) - 1000), "rl1:dead");
+      jedis.zadd(keys.fairQueue(), 0, "rl1:dead");
+      jedis.zadd(keys.fairLeases(), (double) (serverMillis(jedis) - 1000), "rl1:dead");
       jedis.del(keys.lock());
     }
 

@@ -70,15 +70,15 @@ class WriteKindTest {
   /** The intents whose lease has not run out. */
   private long liveIntents() {
     try (Jedis jedis = server.jedis()) {
-      return jedis.zcount(keys.beside("wi"), "(" + serverMillis(jedis), "+inf");
+      return jedis.zcount(keys.writerIntents(), "(" + serverMillis(jedis), "+inf");
     }
   }
 
   /** A read share of another process, for {@code LEASE_MILLIS}. */
   private void readElsewhere() {
     try (Jedis jedis = server.jedis()) {
-      jedis.zadd(keys.beside("rs"), (double) (serverMillis(jedis) + LEASE_MILLIS), "someone-else");
-      jedis.pexpire(keys.beside("rs"), LEASE_MILLIS);
+      jedis.zadd(keys.readShares(), (double) (serverMillis(jedis) + LEASE_MILLIS), "someone-else");
+      jedis.pexpire(keys.readShares(), LEASE_MILLIS);
     }
   }
 

@@ -46,8 +46,8 @@ public final class ConditionQueue {
     private List<String> keys(LockKeys lock) {
       return switch (this) {
         case PLAIN -> List.of();
-        case FAIR -> List.of(lock.beside("fq"), lock.beside("ft"));
-        case WRITE -> List.of(lock.beside(ReadWriteCommands.SHARES));
+        case FAIR -> List.of(lock.fairQueue(), lock.fairLeases());
+        case WRITE -> List.of(lock.readShares());
       };
     }
   }

@@ -39,7 +39,7 @@ final class FairCommands {
         "acquire",
         keys,
         Script.FAIR_ACQUIRE,
-        List.of(keys.lock(), keys.beside("fq"), keys.beside("ft"), keys.companion()),
+        List.of(keys.lock(), keys.fairQueue(), keys.fairLeases(), keys.companion()),
         List.of(
             token,
             lease,
@@ -65,7 +65,7 @@ final class FairCommands {
         "leave the queue of",
         keys,
         Script.FAIR_LEAVE,
-        List.of(keys.beside("fq"), keys.beside("ft"), keys.lock()),
+        List.of(keys.fairQueue(), keys.fairLeases(), keys.lock()),
         List.of(waiterId, keys.channel(), publish, unsettled == null ? "" : unsettled, waiterLease),
         reply -> ((Number) reply).longValue() == 1);
   }
@@ -76,7 +76,7 @@ final class FairCommands {
         "release",
         keys,
         Script.FAIR_RELEASE,
-        List.of(keys.lock(), keys.beside("fq"), keys.beside("ft")),
+        List.of(keys.lock(), keys.fairQueue(), keys.fairLeases()),
         List.of(token, keys.channel(), publish),
         LockCommands::release);
   }
