@@ -1,6 +1,7 @@
 package io.github.redislock.internal;
 
 import io.github.redislock.internal.backend.Acquisition;
+import io.github.redislock.internal.backend.Failures;
 import io.github.redislock.internal.backend.LockKeys;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
@@ -75,8 +76,16 @@ abstract class WaitEntry extends WaitAttempts {
       lastToken = token;
       reached = keys;
     }
-    // A failure leaves the attempt unanswered: its command may have run, or may still.
-    Acquisition attempt = attempt(keys, token);
+    Acquisition attempt;
+    try {
+      attempt = attempt(keys, token);
+    } catch (RuntimeException e) {
+      if (Failures.certainlyNotRun(e) || Failures.permanentCause(e) != null) {
+        answered(keys); // not run, or ran and failed: nothing of it can reach Redis later
+      }
+      // Any other failure leaves the attempt unanswered: its command may have run, or may still.
+      throw e;
+    }
     boolean unbar;
     synchronized (this) {
       unanswered--;
@@ -94,6 +103,21 @@ abstract class WaitEntry extends WaitAttempts {
       takeOutQuietly(keys, null); // the wait left while this attempt was on its way
     }
     return attempt;
+  }
+
+  /** An attempt failed in a way that tells it will never reach Redis, or reached it already. */
+  private void answered(LockKeys keys) {
+    boolean unbar;
+    synchronized (this) {
+      unanswered--;
+      unbar = left && barred && unanswered == 0;
+      if (unbar) {
+        barred = false;
+      }
+    }
+    if (unbar) {
+      takeOutQuietly(keys, null);
+    }
   }
 
   @Override
