@@ -51,8 +51,6 @@ import org.junit.jupiter.api.Test;
  *       it (the JDK's fair one; the library's, whose Javadoc says that writers are not starved).
  *   <li>{@code testSignalWakesFifo} checks FIFO order by what the threads do (see {@link
  *       ReentrantLockPort}).
- *   <li>The tests of the write lock's {@code Condition} are skipped (an assumption) while {@code
- *       writeLock().newCondition()} throws {@code UnsupportedOperationException}.
  * </ul>
  *
  * <p>Dropped, each for the query it tests, which the library does not have: {@code
@@ -77,17 +75,9 @@ abstract class ReentrantReadWriteLockPort extends Jsr166Case {
     return lock.orElseThrow();
   }
 
-  /**
-   * A condition of the write lock; the test is skipped (not failed) while the write lock has no
-   * conditions ({@code UnsupportedOperationException}), so that it runs once they exist.
-   */
+  /** A condition of the write lock. */
   static Both<Condition> newWriteCondition(Both<ReadWriteLockView> lock) {
-    try {
-      return lock.map(view -> view.writeLock().newCondition());
-    } catch (UnsupportedOperationException e) {
-      assumeTrue(false, "writeLock().newCondition(): " + e.getMessage());
-      throw e;
-    }
+    return lock.map(view -> view.writeLock().newCondition());
   }
 
   /** The read lock count the lock under test reports for threads holding these many holds. */
