@@ -454,10 +454,11 @@ public final class RedisLockFactory implements AutoCloseable {
      *
      * <p>In this implementation a {@link RedisClient} master is spoken to as with {@link #redlock}:
      * on connections of the factory's own, made by the client's connection factory (so with its
-     * address, credentials and timeouts), and closed with the factory. Other clients are called
-     * from one thread per master and operation, through their own API: a master that stopped
-     * answering then costs each operation up to the client's socket timeout on that thread, though
-     * the operation still returns within the node timeout.
+     * address, credentials and timeouts), and closed with the factory; they turn key tracking off
+     * and drop any RESP3 push frame, so clients with client-side caching are fine. Other clients
+     * are called from one thread per master and operation, through their own API: a master that
+     * stopped answering then costs each operation up to the client's socket timeout on that thread,
+     * though the operation still returns within the node timeout.
      *
      * @param masters one client per master, at least three
      * @return this builder

@@ -4,6 +4,7 @@ import java.io.IOException;
 import java.lang.invoke.MethodHandle;
 import java.lang.invoke.MethodHandles;
 import java.net.SocketTimeoutException;
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayDeque;
 import java.util.List;
 import java.util.concurrent.locks.ReentrantLock;
@@ -12,6 +13,9 @@ import org.slf4j.LoggerFactory;
 import redis.clients.jedis.CommandArguments;
 import redis.clients.jedis.Connection;
 import redis.clients.jedis.Protocol;
+import redis.clients.jedis.PushConsumer;
+import redis.clients.jedis.PushConsumerChain;
+import redis.clients.jedis.PushMessage;
 import redis.clients.jedis.RedisClient;
 import redis.clients.jedis.exceptions.JedisConnectionException;
 import redis.clients.jedis.exceptions.JedisDataException;
@@ -29,11 +33,26 @@ import redis.clients.jedis.util.RedisOutputStream;
  * <p>The connection is made by the client's own factory (its handshake, credentials, TLS and
  * timeouts); its streams are used directly, so that a reply can be awaited without consuming it
  * ({@link #awaitReply}) and a late reply leaves the connection usable.
+ *
+ * <p>A RESP3 push frame ({@code >}) is never a reply: it is read and dropped wherever a reply is
+ * awaited or read. The client's factory may have turned key tracking on (a client-side caching
+ * client does), and the server then pushes an {@code invalidate} frame for a key a script read,
+ * such as the lock key the release reads; taken for the next reply, it would shift every reply by
+ * one. So each link also turns tracking off when it opens ({@link #greet}).
  */
 final class Link {
   private static final Logger log = LoggerFactory.getLogger(Link.class);
   private static final MethodHandle INPUT = getter("inputStream", RedisInputStream.class);
   private static final MethodHandle OUTPUT = getter("outputStream", RedisOutputStream.class);
+  private static final byte PUSH = '>';
+  private static final CommandArguments TRACKING_OFF =
+      new CommandArguments(Protocol.Command.CLIENT).add("TRACKING").add("OFF");
+
+  /** Reads a push frame as a reply, to drop it. */
+  private static final PushConsumerChain KEEP_PUSHES = new Pushes(true);
+
+  /** Drops every push frame, and reads on to the reply. */
+  private static final PushConsumerChain DROP_PUSHES = new Pushes(false);
 
   private final Connection connection;
   private final RedisInputStream in;
@@ -83,18 +102,18 @@ final class Link {
   }
 
   /**
-   * Runs {@code commands} (a backend's {@code SCRIPT LOAD}s) and reads their replies, ignoring
-   * error replies; blocks up to the client's socket timeout per reply.
+   * Turns key tracking off ({@code CLIENT TRACKING OFF}, so that the server pushes no invalidation
+   * here), runs {@code commands} (a backend's {@code SCRIPT LOAD}s) and reads their replies,
+   * ignoring error replies (a server without tracking refuses to turn it off); blocks up to the
+   * client's socket timeout per reply.
    *
    * @throws JedisConnectionException when the connection fails
    */
   void greet(List<CommandArguments> commands) {
-    if (commands.isEmpty()) {
-      return;
-    }
+    write(TRACKING_OFF);
     commands.forEach(this::write);
     flush();
-    for (int i = 0; i < commands.size(); i++) {
+    for (int i = 0; i <= commands.size(); i++) {
       try {
         read();
       } catch (JedisDataException e) {
@@ -119,7 +138,7 @@ final class Link {
 
   /**
    * Waits until a reply starts to arrive, for at most {@code millis} (at least 1), without reading
-   * it.
+   * it; push frames that come meanwhile are dropped.
    *
    * @return whether one is arriving; false when the time ran out, and the link is still usable
    * @throws JedisConnectionException when the connection failed
@@ -131,8 +150,13 @@ final class Link {
       timeoutMillis = timeout;
     }
     try {
-      in.peek((byte) 0);
-      return true;
+      while (true) {
+        in.peek((byte) 0); // blocks until a byte has come
+        if (!in.peek(PUSH)) {
+          return true;
+        }
+        dropPush();
+      }
     } catch (JedisConnectionException e) {
       if (e.getCause() instanceof SocketTimeoutException) {
         return false;
@@ -142,17 +166,28 @@ final class Link {
   }
 
   /**
-   * Reads one reply, which has started to arrive ({@link #awaitReply}).
+   * Reads one reply, which has started to arrive ({@link #awaitReply}), skipping push frames.
    *
    * @throws JedisDataException for an error reply: the link stays usable
    * @throws JedisConnectionException when the connection failed, or the rest of the reply did not
    *     come in time: the link is not usable any more
    */
-  // Deprecated for its default treatment of RESP3 push messages, which it returns as replies; these
-  // connections never subscribe nor track keys, so no push comes.
-  @SuppressWarnings("deprecation")
   Object read() {
-    return Protocol.read(in);
+    return Protocol.read(in, DROP_PUSHES);
+  }
+
+  /** Reads the push frame that has started to arrive, and drops it. */
+  private void dropPush() {
+    Object push = Protocol.read(in, KEEP_PUSHES);
+    if (log.isDebugEnabled()) {
+      log.debug("dropped a push frame on a Redlock connection: {}", describe(push));
+    }
+  }
+
+  private static String describe(Object push) {
+    return push instanceof List<?> list && !list.isEmpty() && list.get(0) instanceof byte[] type
+        ? new String(type, StandardCharsets.UTF_8)
+        : String.valueOf(push);
   }
 
   /** Notes a late reply for the drainer; the link is stuck until every owed reply is read. */
@@ -253,6 +288,19 @@ final class Link {
       connection.forceDisconnect();
     } catch (IOException | RuntimeException e) {
       log.debug("closing a Redlock connection failed", e);
+    }
+  }
+
+  /** A chain of push consumers that hands every push on as a reply, or drops every one. */
+  private record Pushes(boolean keep) implements PushConsumerChain {
+    @Override
+    public PushMessage process(PushMessage message) {
+      return keep ? message : null;
+    }
+
+    @Override
+    public List<PushConsumer> getConsumers() {
+      return List.of();
     }
   }
 
