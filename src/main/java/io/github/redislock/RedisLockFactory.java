@@ -456,9 +456,13 @@ public final class RedisLockFactory implements AutoCloseable {
      * on connections of the factory's own, made by the client's connection factory (so with its
      * address, credentials and timeouts), and closed with the factory; they turn key tracking off
      * and drop any RESP3 push frame, so clients with client-side caching are fine. Other clients
-     * are called from one thread per master and operation, through their own API: a master that
-     * stopped answering then costs each operation up to the client's socket timeout on that thread,
-     * though the operation still returns within the node timeout.
+     * are called on helper threads, one call per master and operation, through their own API, at
+     * most 8 calls per master at once: a master holds at most 8 of these threads (and one more
+     * while it is asked which server it is), and further calls wait for a free one. A master that
+     * stopped answering costs each call up to the client's socket timeout on its thread, though the
+     * operation still returns within the node timeout; once its 8 calls have all run longer than
+     * the node timeout, operations skip it at once, until one of them returns (a release waits for
+     * a thread instead).
      *
      * @param masters one client per master, at least three
      * @return this builder

@@ -118,20 +118,29 @@ public final class RedlockBackend implements LockBackend {
     // than giving up after the node timeout and retrying, since by then another holder may have
     // come and gone, and the retry could no longer tell that the first attempt released.
     this.releaseTimeoutNanos = Math.max(nodeTimeoutNanos, commandTimeoutNanos);
-    this.executor =
-        new ThreadPoolExecutor(
-            0,
-            Integer.MAX_VALUE,
-            10,
-            TimeUnit.SECONDS,
-            new SynchronousQueue<>(),
-            Threads.daemon("redis-lock-redlock"));
-    this.identities = new MasterIdentities(nodes, executor, ticker);
+    // After this, a key an acquisition set has expired, and nobody waits for its reply: a release
+    // does not wait for a master any longer.
+    long lateBoundNanos = Math.max(TimeUnit.MILLISECONDS.toNanos(leaseMillis), releaseTimeoutNanos);
     this.plainFirst = Pipelined.supports(nodes);
+    // Background work is bounded by the transport: the pipelined one's by its connections per
+    // master (a drainer or an opening each, and one probe), the thread fan-out's calls by its lanes
+    // per master, to which the pool holds it, with one thread per master that says who it is.
+    this.executor =
+        plainFirst
+            ? new ThreadPoolExecutor(
+                0,
+                Integer.MAX_VALUE,
+                10,
+                TimeUnit.SECONDS,
+                new SynchronousQueue<>(),
+                Threads.daemon("redis-lock-redlock"))
+            : Threads.boundedPool(
+                "redis-lock-redlock", nodes.size() * (FanOut.MAX_CALLS_PER_NODE + 1));
+    this.identities = new MasterIdentities(nodes, executor, ticker);
     this.transport =
         plainFirst
             ? new Pipelined(nodes, ticker, nodeTimeoutNanos, executor, Script.loadAll())
-            : new FanOut(nodes, executor, ticker);
+            : new FanOut(nodes, executor, ticker, nodeTimeoutNanos, lateBoundNanos);
     this.acquisitionDecided =
         round ->
             quorum.decided(

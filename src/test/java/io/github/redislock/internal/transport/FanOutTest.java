@@ -4,12 +4,14 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.github.redislock.internal.util.Threads;
 import io.github.redislock.internal.util.Ticker;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import redis.clients.jedis.CommandArguments;
@@ -25,6 +27,13 @@ class FanOutTest {
       List.of(new Node("a", null), new Node("b", null), new Node("c", null));
   private final ExecutorService executor =
       Executors.newCachedThreadPool(Threads.daemon("redis-lock-fanout-test"));
+
+  private static final long NODE_TIMEOUT_NANOS = TimeUnit.MILLISECONDS.toNanos(50);
+  private static final long LATE_BOUND_NANOS = TimeUnit.SECONDS.toNanos(30);
+
+  private FanOut fanOut() {
+    return new FanOut(nodes, executor, Ticker.SYSTEM, NODE_TIMEOUT_NANOS, LATE_BOUND_NANOS);
+  }
 
   @AfterEach
   void stop() throws InterruptedException {
@@ -43,8 +52,7 @@ class FanOutTest {
               }
               return "ok";
             });
-    Round<String> round =
-        new FanOut(nodes, executor, Ticker.SYSTEM).send(request, Long.MAX_VALUE).await(r -> false);
+    Round<String> round = fanOut().send(request, Long.MAX_VALUE).await(r -> false);
     assertThat(calls).hasValue(3);
     assertThat(round.count("ok"::equals)).isEqualTo(2);
     assertThat(round.failed()).isEqualTo(1);
@@ -64,9 +72,7 @@ class FanOutTest {
               return "ok";
             });
     Round<String> round =
-        new FanOut(nodes, executor, Ticker.SYSTEM)
-            .send(request, Long.MAX_VALUE)
-            .await(r -> r.count("ok"::equals) >= 2);
+        fanOut().send(request, Long.MAX_VALUE).await(r -> r.count("ok"::equals) >= 2);
     assertThat(round.unanswered()).isEqualTo(1);
     CountDownLatch seen = new CountDownLatch(1);
     round.whenEachDone(
@@ -85,7 +91,7 @@ class FanOutTest {
     CountDownLatch slow = new CountDownLatch(1);
     List<String> seen = java.util.Collections.synchronizedList(new java.util.ArrayList<>());
     AtomicInteger firsts = new AtomicInteger();
-    FanOut fanOut = new FanOut(nodes, executor, Ticker.SYSTEM);
+    FanOut fanOut = fanOut();
     Round<String> first =
         fanOut
             .send(
@@ -121,7 +127,7 @@ class FanOutTest {
   @Test
   void aFollowUpSkipsTheNodesWhoseReplyNeedsNone() throws InterruptedException {
     AtomicInteger calls = new AtomicInteger();
-    FanOut fanOut = new FanOut(nodes, executor, Ticker.SYSTEM);
+    FanOut fanOut = fanOut();
     Round<String> first =
         fanOut
             .send(
@@ -142,11 +148,45 @@ class FanOutTest {
   @Test
   void aClosedExecutorIsAFailurePerNodeNotAnException() {
     executor.shutdown();
-    Round<String> round =
-        new FanOut(nodes, executor, Ticker.SYSTEM)
-            .send(new Answering(client -> "ok"), Long.MAX_VALUE);
+    Round<String> round = fanOut().send(new Answering(client -> "ok"), Long.MAX_VALUE);
     assertThat(round.unanswered()).isZero();
     assertThat(round.failed()).isEqualTo(3);
+  }
+
+  @Test
+  void aNodeWhoseCallsHangRunsAtMostEightAtOnceAndIsThenSkippedButNotByARelease() {
+    AtomicLong now = new AtomicLong();
+    FanOut fanOut = new FanOut(nodes, executor, now::get, NODE_TIMEOUT_NANOS, LATE_BOUND_NANOS);
+    CountDownLatch hang = new CountDownLatch(1);
+    AtomicInteger running = new AtomicInteger();
+    AtomicInteger most = new AtomicInteger();
+    Request<String> request =
+        new Answering(
+            client -> {
+              most.accumulateAndGet(running.incrementAndGet(), Math::max);
+              await(hang);
+              running.decrementAndGet();
+              return "ok";
+            });
+    List<Round<String>> rounds = new ArrayList<>();
+    for (int i = 0; i < 9; i++) { // per node, 8 calls run and one waits for a thread
+      rounds.add(fanOut.send(request, LATE_BOUND_NANOS));
+    }
+    org.awaitility.Awaitility.await().until(() -> running.get() == 3 * 8);
+    now.addAndGet(NODE_TIMEOUT_NANOS + 1); // every call in flight has run for the node timeout
+
+    Round<String> skipped = fanOut.send(request, LATE_BOUND_NANOS);
+    Round<String> undone = fanOut.sendAfter(skipped, request, LATE_BOUND_NANOS);
+
+    assertThat(skipped.failed()).as("every node skipped at once").isEqualTo(3);
+    assertThat(skipped.failures().get(0)).hasMessageContaining("not asked");
+    assertThat(undone.unanswered()).as("a release waits for a thread").isEqualTo(3);
+    hang.countDown();
+    for (Round<String> round : rounds) {
+      assertThat(round.await(r -> false).count("ok"::equals)).isEqualTo(3);
+    }
+    assertThat(undone.await(r -> false).count("ok"::equals)).isEqualTo(3);
+    assertThat(most.get()).as("calls at once, over three nodes").isEqualTo(3 * 8);
   }
 
   private static void await(CountDownLatch latch) {
