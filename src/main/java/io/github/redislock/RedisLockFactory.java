@@ -398,7 +398,8 @@ public final class RedisLockFactory implements AutoCloseable {
      * succeeds, tried in the background after 5 to 10 milliseconds and then with a backoff that
      * doubles up to 1 second. So a dead, frozen or unreachable master costs one operation about the
      * node timeout, and the next ones nothing. A release waits for the replies it needs up to the
-     * longer of the node timeout and the socket timeout.
+     * longer of the node timeout and the socket timeout. A connection whose late reply has not come
+     * within the longer of the lease and the socket timeout is closed.
      *
      * @param redisUris one {@code redis://} or {@code rediss://} URI per master, at least three
      * @return this builder

@@ -118,8 +118,8 @@ public final class RedlockBackend implements LockBackend {
     // than giving up after the node timeout and retrying, since by then another holder may have
     // come and gone, and the retry could no longer tell that the first attempt released.
     this.releaseTimeoutNanos = Math.max(nodeTimeoutNanos, commandTimeoutNanos);
-    // After this, a key an acquisition set has expired, and nobody waits for its reply: a release
-    // does not wait for a master any longer.
+    // After this, a key an acquisition set has expired, and nobody waits for its reply: a late
+    // reply is waited for no longer, nor a release for a master that does not answer.
     long lateBoundNanos = Math.max(TimeUnit.MILLISECONDS.toNanos(leaseMillis), releaseTimeoutNanos);
     this.plainFirst = Pipelined.supports(nodes);
     // Background work is bounded by the transport: the pipelined one's by its connections per
@@ -139,7 +139,8 @@ public final class RedlockBackend implements LockBackend {
     this.identities = new MasterIdentities(nodes, executor, ticker);
     this.transport =
         plainFirst
-            ? new Pipelined(nodes, ticker, nodeTimeoutNanos, executor, Script.loadAll())
+            ? new Pipelined(
+                nodes, ticker, nodeTimeoutNanos, lateBoundNanos, executor, Script.loadAll())
             : new FanOut(nodes, executor, ticker, nodeTimeoutNanos, lateBoundNanos);
     this.acquisitionDecided =
         round ->

@@ -1,6 +1,7 @@
 package io.github.redislock.internal.transport;
 
 import io.github.redislock.internal.util.Backoff;
+import io.github.redislock.internal.util.Ticker;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -25,7 +26,10 @@ import redis.clients.jedis.exceptions.JedisDataException;
  * without blocking; a new one is opened on a background thread, never in the caller's, so that a
  * node that stopped answering cannot hold the caller in a connection's set-up. A link whose reply
  * is late goes to a background drainer, which reads the late replies as they come, records them,
- * and gives the link back.
+ * and gives the link back. A link that stays silent for the late-reply bound (the longer of the
+ * lease and the command timeout: by then any key its requests set has expired, and nobody waits for
+ * their replies) is closed, and its replies fail: a connection dropped without a reset would
+ * otherwise hold a thread and a link until TCP gave up.
  *
  * <p>A node is <em>down</em> from a late reply or a failed connection until it answers again (a
  * late reply comes, or a new connection is made): while down, requests skip it at once, and a
@@ -41,6 +45,8 @@ final class Endpoint {
   private final RedisClient client;
   private final Executor executor;
   private final List<CommandArguments> greeting;
+  private final Ticker ticker;
+  private final long lateBoundNanos;
 
   private Link[] idle = new Link[4]; // guarded by this, and the fields below
   private int idleCount;
@@ -55,11 +61,23 @@ final class Endpoint {
   private volatile String downCause = "";
   private volatile Throwable downFailure;
 
-  Endpoint(Node node, Executor executor, List<CommandArguments> greeting) {
+  /**
+   * An endpoint for {@code node}, whose background work runs on {@code executor}.
+   *
+   * @param lateBoundNanos how long a late reply is waited for: a link silent that long is closed
+   */
+  Endpoint(
+      Node node,
+      Executor executor,
+      List<CommandArguments> greeting,
+      Ticker ticker,
+      long lateBoundNanos) {
     this.node = node;
     this.client = (RedisClient) node.client();
     this.executor = executor;
     this.greeting = greeting;
+    this.ticker = ticker;
+    this.lateBoundNanos = lateBoundNanos;
   }
 
   Node node() {
@@ -77,7 +95,7 @@ final class Endpoint {
    * stays one.
    */
   JedisConnectionException downFailure() {
-    long millis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - downSinceNanos);
+    long millis = TimeUnit.NANOSECONDS.toMillis(ticker.read() - downSinceNanos);
     return new JedisConnectionException(
         "not asked: no answer for "
             + millis
@@ -196,11 +214,20 @@ final class Endpoint {
     lost();
   }
 
-  /** Reads the late replies {@code link} owes, as they come, then gives it back. */
+  /**
+   * Reads the late replies {@code link} owes, as they come, then gives it back; closes the link
+   * when none comes for the late-reply bound.
+   */
   private void drain(Link link) {
+    long giveUpAt = ticker.read() + lateBoundNanos;
     for (Late<?> next = link.nextOwed(); next != null; next = link.nextOwed()) {
       try {
-        if (!link.awaitReply(DRAIN_SLICE_MILLIS)) {
+        long left = TimeUnit.NANOSECONDS.toMillis(giveUpAt - ticker.read());
+        if (!link.awaitReply(Math.max(1, Math.min(left, DRAIN_SLICE_MILLIS)))) {
+          if (ticker.read() - giveUpAt >= 0) {
+            giveUp(link);
+            return;
+          }
           continue;
         }
         Object reply;
@@ -214,6 +241,7 @@ final class Endpoint {
         link.paid();
         next.complete(reply);
         markUp();
+        giveUpAt = ticker.read() + lateBoundNanos;
       } catch (RuntimeException e) {
         JedisConnectionException failure =
             e instanceof JedisConnectionException c ? c : new JedisConnectionException(e);
@@ -231,6 +259,20 @@ final class Endpoint {
     giveBack(link);
   }
 
+  /** Closes a link silent for the late-reply bound, and fails the replies it owes. */
+  private void giveUp(Link link) {
+    synchronized (this) {
+      draining.remove(link);
+    }
+    link.close();
+    lost();
+    long bound = TimeUnit.NANOSECONDS.toMillis(lateBoundNanos);
+    log.debug("{}: no reply for {} ms on a connection; closed it", node.label(), bound);
+    link.failOwed(
+        new JedisConnectionException(
+            "no reply for " + bound + " ms (the late-reply bound); connection closed"));
+  }
+
   /** A link is gone: one fewer counts against the limit. */
   private synchronized void lost() {
     live--;
@@ -244,7 +286,7 @@ final class Endpoint {
     List<Link> stale = List.of();
     synchronized (this) {
       if (!down) {
-        downSinceNanos = System.nanoTime();
+        downSinceNanos = ticker.read();
         down = true;
       }
       downCause = cause;

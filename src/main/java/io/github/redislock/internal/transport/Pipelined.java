@@ -44,6 +44,9 @@ public final class Pipelined implements Transport {
    * @param ticker the clock of every deadline
    * @param nodeTimeoutNanos how long the caller waits for each node's reply; a release may wait
    *     longer for the replies it needs, which then come in the background
+   * @param lateBoundNanos how long a late reply is waited for in the background: the longer of the
+   *     lease and the command timeout (by then the keys are gone, and nobody waits); a connection
+   *     silent that long is closed
    * @param executor runs the background work (opening connections, reading late replies, probing
    *     nodes that are down); it must not queue tasks behind each other, and whoever made it shuts
    *     it down after {@link #close()}
@@ -55,6 +58,7 @@ public final class Pipelined implements Transport {
       List<Node> nodes,
       Ticker ticker,
       long nodeTimeoutNanos,
+      long lateBoundNanos,
       Executor executor,
       List<CommandArguments> greeting) {
     if (!supports(nodes)) {
@@ -63,7 +67,8 @@ public final class Pipelined implements Transport {
     this.nodes = List.copyOf(nodes);
     this.endpoints = new Endpoint[nodes.size()];
     for (int i = 0; i < endpoints.length; i++) {
-      endpoints[i] = new Endpoint(nodes.get(i), executor, List.copyOf(greeting));
+      endpoints[i] =
+          new Endpoint(nodes.get(i), executor, List.copyOf(greeting), ticker, lateBoundNanos);
     }
     this.ticker = ticker;
     this.nodeTimeoutNanos = nodeTimeoutNanos;
