@@ -397,9 +397,12 @@ public final class RedisLockFactory implements AutoCloseable {
      * by the following operations until it answers again: its late reply comes, or a new connection
      * succeeds, tried in the background after 5 to 10 milliseconds and then with a backoff that
      * doubles up to 1 second. So a dead, frozen or unreachable master costs one operation about the
-     * node timeout, and the next ones nothing. A release waits for the replies it needs up to the
-     * longer of the node timeout and the socket timeout. A connection whose late reply has not come
-     * within the longer of the lease and the socket timeout is closed.
+     * node timeout, and the next ones nothing. An operation whose replies have decided (a majority
+     * granted, or made a majority impossible) waits for the other masters no longer than the
+     * decision took, at least a millisecond; their replies are read in the background. A release
+     * waits for the replies it needs up to the longer of the node timeout and the socket timeout. A
+     * connection whose late reply has not come within the longer of the lease and the socket
+     * timeout is closed.
      *
      * @param redisUris one {@code redis://} or {@code rediss://} URI per master, at least three
      * @return this builder

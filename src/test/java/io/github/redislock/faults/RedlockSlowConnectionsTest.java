@@ -13,6 +13,7 @@ import io.github.redislock.testing.Timing;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -21,9 +22,9 @@ import org.junit.jupiter.api.TestInfo;
 import redis.clients.jedis.Jedis;
 
 /**
- * Redlock's pipelined transport with one of its connections dead without a reset: a connection that
- * never answers again is given up, with the thread that waited on it, rather than kept until TCP
- * notices.
+ * Redlock's pipelined transport with one master slow, or one of its connections dead without a
+ * reset: the caller gets its answer once a majority has, and a connection that never answers again
+ * is given up, with the thread that waited on it, rather than kept until TCP notices.
  */
 @IntegrationTest
 class RedlockSlowConnectionsTest {
@@ -70,6 +71,20 @@ class RedlockSlowConnectionsTest {
       warmUp.unlock();
     }
     return factory;
+  }
+
+  @Test
+  void aShortTryLockGetsTheMajoritysAnswerWhileTheFirstMasterIsSlow() throws InterruptedException {
+    Duration nodeTimeout = Timing.scaled(Duration.ofSeconds(2));
+    RedisDistributedLock lock = factory(b -> b.redlockNodeTimeout(nodeTimeout)).getLock(name);
+    // A round trip to master 0 takes half a second: within the node timeout, beyond the caller's
+    // time (the timed attempt's grace included), which the other two masters answer well within.
+    proxies.get(0).setDelay(Duration.ofMillis(250));
+    long budgetMillis = Timing.scaled(Duration.ofMillis(100)).toMillis();
+    for (int i = 0; i < 5; i++) {
+      assertThat(lock.tryLock(budgetMillis, TimeUnit.MILLISECONDS)).as("attempt %d", i).isTrue();
+      lock.unlock();
+    }
   }
 
   @Test

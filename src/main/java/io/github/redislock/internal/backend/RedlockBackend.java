@@ -183,20 +183,30 @@ public final class RedlockBackend implements LockBackend {
     long start = ticker.read();
     Round<Acquisition> round;
     if (ask == Ask.PLAIN && plainFirst) {
-      round = transport.send(commands.plainAcquire(keys, token), start + nodeTimeoutNanos);
+      round =
+          transport
+              .send(
+                  commands.plainAcquire(keys, token), start + nodeTimeoutNanos, acquisitionDecided)
+              .await(acquisitionDecided);
       if (!quorum.reached(round.count(Acquisition::acquired))
           && round.count(RedlockBackend::busy) > 0) {
         // Behind the first round on every master that has not answered it yet.
         round =
             transport
                 .sendAfter(
-                    round, commands.acquire(keys, token, false), ticker.read() + nodeTimeoutNanos)
+                    round,
+                    commands.acquire(keys, token, false),
+                    ticker.read() + nodeTimeoutNanos,
+                    acquisitionDecided)
                 .await(acquisitionDecided);
       }
     } else {
       round =
           transport
-              .send(commands.acquire(keys, token, ask == Ask.FENCED), start + nodeTimeoutNanos)
+              .send(
+                  commands.acquire(keys, token, ask == Ask.FENCED),
+                  start + nodeTimeoutNanos,
+                  acquisitionDecided)
               .await(acquisitionDecided);
     }
     reports.recordRound(event, round, keys);
@@ -212,13 +222,12 @@ public final class RedlockBackend implements LockBackend {
    * acquisition asks again.
    */
   private void checkAccess(LockKeys keys) {
+    Predicate<Round<List<String>>> decided =
+        r -> quorum.decided(r.count(List::isEmpty), r.count(d -> !d.isEmpty()) + r.failed());
     Round<List<String>> round =
         transport
-            .send(commands.checkAccess(keys), ticker.read() + nodeTimeoutNanos)
-            .await(
-                r ->
-                    quorum.decided(
-                        r.count(List::isEmpty), r.count(d -> !d.isEmpty()) + r.failed()));
+            .send(commands.checkAccess(keys), ticker.read() + nodeTimeoutNanos, decided)
+            .await(decided);
     List<String> refusals = new ArrayList<>();
     int accepted = 0;
     List<Node> asked = round.nodes();
@@ -310,28 +319,23 @@ public final class RedlockBackend implements LockBackend {
   @Override
   public Release release(LockKeys keys, String token, long fencingToken, Object grant) {
     long start = ticker.read();
-    boolean[] granting = new boolean[nodes.size()];
+    Round<Acquisition> acquisition = grant instanceof Grant held ? held.round() : null;
+    // Without a grant, an attempt that was not granted: every master may hold it.
+    Granting granting = acquisition != null ? Granting.of(acquisition) : Granting.all(nodes.size());
+    int granted = granting.count();
+    Predicate<Round<Release>> decided =
+        r ->
+            quorum.releaseDecided(granted, granting.answered(r, true), granting.answered(r, false));
     Request<Release> request = commands.release(keys, token, fencingToken);
-    Round<Release> round;
-    if (grant instanceof Grant held) {
-      List<Acquisition> replies = held.round().replies();
-      for (int i = 0; i < granting.length; i++) {
-        granting[i] = replies.get(i) != null && replies.get(i).acquired();
-      }
-      round = transport.sendAfter(held.round(), request, start + releaseTimeoutNanos);
-    } else {
-      Arrays.fill(granting, true); // an attempt that was not granted: ask all
-      round = transport.send(request, start + releaseTimeoutNanos);
-    }
-    int granted = countTrue(granting);
+    Round<Release> round =
+        acquisition != null
+            ? transport.sendAfter(acquisition, request, start + releaseTimeoutNanos, decided)
+            : transport.send(request, start + releaseTimeoutNanos, decided);
     if (round.unanswered() > 0) {
-      round.await(
-          r ->
-              quorum.releaseDecided(
-                  granted, countGranting(r, granting, true), countGranting(r, granting, false)));
+      round.await(decided);
     }
-    int confirmed = countGranting(round, granting, true);
-    int denied = countGranting(round, granting, false);
+    int confirmed = granting.answered(round, true);
+    int denied = granting.answered(round, false);
     ReleaseVerdict verdict = quorum.release(granted, confirmed, denied);
     if (verdict == ReleaseVerdict.LOST) {
       reports.releaseOfALostHold(keys, denied, granted);
@@ -347,27 +351,6 @@ public final class RedlockBackend implements LockBackend {
     return Release.released(listeners);
   }
 
-  /** Granting nodes whose release reply says {@code released}. */
-  private static int countGranting(Round<Release> round, boolean[] granting, boolean released) {
-    List<Release> replies = round.replies();
-    int count = 0;
-    for (int i = 0; i < granting.length; i++) {
-      Release reply = replies.get(i);
-      if (granting[i] && reply != null && reply.released() == released) {
-        count++;
-      }
-    }
-    return count;
-  }
-
-  private static int countTrue(boolean[] values) {
-    int count = 0;
-    for (boolean value : values) {
-      count += value ? 1 : 0;
-    }
-    return count;
-  }
-
   /**
    * {@inheritDoc}
    *
@@ -380,7 +363,8 @@ public final class RedlockBackend implements LockBackend {
     identities.check();
     Round<Long> round =
         transport
-            .send(commands.reissueFence(keys, token), ticker.read() + nodeTimeoutNanos)
+            .send(
+                commands.reissueFence(keys, token), ticker.read() + nodeTimeoutNanos, fenceDecided)
             .await(fenceDecided);
     if (quorum.impossible(round.count(fence -> fence < 0))) {
       return -1;
@@ -450,9 +434,10 @@ public final class RedlockBackend implements LockBackend {
   }
 
   private <T> Round<T> everyMaster(Request<T> request) {
+    Predicate<Round<T>> everyReply = round -> round.unanswered() == 0;
     return transport
-        .send(request, ticker.read() + releaseTimeoutNanos)
-        .await(round -> round.unanswered() == 0);
+        .send(request, ticker.read() + releaseTimeoutNanos, everyReply)
+        .await(everyReply);
   }
 
   @Override
@@ -476,7 +461,9 @@ public final class RedlockBackend implements LockBackend {
    */
   private boolean decide(Request<Boolean> request, String operation, LockKeys keys) {
     Round<Boolean> round =
-        transport.send(request, ticker.read() + nodeTimeoutNanos).await(yesOrNoDecided);
+        transport
+            .send(request, ticker.read() + nodeTimeoutNanos, yesOrNoDecided)
+            .await(yesOrNoDecided);
     if (quorum.reached(round.count(Boolean::booleanValue))) {
       reports.warnAboutMinority(round, keys, operation);
       return true;

@@ -59,7 +59,8 @@ public final class FanOut implements Transport {
    * not started by the deadline does not start.
    */
   @Override
-  public <T> Round<T> send(Request<T> request, long deadlineNanos) {
+  public <T> Round<T> send(
+      Request<T> request, long deadlineNanos, Predicate<? super Round<T>> decided) {
     Round<T> round = new Round<>(nodes, ticker, deadlineNanos);
     for (int i = 0; i < nodes.size(); i++) {
       call(round, i, request, false, deadlineNanos);
@@ -76,7 +77,11 @@ public final class FanOut implements Transport {
    * this transport can order.
    */
   @Override
-  public <T> Round<T> sendAfter(Round<?> earlier, Request<T> request, long deadlineNanos) {
+  public <T> Round<T> sendAfter(
+      Round<?> earlier,
+      Request<T> request,
+      long deadlineNanos,
+      Predicate<? super Round<T>> decided) {
     Round<T> round = new Round<>(nodes, ticker, deadlineNanos);
     after(earlier, null, round, request, true, deadlineNanos);
     return round;

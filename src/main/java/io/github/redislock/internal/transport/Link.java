@@ -32,7 +32,7 @@ import redis.clients.jedis.util.RedisOutputStream;
  *
  * <p>The connection is made by the client's own factory (its handshake, credentials, TLS and
  * timeouts); its streams are used directly, so that a reply can be awaited without consuming it
- * ({@link #awaitReply}) and a late reply leaves the connection usable.
+ * ({@link #awaitReply}, {@link #ready}) and a late reply leaves the connection usable.
  *
  * <p>A RESP3 push frame ({@code >}) is never a reply: it is read and dropped wherever a reply is
  * awaited or read. The client's factory may have turned key tracking on (a client-side caching
@@ -57,6 +57,7 @@ final class Link {
   private final Connection connection;
   private final RedisInputStream in;
   private final RedisOutputStream out;
+  private final int socketTimeoutMillis;
   private int timeoutMillis;
 
   /** Guards {@link #owed} and writes while a drainer owns the link. */
@@ -69,7 +70,8 @@ final class Link {
     this.connection = connection;
     this.in = in;
     this.out = out;
-    this.timeoutMillis = connection.getSoTimeout();
+    this.socketTimeoutMillis = connection.getSoTimeout();
+    this.timeoutMillis = socketTimeoutMillis;
   }
 
   /** Whether links can be made here: Jedis's connection streams are accessible. */
@@ -115,7 +117,7 @@ final class Link {
     flush();
     for (int i = 0; i <= commands.size(); i++) {
       try {
-        read();
+        read(socketTimeoutMillis);
       } catch (JedisDataException e) {
         log.debug("a greeting command failed", e);
       }
@@ -144,11 +146,7 @@ final class Link {
    * @throws JedisConnectionException when the connection failed
    */
   boolean awaitReply(long millis) {
-    int timeout = (int) Math.max(1, Math.min(millis, Integer.MAX_VALUE));
-    if (timeout != timeoutMillis) {
-      connection.setSoTimeout(timeout);
-      timeoutMillis = timeout;
-    }
+    timeout(millis);
     try {
       while (true) {
         in.peek((byte) 0); // blocks until a byte has come
@@ -166,13 +164,35 @@ final class Link {
   }
 
   /**
-   * Reads one reply, which has started to arrive ({@link #awaitReply}), skipping push frames.
+   * Whether a reply has started to arrive, without waiting; push frames that have come are dropped.
    *
+   * @throws JedisConnectionException when the connection failed
+   */
+  boolean ready() {
+    try {
+      while (in.available() > 0) {
+        if (!in.peek(PUSH)) {
+          return true;
+        }
+        dropPush();
+      }
+      return false;
+    } catch (IOException e) {
+      throw new JedisConnectionException(e);
+    }
+  }
+
+  /**
+   * Reads one reply, which has started to arrive ({@link #awaitReply}, {@link #ready}), skipping
+   * push frames.
+   *
+   * @param restMillis how long the rest of the reply may take to come
    * @throws JedisDataException for an error reply: the link stays usable
    * @throws JedisConnectionException when the connection failed, or the rest of the reply did not
    *     come in time: the link is not usable any more
    */
-  Object read() {
+  Object read(long restMillis) {
+    timeout(restMillis);
     return Protocol.read(in, DROP_PUSHES);
   }
 
@@ -188,6 +208,15 @@ final class Link {
     return push instanceof List<?> list && !list.isEmpty() && list.get(0) instanceof byte[] type
         ? new String(type, StandardCharsets.UTF_8)
         : String.valueOf(push);
+  }
+
+  /** Sets the socket timeout of the next reads (Java keeps it: no system call). */
+  private void timeout(long millis) {
+    int timeout = (int) Math.max(1, Math.min(millis, Integer.MAX_VALUE));
+    if (timeout != timeoutMillis) {
+      connection.setSoTimeout(timeout);
+      timeoutMillis = timeout;
+    }
   }
 
   /** Notes a late reply for the drainer; the link is stuck until every owed reply is read. */

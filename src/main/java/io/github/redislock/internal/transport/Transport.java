@@ -7,10 +7,11 @@ import java.util.function.Predicate;
  * The nodes are fixed when a transport is made, so that what it learns about each node (its
  * connections, whether it answers) can stay with it.
  *
- * <p>Two implementations: {@link FanOut} hands each node to a thread, so the caller can stop
- * waiting as soon as it has seen enough to decide; {@link Pipelined} writes the command to every
- * node from the calling thread and then reads each reply in turn, which wakes no thread, and skips
- * a node that stopped answering until it answers again.
+ * <p>Two implementations: {@link FanOut} hands each node to a thread (at most a few calls per node
+ * at once), so the caller can stop waiting as soon as it has seen enough to decide; {@link
+ * Pipelined} writes the command to every node from the calling thread and then reads the replies as
+ * they come, until they decide, which wakes no thread, and skips a node that stopped answering
+ * until it answers again.
  *
  * <p>A request meant to undo an earlier one (a release after an acquisition) is sent with {@link
  * #sendAfter} or {@link #followUp}: a node that has not answered the earlier request gets the later
@@ -25,10 +26,13 @@ public interface Transport {
    * @param deadlineNanos when the caller stops waiting, on the transport's {@code Ticker}: replies
    *     that have not come by then count as missing, and may still be recorded later, where {@link
    *     Round#whenEachDone} sees them
+   * @param decided whether the replies so far are enough for the caller, who then {@linkplain
+   *     Round#await awaits} the round with it: the transport may stop waiting for the others, whose
+   *     replies are recorded as they come
    * @param <T> the parsed reply type
    * @return the replies, as they come
    */
-  <T> Round<T> send(Request<T> request, long deadlineNanos);
+  <T> Round<T> send(Request<T> request, long deadlineNanos, Predicate<? super Round<T>> decided);
 
   /**
    * Sends {@code request} to every node, each after its part of {@code earlier}: a node that has
@@ -38,10 +42,15 @@ public interface Transport {
    * @param earlier a round of this transport
    * @param request what to ask each node
    * @param deadlineNanos as for {@link #send}
+   * @param decided as for {@link #send}
    * @param <T> the parsed reply type
    * @return the replies, as they come
    */
-  <T> Round<T> sendAfter(Round<?> earlier, Request<T> request, long deadlineNanos);
+  <T> Round<T> sendAfter(
+      Round<?> earlier,
+      Request<T> request,
+      long deadlineNanos,
+      Predicate<? super Round<T>> decided);
 
   /**
    * Clean-up after {@code earlier}, whose replies nobody needs: sends {@code request}, as {@link

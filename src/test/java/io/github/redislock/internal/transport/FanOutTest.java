@@ -28,6 +28,11 @@ class FanOutTest {
   private final ExecutorService executor =
       Executors.newCachedThreadPool(Threads.daemon("redis-lock-fanout-test"));
 
+  /** Replies are awaited by the test itself. */
+  private static boolean undecided(Round<String> round) {
+    return false;
+  }
+
   private static final long NODE_TIMEOUT_NANOS = TimeUnit.MILLISECONDS.toNanos(50);
   private static final long LATE_BOUND_NANOS = TimeUnit.SECONDS.toNanos(30);
 
@@ -52,7 +57,8 @@ class FanOutTest {
               }
               return "ok";
             });
-    Round<String> round = fanOut().send(request, Long.MAX_VALUE).await(r -> false);
+    Round<String> round =
+        fanOut().send(request, Long.MAX_VALUE, FanOutTest::undecided).await(r -> false);
     assertThat(calls).hasValue(3);
     assertThat(round.count("ok"::equals)).isEqualTo(2);
     assertThat(round.failed()).isEqualTo(1);
@@ -72,7 +78,9 @@ class FanOutTest {
               return "ok";
             });
     Round<String> round =
-        fanOut().send(request, Long.MAX_VALUE).await(r -> r.count("ok"::equals) >= 2);
+        fanOut()
+            .send(request, Long.MAX_VALUE, FanOutTest::undecided)
+            .await(r -> r.count("ok"::equals) >= 2);
     assertThat(round.unanswered()).isEqualTo(1);
     CountDownLatch seen = new CountDownLatch(1);
     round.whenEachDone(
@@ -103,7 +111,8 @@ class FanOutTest {
                       }
                       return "granted";
                     }),
-                Long.MAX_VALUE)
+                Long.MAX_VALUE,
+                FanOutTest::undecided)
             .await(r -> r.count("granted"::equals) >= 2);
     assertThat(first.unanswered()).isEqualTo(1);
     Round<String> after =
@@ -115,7 +124,8 @@ class FanOutTest {
                       seen.add("after");
                       return "released";
                     }),
-                Long.MAX_VALUE)
+                Long.MAX_VALUE,
+                FanOutTest::undecided)
             .await(r -> r.count("released"::equals) >= 2);
     assertThat(after.unanswered()).as("the slow node is not asked yet").isEqualTo(1);
     slow.countDown();
@@ -132,7 +142,8 @@ class FanOutTest {
         fanOut
             .send(
                 new Answering(client -> calls.incrementAndGet() == 2 ? "busy" : "granted"),
-                Long.MAX_VALUE)
+                Long.MAX_VALUE,
+                FanOutTest::undecided)
             .await(r -> false);
     AtomicInteger releases = new AtomicInteger();
     fanOut.followUp(
@@ -148,7 +159,8 @@ class FanOutTest {
   @Test
   void aClosedExecutorIsAFailurePerNodeNotAnException() {
     executor.shutdown();
-    Round<String> round = fanOut().send(new Answering(client -> "ok"), Long.MAX_VALUE);
+    Round<String> round =
+        fanOut().send(new Answering(client -> "ok"), Long.MAX_VALUE, FanOutTest::undecided);
     assertThat(round.unanswered()).isZero();
     assertThat(round.failed()).isEqualTo(3);
   }
@@ -170,13 +182,14 @@ class FanOutTest {
             });
     List<Round<String>> rounds = new ArrayList<>();
     for (int i = 0; i < 9; i++) { // per node, 8 calls run and one waits for a thread
-      rounds.add(fanOut.send(request, LATE_BOUND_NANOS));
+      rounds.add(fanOut.send(request, LATE_BOUND_NANOS, FanOutTest::undecided));
     }
     org.awaitility.Awaitility.await().until(() -> running.get() == 3 * 8);
     now.addAndGet(NODE_TIMEOUT_NANOS + 1); // every call in flight has run for the node timeout
 
-    Round<String> skipped = fanOut.send(request, LATE_BOUND_NANOS);
-    Round<String> undone = fanOut.sendAfter(skipped, request, LATE_BOUND_NANOS);
+    Round<String> skipped = fanOut.send(request, LATE_BOUND_NANOS, FanOutTest::undecided);
+    Round<String> undone =
+        fanOut.sendAfter(skipped, request, LATE_BOUND_NANOS, FanOutTest::undecided);
 
     assertThat(skipped.failed()).as("every node skipped at once").isEqualTo(3);
     assertThat(skipped.failures().get(0)).hasMessageContaining("not asked");
