@@ -400,9 +400,10 @@ public final class RedisLockFactory implements AutoCloseable {
      * node timeout, and the next ones nothing. An operation whose replies have decided (a majority
      * granted, or made a majority impossible) waits for the other masters no longer than the
      * decision took, at least a millisecond; their replies are read in the background. A release
-     * waits for the replies it needs up to the longer of the node timeout and the socket timeout. A
-     * connection whose late reply has not come within the longer of the lease and the socket
-     * timeout is closed.
+     * waits for the replies it needs up to the longer of the node timeout and the socket timeout; a
+     * master that counts as down gets the release once it answers again, within the longer of the
+     * lease and the socket timeout, after which its key has expired. A connection whose reply has
+     * not come within that time either is closed.
      *
      * @param redisUris one {@code redis://} or {@code rediss://} URI per master, at least three
      * @return this builder

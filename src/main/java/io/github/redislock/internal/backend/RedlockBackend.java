@@ -31,9 +31,11 @@ import redis.clients.jedis.UnifiedJedis;
  * time it took leaves a positive validity (lease - elapsed - drift, drift = 1% of the lease + 2
  * ms); otherwise it is released on every node that did not refuse it, also those that failed or did
  * not answer (their reply may have been lost). Renewal keeps the hold while a majority confirms;
- * release goes to every node. A release, like every request meant to follow another, is sent with
- * {@link Transport#sendAfter}: a node that has not answered the acquisition yet gets it behind the
- * acquisition, so that a late grant is released when it lands, never before.
+ * release goes to every node. A release is sent with {@link Transport#undo}: a node that has not
+ * answered the acquisition yet gets it behind the acquisition, so that a late grant is released
+ * when it lands, never before, and a node that the transport skips for now (it stopped answering)
+ * gets it once it answers again. A release that knows only the token (a clean-up) goes behind the
+ * token's acquisition rounds still missing replies ({@link InFlight}).
  *
  * <p>Fencing: each node issues its own token, with the acquisition when asked to ({@link
  * Ask#FENCED}), else at the holder's first request ({@link #reissueFence}, only where the key still
@@ -54,6 +56,7 @@ public final class RedlockBackend implements LockBackend {
   private final long nodeTimeoutNanos;
   private final long releaseTimeoutNanos;
   private final ExecutorService executor;
+  private final InFlight inFlight = new InFlight();
   private final MasterIdentities identities;
   private final AccessCheck access = new AccessCheck();
   private final InspectCommands inspection;
@@ -209,6 +212,7 @@ public final class RedlockBackend implements LockBackend {
                   acquisitionDecided)
               .await(acquisitionDecided);
     }
+    inFlight.remember(token, round);
     reports.recordRound(event, round, keys);
     return judge(round, keys, token, start);
   }
@@ -314,23 +318,28 @@ public final class RedlockBackend implements LockBackend {
    * io.github.redislock.RedisLockException} naming them, not to be retried: their keys expire with
    * the lease, but nothing confirmed the release (a node failure is not a lost hold either). A node
    * that has not answered the acquisition yet gets the release behind it, so that a late grant is
-   * released when it comes; it does not count as granting.
+   * released when it comes; it does not count as granting. Without {@code grant}, the release goes
+   * behind the last acquisition round of {@code token} whose replies are not all in. A node that
+   * counts as down gets the release once it answers again (see {@link Transport#undo}).
    */
   @Override
   public Release release(LockKeys keys, String token, long fencingToken, Object grant) {
     long start = ticker.read();
-    Round<Acquisition> acquisition = grant instanceof Grant held ? held.round() : null;
+    Round<Acquisition> acquisition =
+        grant instanceof Grant held ? held.round() : inFlight.of(token);
     // Without a grant, an attempt that was not granted: every master may hold it.
-    Granting granting = acquisition != null ? Granting.of(acquisition) : Granting.all(nodes.size());
+    Granting granting =
+        grant instanceof Grant ? Granting.of(acquisition) : Granting.all(nodes.size());
     int granted = granting.count();
     Predicate<Round<Release>> decided =
         r ->
             quorum.releaseDecided(granted, granting.answered(r, true), granting.answered(r, false));
-    Request<Release> request = commands.release(keys, token, fencingToken);
     Round<Release> round =
-        acquisition != null
-            ? transport.sendAfter(acquisition, request, start + releaseTimeoutNanos, decided)
-            : transport.send(request, start + releaseTimeoutNanos, decided);
+        transport.undo(
+            acquisition,
+            commands.release(keys, token, fencingToken),
+            start + releaseTimeoutNanos,
+            decided);
     if (round.unanswered() > 0) {
       round.await(decided);
     }

@@ -32,7 +32,9 @@ import redis.clients.jedis.exceptions.JedisConnectionException;
  * <p>A node is <em>down</em> from a late reply or a failed connection until it answers again (a
  * late reply comes, or a new connection is made): while down, requests skip it at once, and a
  * background probe reconnects with a capped exponential backoff, so that a node that keeps failing
- * is not reconnected on every operation.
+ * is not reconnected on every operation. A request meant to undo an earlier one (a release) is not
+ * skipped: it waits ({@link Undos}) and is sent once the node answers again, or fails once the
+ * late-reply bound has passed.
  */
 final class Endpoint implements Drainer.Owner {
   private static final Logger log = LoggerFactory.getLogger(Endpoint.class);
@@ -47,10 +49,11 @@ final class Endpoint implements Drainer.Owner {
   private final LinkPool links;
   private final Drainer drainer;
   private final Set<Link> draining = new HashSet<>(); // guarded by this, and the fields below
+  private final Undos undos = new Undos();
   private boolean probing;
   private boolean closed;
 
-  private volatile boolean down;
+  private volatile boolean down; // written under this
   private volatile long downSinceNanos;
   private volatile String downCause = "";
   private volatile Throwable downFailure;
@@ -102,6 +105,31 @@ final class Endpoint implements Drainer.Owner {
             + downCause
             + "); reconnecting in the background",
         downFailure);
+  }
+
+  /**
+   * Queues {@code command}, a request meant to undo an earlier one, while this node is down: it is
+   * sent once the node answers again, its reply recorded by {@code late}, or fails once the
+   * late-reply bound has passed (or at once, when too many wait already).
+   *
+   * @return false when the node is up: send it now
+   */
+  boolean queueWhileDown(CommandArguments command, Late<?> late) {
+    long now = ticker.read();
+    List<Undos.Undo> expired;
+    boolean queued;
+    synchronized (this) {
+      if (!down || closed) {
+        return false;
+      }
+      expired = undos.takeExpired(now);
+      queued = undos.add(new Undos.Undo(command, late));
+    }
+    Undos.fail(expired, Undos.EXPIRED);
+    if (!queued) {
+      late.fail(new JedisConnectionException(Undos.FULL));
+    }
+    return true;
   }
 
   /** An idle link, or {@code null} when there is none. */
@@ -176,7 +204,7 @@ final class Endpoint implements Drainer.Owner {
       }
     }
     link.close();
-    link.failOwed(new JedisConnectionException("closed"));
+    failOwed(link, new JedisConnectionException("closed"), false);
     links.lost();
   }
 
@@ -196,7 +224,7 @@ final class Endpoint implements Drainer.Owner {
       draining.remove(link);
     }
     drop(link, failure);
-    link.failOwed(failure);
+    failOwed(link, failure, true);
   }
 
   @Override
@@ -207,7 +235,7 @@ final class Endpoint implements Drainer.Owner {
     link.close();
     links.lost();
     log.debug("{}: {}", node.label(), failure.getMessage());
-    link.failOwed(failure);
+    failOwed(link, failure, true);
   }
 
   @Override
@@ -218,9 +246,122 @@ final class Endpoint implements Drainer.Owner {
     links.giveBack(link);
   }
 
-  /** The node answered: it is up. */
+  /** Fails every reply {@code link} owes; with {@code resend}, an undo among them is sent again. */
+  private void failOwed(Link link, JedisConnectionException failure, boolean resend) {
+    resend(Undos.failAll(link.takeOwed(), failure, resend, ticker));
+  }
+
+  /**
+   * Sends {@code again}, undos whose connection failed, on another connection: once the node
+   * answers again, at once if it is up.
+   */
+  void resend(List<Undos.Undo> again) {
+    if (again.isEmpty()) {
+      return;
+    }
+    List<Undos.Undo> due;
+    synchronized (this) {
+      if (closed) {
+        due = null;
+      } else {
+        undos.putBack(again);
+        if (down) {
+          return;
+        }
+        due = undos.takeAll();
+      }
+    }
+    if (due == null) {
+      Undos.fail(again, "closed");
+      return;
+    }
+    try {
+      executor.execute(() -> sendUndos(due));
+    } catch (RejectedExecutionException e) {
+      Undos.fail(due, "closed");
+    }
+  }
+
+  /** The node answered: it is up, and the releases that waited for it are sent. */
   private void markUp() {
-    down = false;
+    if (!down) {
+      return;
+    }
+    List<Undos.Undo> waiting;
+    synchronized (this) {
+      if (!down) {
+        return;
+      }
+      down = false;
+      if (closed || undos.isEmpty()) {
+        return;
+      }
+      waiting = undos.takeAll();
+    }
+    try {
+      executor.execute(() -> sendUndos(waiting));
+    } catch (RejectedExecutionException e) {
+      Undos.fail(waiting, "closed");
+    }
+  }
+
+  /**
+   * Sends the releases that waited for the node on one link, in order, and drains their replies; if
+   * no link can be had, they wait again.
+   */
+  private void sendUndos(List<Undos.Undo> waiting) {
+    long now = ticker.read();
+    List<Undos.Undo> due = new ArrayList<>(waiting.size());
+    List<Undos.Undo> expired = new ArrayList<>(0);
+    for (Undos.Undo undo : waiting) {
+      (now - undo.expiresNanos() >= 0 ? expired : due).add(undo);
+    }
+    Undos.fail(expired, Undos.EXPIRED);
+    if (due.isEmpty()) {
+      return;
+    }
+    Link link = links.take();
+    if (link == null) {
+      if (!links.reserve()) {
+        Undos.fail(due, "closed");
+        return;
+      }
+      try {
+        link = open();
+      } catch (RuntimeException e) { // nothing was sent: they wait again, the node being down
+        synchronized (this) {
+          if (down && !closed) {
+            undos.putBack(due);
+            return;
+          }
+        }
+        Undos.fail(due, String.valueOf(e.getMessage()));
+        return;
+      }
+    }
+    try {
+      for (Undos.Undo undo : due) {
+        link.owe(undo.late());
+        link.write(undo.command());
+      }
+      link.flush();
+    } catch (JedisConnectionException e) {
+      drop(link, e);
+      failOwed(link, e, true);
+      return;
+    }
+    boolean open;
+    synchronized (this) {
+      open = !closed && draining.add(link);
+    }
+    if (!open) {
+      link.close();
+      failOwed(link, new JedisConnectionException("closed"), false);
+      links.lost();
+      return;
+    }
+    String cause = "no reply within " + millis(nodeTimeoutNanos) + " ms";
+    drainer.drain(link, cause, false, ticker.read() + nodeTimeoutNanos);
   }
 
   private void markDown(String cause, Throwable failure) {
@@ -245,12 +386,20 @@ final class Endpoint implements Drainer.Owner {
     }
   }
 
-  /** Reconnects in the background, with a capped exponential backoff, until the node answers. */
+  /**
+   * Reconnects in the background, with a capped exponential backoff, until the node answers;
+   * releases waiting for it past the late-reply bound fail meanwhile.
+   */
   private void probe() {
     Backoff backoff = new Backoff();
     try {
       while (down) {
         Thread.sleep(TimeUnit.NANOSECONDS.toMillis(backoff.nextNanos()));
+        List<Undos.Undo> expired;
+        synchronized (this) {
+          expired = undos.takeExpired(ticker.read());
+        }
+        Undos.fail(expired, Undos.EXPIRED);
         if (!links.reserve()) {
           return; // closed
         }
@@ -270,15 +419,21 @@ final class Endpoint implements Drainer.Owner {
     }
   }
 
-  /** Closes every link; a drainer ends with an exception, a waiting caller too. */
+  /**
+   * Closes every link; a drainer ends with an exception, a waiting caller too, and so do the
+   * releases waiting for the node.
+   */
   void close() {
     List<Link> drained;
+    List<Undos.Undo> unsent;
     synchronized (this) {
       closed = true;
       drained = new ArrayList<>(draining);
+      unsent = undos.takeAll();
     }
     links.close();
     drained.forEach(Link::close);
+    Undos.fail(unsent, "closed");
   }
 
   /** Whole milliseconds, rounded up, at least 1: the resolution of socket timeouts. */

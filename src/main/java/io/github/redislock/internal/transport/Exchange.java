@@ -33,9 +33,11 @@ final class Exchange<T> {
   private final Endpoint[] endpoints;
   private final Ticker ticker;
   private final long nodeTimeoutNanos;
+  private final long lateBoundNanos;
   private final Round<T> round;
   private final Request<T> request;
   private final CommandArguments command;
+  private final boolean undo;
   private final long start;
   private final long readBy;
   private final Link[] links;
@@ -43,20 +45,30 @@ final class Exchange<T> {
   private int pending;
   private boolean interrupted;
 
-  /** An exchange of {@code request} with the nodes of {@code endpoints}. */
+  /**
+   * An exchange of {@code request} with the nodes of {@code endpoints}.
+   *
+   * @param lateBoundNanos how long an undo keeps trying to reach a node
+   * @param undo whether the request undoes an earlier one: a node that is down gets it once it
+   *     answers again, and it is sent again after its connection failed
+   */
   Exchange(
       Endpoint[] endpoints,
       List<Node> nodes,
       Ticker ticker,
       long nodeTimeoutNanos,
+      long lateBoundNanos,
       Request<T> request,
-      long deadlineNanos) {
+      long deadlineNanos,
+      boolean undo) {
     this.endpoints = endpoints;
     this.ticker = ticker;
     this.nodeTimeoutNanos = nodeTimeoutNanos;
+    this.lateBoundNanos = lateBoundNanos;
     this.round = new Round<>(nodes, ticker, deadlineNanos);
     this.request = request;
     this.command = request.command();
+    this.undo = undo;
     this.start = ticker.read();
     this.readBy = Math.min(deadlineNanos, start + nodeTimeoutNanos);
     this.links = new Link[endpoints.length];
@@ -91,8 +103,13 @@ final class Exchange<T> {
   private void ask(int i) {
     Endpoint endpoint = endpoints[i];
     if (endpoint.isDown()) {
-      round.record(i, null, request.failure(endpoint.downFailure()));
-      return;
+      if (!undo) {
+        round.record(i, null, request.failure(endpoint.downFailure()));
+        return;
+      }
+      if (endpoint.queueWhileDown(command, late(i))) {
+        return;
+      }
     }
     Link link = endpoint.take();
     if (link == null) {
@@ -200,13 +217,17 @@ final class Exchange<T> {
     }
   }
 
-  /** Node {@code i}'s connection could not be opened: it fails. */
+  /** Node {@code i}'s connection could not be opened: it fails, or an undo waits for the node. */
   private void failToOpen(int i, Throwable cause) {
-    round.record(
-        i,
-        null,
-        request.failure(
-            cause instanceof JedisConnectionException c ? c : new JedisConnectionException(cause)));
+    if (!undo || !endpoints[i].queueWhileDown(command, late(i))) {
+      round.record(
+          i,
+          null,
+          request.failure(
+              cause instanceof JedisConnectionException c
+                  ? c
+                  : new JedisConnectionException(cause)));
+    }
   }
 
   /** Hands what is missing to the background. */
@@ -227,7 +248,14 @@ final class Exchange<T> {
   }
 
   private Late<T> late(int i) {
-    return new Late<>(round, i, endpoints[i].node(), request);
+    return new Late<>(round, i, endpoints[i].node(), request, undo, start + lateBoundNanos);
+  }
+
+  /** An undo whose connection failed at node {@code i} is sent again, blind, on another. */
+  private void resend(int i) {
+    if (undo) {
+      endpoints[i].resend(List.of(new Undos.Undo(command, late(i).blind(ticker))));
+    }
   }
 
   /** Writes and flushes; a link that fails is dropped and the node's failure recorded. */
@@ -239,6 +267,7 @@ final class Exchange<T> {
     } catch (JedisConnectionException e) {
       endpoints[i].drop(link, e);
       round.record(i, null, request.failure(e));
+      resend(i);
       return false;
     }
   }
@@ -264,6 +293,7 @@ final class Exchange<T> {
     } catch (JedisConnectionException e) {
       endpoint.drop(link, e);
       round.record(i, null, request.failure(e));
+      resend(i);
       return true;
     } catch (RuntimeException e) {
       endpoint.drop(link, e);

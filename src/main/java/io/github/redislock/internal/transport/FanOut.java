@@ -71,13 +71,24 @@ public final class FanOut implements Transport {
   /**
    * {@inheritDoc}
    *
-   * <p>Here a node that has not answered {@code earlier} is asked once it has, and a stuck node
-   * once one of its threads is free. A call that failed by the client's socket timeout may still
-   * land on the node later (the client discards its connection): a node this slow is beyond what
-   * this transport can order.
+   * <p>Here a node that has not answered {@code earlier} is asked once it has. A call that failed
+   * by the client's socket timeout may still land on the node later (the client discards its
+   * connection): a node this slow is beyond what this transport can order.
    */
   @Override
   public <T> Round<T> sendAfter(
+      Round<?> earlier,
+      Request<T> request,
+      long deadlineNanos,
+      Predicate<? super Round<T>> decided) {
+    Round<T> round = new Round<>(nodes, ticker, deadlineNanos);
+    after(earlier, null, round, request, false, deadlineNanos);
+    return round;
+  }
+
+  /** {@inheritDoc} Here a stuck node gets it once one of its threads is free. */
+  @Override
+  public <T> Round<T> undo(
       Round<?> earlier,
       Request<T> request,
       long deadlineNanos,
@@ -113,10 +124,10 @@ public final class FanOut implements Transport {
     boolean[] pending = new boolean[nodes.size()];
     boolean anyPending = false;
     for (int i = 0; i < pending.length; i++) {
-      if (needed != null && !earlier.needs(i, needed)) {
+      if (earlier != null && needed != null && !earlier.needs(i, needed)) {
         continue;
       }
-      if (earlier.isDone(i)) {
+      if (earlier == null || earlier.isDone(i)) {
         call(round, i, request, undo, deadline);
       } else {
         pending[i] = true;

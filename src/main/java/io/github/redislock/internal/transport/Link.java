@@ -294,20 +294,15 @@ final class Link {
     }
   }
 
-  /** Fails every owed reply with {@code failure} and forgets them. */
-  void failOwed(JedisConnectionException failure) {
-    while (true) {
-      Late<?> late;
-      lock.lock();
-      try {
-        late = owed.poll();
-      } finally {
-        lock.unlock();
-      }
-      if (late == null) {
-        return;
-      }
-      late.fail(failure);
+  /** Removes and returns every owed reply, for the caller to fail. */
+  List<Late<?>> takeOwed() {
+    lock.lock();
+    try {
+      List<Late<?>> all = List.copyOf(owed);
+      owed.clear();
+      return all;
+    } finally {
+      lock.unlock();
     }
   }
 

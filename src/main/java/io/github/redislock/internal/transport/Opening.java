@@ -12,7 +12,7 @@ import redis.clients.jedis.exceptions.JedisConnectionException;
  * waiting: what carries the caller's request to its node (as a {@link Link} carries a late reply).
  * The request, and any request written behind it meanwhile ({@link #appendIfOwing}), are written in
  * order once the connection opens, and their replies left to the node's drainer; if it cannot be
- * opened, they fail. Thread-safe.
+ * opened, they fail, but for an undo, which waits for the node. Thread-safe.
  */
 final class Opening {
   private final Endpoint endpoint;
@@ -94,7 +94,10 @@ final class Opening {
     }
     if (opened == null) {
       for (Carried request : carried) {
-        request.late().fail(new JedisConnectionException("no connection could be opened", failure));
+        Late<?> late = request.late();
+        if (!late.undo() || !endpoint.queueWhileDown(request.command(), late)) {
+          late.fail(new JedisConnectionException("no connection could be opened", failure));
+        }
       }
     } else if (broken != null) {
       endpoint.failed(opened, broken);

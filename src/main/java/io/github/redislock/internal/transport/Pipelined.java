@@ -21,10 +21,11 @@ import redis.clients.jedis.RedisClient;
  * nothing more: its connection goes to a background drainer, which records the reply in the round
  * when it comes (where {@link Round#whenEachDone} sees it) and keeps the connection. A node that
  * has not answered within the node timeout counts as down until it answers: later requests skip it
- * at once (a failure), and it is reconnected in the background with a backoff. A connection is
- * never set up in the caller's thread: when a node has no idle one, it is opened in the background
- * while the caller writes to the other nodes, and the request is written on it when it opens, if
- * need be after the caller stopped waiting (its reply is then read in the background).
+ * at once (a failure), and it is reconnected in the background with a backoff; a release for it
+ * waits until it answers, within the late-reply bound. A connection is never set up in the caller's
+ * thread: when a node has no idle one, it is opened in the background while the caller writes to
+ * the other nodes, and the request is written on it when it opens, if need be after the caller
+ * stopped waiting (its reply is then read in the background).
  *
  * <p>It needs each node's client to be a {@link RedisClient}, and Jedis's connection streams, which
  * Jedis keeps private; where either is missing, use {@link FanOut}.
@@ -35,6 +36,7 @@ public final class Pipelined implements Transport {
   private final Endpoint[] endpoints;
   private final Ticker ticker;
   private final long nodeTimeoutNanos;
+  private final long lateBoundNanos;
 
   /**
    * A transport to {@code nodes}, which must be {@linkplain #supports supported}.
@@ -43,9 +45,9 @@ public final class Pipelined implements Transport {
    * @param ticker the clock of every deadline
    * @param nodeTimeoutNanos how long the caller waits for each node's reply; a release may wait
    *     longer for the replies it needs, which then come in the background
-   * @param lateBoundNanos how long a late reply is waited for in the background: the longer of the
-   *     lease and the command timeout (by then the keys are gone, and nobody waits); a connection
-   *     silent that long is closed
+   * @param lateBoundNanos how long a late reply is waited for in the background, and a release for
+   *     a node that is down: the longer of the lease and the command timeout (by then the keys are
+   *     gone, and nobody waits); a connection silent that long is closed
    * @param executor runs the background work (opening connections, reading late replies, probing
    *     nodes that are down); it must not queue tasks behind each other, and whoever made it shuts
    *     it down after {@link #close()}
@@ -77,6 +79,7 @@ public final class Pipelined implements Transport {
     }
     this.ticker = ticker;
     this.nodeTimeoutNanos = nodeTimeoutNanos;
+    this.lateBoundNanos = lateBoundNanos;
   }
 
   /**
@@ -110,7 +113,7 @@ public final class Pipelined implements Transport {
   @Override
   public <T> Round<T> send(
       Request<T> request, long deadlineNanos, Predicate<? super Round<T>> decided) {
-    return exchange(null, null, request, deadlineNanos, decided);
+    return exchange(null, null, false, request, deadlineNanos, decided);
   }
 
   /**
@@ -125,14 +128,24 @@ public final class Pipelined implements Transport {
       Request<T> request,
       long deadlineNanos,
       Predicate<? super Round<T>> decided) {
-    return exchange(earlier, null, request, deadlineNanos, decided);
+    return exchange(earlier, null, false, request, deadlineNanos, decided);
+  }
+
+  /** {@inheritDoc} Here a node that is down gets the request once it answers again. */
+  @Override
+  public <T> Round<T> undo(
+      Round<?> earlier,
+      Request<T> request,
+      long deadlineNanos,
+      Predicate<? super Round<T>> decided) {
+    return exchange(earlier, null, true, request, deadlineNanos, decided);
   }
 
   /** {@inheritDoc} Here it takes the replies that come at once, and leaves the others. */
   @Override
   public <E> void followUp(
       Round<E> earlier, Predicate<? super E> needed, Request<?> request, long deadlineNanos) {
-    exchange(earlier, needed, request, deadlineNanos, Pipelined::nobodyWaits);
+    exchange(earlier, needed, true, request, deadlineNanos, Pipelined::nobodyWaits);
   }
 
   /** A follow-up's replies: nobody waits for them. */
@@ -150,10 +163,19 @@ public final class Pipelined implements Transport {
   private <T, E> Round<T> exchange(
       Round<E> earlier,
       Predicate<? super E> needed,
+      boolean undo,
       Request<T> request,
       long deadlineNanos,
       Predicate<? super Round<T>> decided) {
-    return new Exchange<>(endpoints, nodes, ticker, nodeTimeoutNanos, request, deadlineNanos)
+    return new Exchange<>(
+            endpoints,
+            nodes,
+            ticker,
+            nodeTimeoutNanos,
+            lateBoundNanos,
+            request,
+            deadlineNanos,
+            undo)
         .run(earlier, needed, decided);
   }
 }

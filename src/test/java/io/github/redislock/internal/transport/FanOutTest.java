@@ -166,7 +166,7 @@ class FanOutTest {
   }
 
   @Test
-  void aNodeWhoseCallsHangRunsAtMostEightAtOnceAndIsThenSkippedButNotByARelease() {
+  void aNodeWhoseCallsHangRunsAtMostEightAtOnceAndIsThenSkippedButNotByAnUndo() {
     AtomicLong now = new AtomicLong();
     FanOut fanOut = new FanOut(nodes, executor, now::get, NODE_TIMEOUT_NANOS, LATE_BOUND_NANOS);
     CountDownLatch hang = new CountDownLatch(1);
@@ -188,12 +188,11 @@ class FanOutTest {
     now.addAndGet(NODE_TIMEOUT_NANOS + 1); // every call in flight has run for the node timeout
 
     Round<String> skipped = fanOut.send(request, LATE_BOUND_NANOS, FanOutTest::undecided);
-    Round<String> undone =
-        fanOut.sendAfter(skipped, request, LATE_BOUND_NANOS, FanOutTest::undecided);
+    Round<String> undone = fanOut.undo(null, request, LATE_BOUND_NANOS, FanOutTest::undecided);
 
     assertThat(skipped.failed()).as("every node skipped at once").isEqualTo(3);
     assertThat(skipped.failures().get(0)).hasMessageContaining("not asked");
-    assertThat(undone.unanswered()).as("a release waits for a thread").isEqualTo(3);
+    assertThat(undone.unanswered()).as("an undo waits for a thread").isEqualTo(3);
     hang.countDown();
     for (Round<String> round : rounds) {
       assertThat(round.await(r -> false).count("ok"::equals)).isEqualTo(3);
