@@ -265,23 +265,31 @@ public final class RedlockBackend implements LockBackend {
 
   /** The outcome of an acquisition round that started at {@code start}. */
   private Acquisition judge(Round<Acquisition> round, LockKeys keys, String token, long start) {
-    if (quorum.reached(round.count(Acquisition::acquired))) {
+    // One snapshot: replies may still come, and counts read at two moments could call a free lock
+    // busy (a grant missing at the first count, which came before the second).
+    List<Acquisition> replies = round.replies();
+    int granted = 0;
+    int busy = 0;
+    long fence = 0;
+    for (Acquisition reply : replies) {
+      if (reply != null && reply.acquired()) {
+        granted++;
+        fence = Math.max(fence, reply.fencingToken());
+      } else if (reply != null) {
+        busy++;
+      }
+    }
+    if (quorum.reached(granted)) {
       if (quorum.validityNanos(start) > 0) {
         reports.warnAboutMinority(round, keys, "acquire");
-        long fence = 0;
-        for (Acquisition reply : round.replies()) {
-          if (reply != null && reply.acquired()) {
-            fence = Math.max(fence, reply.fencingToken());
-          }
-        }
         return Acquisition.acquired(fence, new Grant(round));
       }
       releaseEverywhere(round, keys, token);
       throw reports.slowerThanTheLease(keys, ticker.read() - start, commands.leaseMillis());
     }
     releaseEverywhere(round, keys, token);
-    if (quorum.busyRatherThanFailed(round.count(RedlockBackend::busy), round.failedOrMissing())) {
-      return busyEstimate(round);
+    if (quorum.busyRatherThanFailed(busy, replies.size() - granted - busy)) {
+      return busyEstimate(replies);
     }
     throw reports.noMajority(round, "acquire", keys, nodeTimeoutNanos);
   }
@@ -290,8 +298,7 @@ public final class RedlockBackend implements LockBackend {
    * How long the lock stays busy ({@link Quorum#freeInMillis}), and whether every busy node's
    * holder publishes its release.
    */
-  private Acquisition busyEstimate(Round<Acquisition> round) {
-    List<Acquisition> replies = round.replies();
+  private Acquisition busyEstimate(List<Acquisition> replies) {
     long[] ttls = new long[replies.size()];
     int busy = 0;
     boolean publishes = true;
