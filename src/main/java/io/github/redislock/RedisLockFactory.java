@@ -407,8 +407,13 @@ public final class RedisLockFactory implements AutoCloseable {
      * by the following operations until it answers again: its late reply comes, or a new connection
      * succeeds, tried in the background after 5 to 10 milliseconds and then with a backoff that
      * doubles up to 1 second. So a dead, frozen or unreachable master costs one operation about the
-     * node timeout, and the next ones nothing. A release waits for the replies it needs up to the
-     * longer of the node timeout and the socket timeout.
+     * node timeout, and the next ones nothing. An operation whose replies have decided (a majority
+     * granted, or made a majority impossible) waits for the other masters no longer than the
+     * decision took, at least a millisecond; their replies are read in the background. A release
+     * waits for the replies it needs up to the longer of the node timeout and the socket timeout; a
+     * master that counts as down gets the release once it answers again, within the longer of the
+     * lease and the socket timeout, after which its key has expired. A connection whose reply has
+     * not come within that time either is closed.
      *
      * @param redisUris one {@code redis://} or {@code rediss://} URI per master, at least three
      * @return this builder
@@ -468,10 +473,15 @@ public final class RedisLockFactory implements AutoCloseable {
      *
      * <p>In this implementation a {@link RedisClient} master is spoken to as with {@link #redlock}:
      * on connections of the factory's own, made by the client's connection factory (so with its
-     * address, credentials and timeouts), and closed with the factory. Other clients are called
-     * from one thread per master and operation, through their own API: a master that stopped
-     * answering then costs each operation up to the client's socket timeout on that thread, though
-     * the operation still returns within the node timeout.
+     * address, credentials and timeouts), and closed with the factory; they turn key tracking off
+     * and drop any RESP3 push frame, so clients with client-side caching are fine. Other clients
+     * are called on helper threads, one call per master and operation, through their own API, at
+     * most 8 calls per master at once: a master holds at most 8 of these threads (and one more
+     * while it is asked which server it is), and further calls wait for a free one. A master that
+     * stopped answering costs each call up to the client's socket timeout on its thread, though the
+     * operation still returns within the node timeout; once its 8 calls have all run longer than
+     * the node timeout, operations skip it at once, until one of them returns (a release waits for
+     * a thread instead).
      *
      * @param masters one client per master, at least three
      * @return this builder
