@@ -11,11 +11,11 @@ import io.github.redislock.internal.client.Tls;
 import io.github.redislock.internal.util.Ticker;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.Arrays;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Objects;
+import java.util.Set;
 import java.util.function.Consumer;
 import javax.net.ssl.SSLContext;
 import javax.net.ssl.SSLParameters;
@@ -413,12 +413,16 @@ public final class RedisLockFactory implements AutoCloseable {
         throw new IllegalArgumentException(
             "Redlock needs at least 3 independent masters, got " + redisUris.length);
       }
+      // Compared and named without their user information: two URIs of one server that differ
+      // only in credentials are one master, and no password may reach a message.
+      Set<String> masters = new HashSet<>();
       for (String uri : redisUris) {
         parse(Objects.requireNonNull(uri, "redisUris contains null"));
-      }
-      if (new HashSet<>(Arrays.asList(redisUris)).size() != redisUris.length) {
-        throw new IllegalArgumentException(
-            "Redlock masters must be distinct, got " + Arrays.toString(redisUris));
+        String master = RedisClients.describe(uri);
+        if (!masters.add(master)) {
+          throw new IllegalArgumentException(
+              "Redlock masters must be distinct, got " + master + " more than once");
+        }
       }
       setEndpoint("redlock");
       this.redlockUris = List.of(redisUris);
