@@ -53,7 +53,9 @@ import java.util.stream.Collectors;
  *       server that lost its data cannot tell a release from a loss), which is counted, not failed.
  * </ol>
  *
- * Besides: every contract check the workers make during the run (interrupt flags, hold counts,
+ * <p>The orphan check ({@link Orphans}, check 6) runs after the workers stopped, before this one.
+ *
+ * <p>Besides: every contract check the workers make during the run (interrupt flags, hold counts,
  * {@code lock()} never giving up) that failed, and every worker thread that died.
  */
 final class Checker {

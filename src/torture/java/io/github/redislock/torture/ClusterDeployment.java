@@ -4,7 +4,9 @@ import io.github.redislock.testing.RedisServer;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.stream.Collectors;
 import redis.clients.jedis.Jedis;
 
@@ -192,6 +194,15 @@ final class ClusterDeployment implements Deployment {
       ports.add(master);
     }
     return String.join(",", ports);
+  }
+
+  @Override
+  public Map<String, RedisServer> keyServers() {
+    Map<String, RedisServer> out = new LinkedHashMap<>();
+    for (int shard = 0; shard < SHARDS; shard++) {
+      out.put("shard" + shard, masterOf(shard));
+    }
+    return out;
   }
 
   @Override

@@ -1,6 +1,8 @@
 package io.github.redislock.torture;
 
+import io.github.redislock.testing.RedisServer;
 import java.util.List;
+import java.util.Map;
 
 /**
  * A deployment under torture: its servers (started by the test fixtures), what the workers' factory
@@ -31,6 +33,12 @@ interface Deployment extends AutoCloseable {
   default String masters() {
     return "";
   }
+
+  /**
+   * The servers that hold the deployment's keys now, by label ({@code m1}, {@code shard0}...):
+   * every master, not their replicas. The orphan check looks for keys left on them after a phase.
+   */
+  Map<String, RedisServer> keyServers();
 
   /** Heals anything still broken (the end of the run, or an aborted fault). */
   void healAll();

@@ -61,6 +61,12 @@ final class PhaseResult {
   long stalls;
   long longestStallMillis;
 
+  /** Keys of the library left after the phase (the orphan check), each a violation. */
+  long orphanKeys;
+
+  /** Fencing counters left after the phase: they outlive their last use by design. */
+  long countersLeft;
+
   /** Read sections of read-write locks. */
   long readSections;
 

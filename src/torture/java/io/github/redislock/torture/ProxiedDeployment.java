@@ -4,7 +4,9 @@ import io.github.redislock.testing.RedisServer;
 import io.github.redislock.testing.TcpProxy;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.SplittableRandom;
 import java.util.stream.Collectors;
 
@@ -230,6 +232,15 @@ final class ProxiedDeployment implements Deployment {
       }
       default -> throw new IllegalArgumentException("unknown fault " + fault);
     }
+  }
+
+  @Override
+  public Map<String, RedisServer> keyServers() {
+    Map<String, RedisServer> out = new LinkedHashMap<>();
+    for (int i = 0; i < servers.size(); i++) {
+      out.put(isRedlock() ? "m" + (i + 1) : "server", servers.get(i));
+    }
+    return out;
   }
 
   @Override

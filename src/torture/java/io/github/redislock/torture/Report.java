@@ -125,6 +125,15 @@ final class Report {
               r.longestStallMillis,
               r.longCalls.isEmpty() ? "" : " Calls over 10 s (longest, ms): " + r.longCalls + "."));
       md.append(kindsSentence(r)).append("\n\n");
+      md.append(
+              String.format(
+                  Locale.ROOT,
+                  "Orphan check, one lease and %d ms after the last worker stopped: %d key(s) of"
+                      + " the library left, besides %d fencing counter(s).",
+                  Torture.ORPHAN_WAIT_MARGIN_MILLIS,
+                  r.orphanKeys,
+                  r.countersLeft))
+          .append("\n\n");
       if (!r.lateCallSites.isEmpty()) {
         md.append(
             "Timed `tryLock` calls still running 100 ms past their deadline, by where they were: ");
@@ -293,6 +302,12 @@ final class Report {
          unconfirmed (`RedisLockException`). After a fault outside the model a loss may go
          unreported (a server that lost its data cannot tell a release from a loss); that is
          counted, not failed.
+
+      6. **Orphans.** Once every worker stopped, and one lease and a second later, no key of the
+         library is left in any server but the fencing counters (`...:lock-meta` hashes), which
+         outlive their last use by design: every lock key, fair queue (`:lock-fq`, `:lock-ft`),
+         read share and writer intent (`:lock-rs`, `:lock-wi`), condition key and holder hash
+         left is a violation, reported with its type, time to live and contents.
 
       Besides, every contract check the workers make while they run (an interrupt flag set on
       entry makes `lockInterruptibly` and timed `tryLock` throw, clears the flag and keeps no

@@ -111,6 +111,11 @@ final class SentinelDeployment implements Deployment {
   }
 
   @Override
+  public Map<String, RedisServer> keyServers() {
+    return Map.of("master", group.master());
+  }
+
+  @Override
   public void healAll() {
     for (RedisServer node : List.of(group.master(), group.replicas().get(0))) {
       ServerFaults.heal(node);
