@@ -77,6 +77,9 @@ final class Nemesis {
             "a client killed (SIGKILL) holds its locks until their leases end; a new worker"
                 + " takes its place",
             (rnd, s) -> new Object[] {"slot" + rnd.nextInt(s.workers()), 0L}));
+    if (!settings.faults().isEmpty()) {
+      menu.removeIf(t -> !settings.faults().contains(t.kind()));
+    }
   }
 
   List<Fault.Type> menu() {
@@ -90,6 +93,11 @@ final class Nemesis {
     watcher.start();
     try {
       Thread.sleep(WARM_UP_MILLIS);
+      if (menu.isEmpty()) {
+        log("no fault of torture.faults=" + settings.faults() + " here: the workers run alone");
+        Thread.sleep(Math.max(0, TimeUnit.NANOSECONDS.toMillis(endNanos - System.nanoTime())));
+        return 0;
+      }
       while (System.nanoTime() - endNanos < 0) {
         Fault fault = draw(++faults);
         runOne(fault);
