@@ -258,7 +258,7 @@ final class Nemesis {
                   + now
                   + " (unscheduled failover)");
         }
-        known = now;
+        knownMasters = now;
       }
     }
   }
