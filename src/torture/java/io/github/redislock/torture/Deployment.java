@@ -40,6 +40,23 @@ interface Deployment extends AutoCloseable {
    */
   Map<String, RedisServer> keyServers();
 
+  /**
+   * For a deployment of several shards, the shard that serves each of {@code names} ({@code
+   * shard0}, as the faults name them); empty for a deployment of one.
+   */
+  default Map<String, String> shardsOf(List<String> names) {
+    return Map.of();
+  }
+
+  /**
+   * Whether each worker runs a keeper besides its threads: a thread that only takes holds of one to
+   * three leases ({@link TortureKind.KeeperKind}), so that renewals are under way when a fault
+   * strikes. The Cluster's {@code shard-freeze} check needs them.
+   */
+  default boolean keepers() {
+    return false;
+  }
+
   /** Heals anything still broken (the end of the run, or an aborted fault). */
   void healAll();
 

@@ -134,6 +134,21 @@ final class Report {
                   r.orphanKeys,
                   r.countersLeft))
           .append("\n\n");
+      if (!r.namesPerShard.isEmpty()) {
+        md.append(
+                String.format(
+                    Locale.ROOT,
+                    "Shards: the names spread over the masters as %s. Freezes of one master"
+                        + " (`shard-freeze`): %d; holds lost on the frozen shard's names: %d"
+                        + " (allowed); on the other shards: %d violations (check 7), %d more"
+                        + " while their JVM stalled for a third of the lease.",
+                    r.namesPerShard,
+                    r.shardFreezes,
+                    r.frozenShardLosses,
+                    r.violations.stream().filter(v -> v.check().startsWith("7.")).count(),
+                    r.healthyShardLossesExcused))
+            .append("\n\n");
+      }
       if (!r.lateCallSites.isEmpty()) {
         md.append(
             "Timed `tryLock` calls still running 100 ms past their deadline, by where they were: ");
@@ -308,6 +323,12 @@ final class Report {
          outlive their last use by design: every lock key, fair queue (`:lock-fq`, `:lock-ft`),
          read share and writer intent (`:lock-rs`, `:lock-wi`), condition key and holder hash
          left is a violation, reported with its type, time to live and contents.
+
+      7. **A frozen shard costs only its own holds** (Cluster). While one master is frozen
+         (`shard-freeze`, longer than the lease and shorter than the node timeout, so no
+         failover), and for one lease after, no hold on a name another master serves is lost: no
+         `LockLostEvent` and no `unlock()` throwing `LockLostException` for it, unless its JVM
+         stalled for a third of the lease. Holds on the frozen master's names may be lost.
 
       Besides, every contract check the workers make while they run (an interrupt flag set on
       entry makes `lockInterruptibly` and timed `tryLock` throw, clears the flag and keeps no

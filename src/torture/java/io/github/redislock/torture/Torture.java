@@ -111,6 +111,13 @@ public final class Torture {
           }
         }
       }
+      List<String> allNames = new ArrayList<>(names); // the liveness wait leaves out the keepers'
+      if (deployment.keepers()) {
+        TortureKind keeper = new TortureKind.KeeperKind();
+        for (int i = 0; i < TortureKind.KeeperKind.NAMES; i++) {
+          allNames.add(keeper.namePrefix() + i);
+        }
+      }
       long startNanos = System.nanoTime();
       long startUs = History.nowMicros();
       Nemesis nemesis = new Nemesis(settings, deployment, workers, admin, names, startNanos);
@@ -131,13 +138,16 @@ public final class Torture {
       }
       long endUs = History.nowMicros();
       Orphans.Found orphans = awaitOrphans(settings, deployment);
-      Map<String, Map<String, Long>> state = admin.finalState(names);
+      Map<String, Map<String, Long>> state = admin.finalState(allNames);
       List<String> lines = admin.drain(work.resolve("history-" + id + ".log.gz"));
       PhaseHistory history = new PhaseHistory(id, lines);
       result.startUs = startUs;
       result.endUs = endUs;
       result.faults = history.faults;
-      new Checker(settings, history, state, result).check();
+      Map<String, String> shards = deployment.shardsOf(allNames);
+      result.namesPerShard = new java.util.TreeMap<>();
+      shards.values().forEach(shard -> result.namesPerShard.merge(shard, 1L, Long::sum));
+      new Checker(settings, history, state, shards, result).check();
       result.countersLeft = orphans.counters();
       for (Orphans.Orphan o : orphans.orphans()) {
         result.orphanKeys++;

@@ -98,6 +98,38 @@ interface TortureKind {
     }
   }
 
+  /**
+   * The keepers' kind ({@link RedisLockFactory#getLock}, names {@code k0} to {@code k5}): one
+   * thread of each worker, the keeper, takes only holds of one to three leases of these names, so
+   * that renewals are under way whatever fault strikes (with short holds alone, a fault rarely
+   * finds a hold old enough to need one). On a Redis Cluster of three shards the six names fall two
+   * on each. Not in {@link #ALL}: the other threads leave these names to the keepers.
+   */
+  final class KeeperKind implements TortureKind {
+    /** The number of keeper names. */
+    static final int NAMES = 6;
+
+    @Override
+    public String id() {
+      return "keeper";
+    }
+
+    @Override
+    public String namePrefix() {
+      return "k";
+    }
+
+    @Override
+    public boolean available(RedisLockFactory locks) {
+      return true;
+    }
+
+    @Override
+    public Target target(RedisLockFactory locks, String name, SplittableRandom random) {
+      return Target.exclusive(locks.getLock(name));
+    }
+  }
+
   /** {@link RedisLockFactory#getFairLock}: the fair lock (issue 10). */
   final class FairKind implements TortureKind {
     @Override

@@ -56,6 +56,9 @@ public final class Worker {
   /** Timed tryLock: past its deadline by more than this is recorded ({@code C} record). */
   static final long DEADLINE_SLACK_MICROS = 25_000;
 
+  /** The keepers' kind: long holds, which renewal must carry through every fault. */
+  private static final TortureKind KEEPER = new TortureKind.KeeperKind();
+
   private final String id;
   private final RedisLockFactory locks;
   private final History history;
@@ -149,6 +152,9 @@ public final class Worker {
       for (int t = 0; t < threads; t++) {
         worker.actors.add(worker.new Actor(id + ".v" + t, seeds.split(), true));
       }
+    }
+    if (Boolean.parseBoolean(a.getOrDefault("keeper", "false"))) {
+      worker.actors.add(worker.new Actor(id + ".k0", seeds.split(), false, true));
     }
     history.record("K|" + id + "|started|" + ProcessHandle.current().pid() + "|" + kindIds(kinds));
     startDaemon("torture-stall-monitor", worker::watchStalls);
@@ -343,9 +349,17 @@ public final class Worker {
 
     private History.Conn conn;
 
+    /** A keeper: takes only long holds of the keeper's names ({@link TortureKind.KeeperKind}). */
+    final boolean keeper;
+
     Actor(String holder, SplittableRandom random, boolean virtual) {
+      this(holder, random, virtual, false);
+    }
+
+    Actor(String holder, SplittableRandom random, boolean virtual, boolean keeper) {
       this.holder = holder;
       this.random = random;
+      this.keeper = keeper;
       this.thread = virtual ? newVirtualThread(holder, this::run) : new Thread(this::run, holder);
       if (!virtual) {
         thread.setDaemon(true);
@@ -405,8 +419,8 @@ public final class Worker {
       conn = history.connect();
       try {
         while (!stopping) {
-          TortureKind kind = kinds.get(random.nextInt(kinds.size()));
-          int index = random.nextInt(names);
+          TortureKind kind = keeper ? KEEPER : kinds.get(random.nextInt(kinds.size()));
+          int index = random.nextInt(keeper ? TortureKind.KeeperKind.NAMES : names);
           try {
             attempt(kind, index, 0);
           } catch (RuntimeException e) {
@@ -444,7 +458,10 @@ public final class Worker {
       }
       Form form;
       long timeoutMillis = 0;
-      if (depth > 0) {
+      if (keeper) {
+        form = Form.TIMED_TRY_LOCK;
+        timeoutMillis = leaseMillis;
+      } else if (depth > 0) {
         form = random.nextBoolean() ? Form.TRY_LOCK : Form.TIMED_TRY_LOCK;
         timeoutMillis = random.nextInt(50);
       } else {
@@ -457,7 +474,7 @@ public final class Worker {
         timeoutMillis =
             t < 5 ? 0 : t < 10 ? -1 : t < 80 ? random.nextInt(100) : 100 + random.nextInt(900);
       }
-      boolean selfInterrupt = form != Form.TRY_LOCK && random.nextInt(100) < 3;
+      boolean selfInterrupt = !keeper && form != Form.TRY_LOCK && random.nextInt(100) < 3;
       Outcome outcome = acquire(target, name, form, timeoutMillis, selfInterrupt, false);
       if (outcome == Outcome.ACQUIRED) {
         section(kind, target, index, name, form.label + (selfInterrupt ? "+intr" : ""), depth);
@@ -719,11 +736,14 @@ public final class Worker {
           }
         }
       }
-      int plan = random.nextInt(10_000);
+      int plan = keeper ? 0 : random.nextInt(10_000);
       if (!toldLost) {
         if (plan < 5) { // longer than the lease at times: renewal must carry it
           long holdNanos =
-              TimeUnit.MILLISECONDS.toNanos(leaseMillis / 2 + random.nextLong(leaseMillis + 1));
+              TimeUnit.MILLISECONDS.toNanos(
+                  keeper
+                      ? leaseMillis + random.nextLong(2 * leaseMillis + 1)
+                      : leaseMillis / 2 + random.nextLong(leaseMillis + 1));
           long until = System.nanoTime() + holdNanos;
           stats.count("long holds");
           while (System.nanoTime() - until < 0) {
@@ -743,7 +763,7 @@ public final class Worker {
         } else if (plan < 1_000) {
           LockSupport.parkNanos(random.nextLong(TimeUnit.MILLISECONDS.toNanos(5)));
         }
-        if (depth == 0 && index + 1 < names && random.nextInt(100) < 4) {
+        if (!keeper && depth == 0 && index + 1 < names && random.nextInt(100) < 4) {
           attempt(kind, index + 1 + random.nextInt(names - index - 1), depth + 1);
         }
       }
