@@ -155,7 +155,7 @@ final class ClusterDeployment implements Deployment {
   }
 
   @Override
-  public void inject(Fault fault) throws InterruptedException {
+  public String inject(Fault fault) throws InterruptedException {
     int shard =
         fault.target().startsWith("shard")
             ? Integer.parseInt(fault.target().substring("shard".length()))
@@ -193,6 +193,7 @@ final class ClusterDeployment implements Deployment {
       case "client-kill" -> servers.forEach(ServerFaults::clientKill);
       default -> throw new IllegalArgumentException("unknown fault " + fault);
     }
+    return "";
   }
 
   @Override

@@ -22,8 +22,13 @@ interface Deployment extends AutoCloseable {
   /** The faults the nemesis draws from, besides the worker faults every deployment gets. */
   List<Fault.Type> faultTypes();
 
-  /** Does the fault, and returns once it is healed (the servers answer again). */
-  void inject(Fault fault) throws InterruptedException;
+  /**
+   * Does the fault, and returns once it is healed (the servers answer again).
+   *
+   * @return what it hit, for the log and the history (a fault aimed at one command names the
+   *     command), or an empty string
+   */
+  String inject(Fault fault) throws InterruptedException;
 
   /**
    * The current masters, as text that changes when a failover happens: the nemesis records a change

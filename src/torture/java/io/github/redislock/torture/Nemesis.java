@@ -155,7 +155,13 @@ final class Nemesis {
                   + fresh.pid()
                   + ") replaces it");
         }
-        default -> deployment.inject(fault);
+        default -> {
+          String note = deployment.inject(fault);
+          if (!note.isEmpty()) {
+            log("  " + note);
+            record(fault, "note", Worker.clean(note), 0);
+          }
+        }
       }
     } catch (RuntimeException e) {
       log("  fault " + fault.number() + " failed: " + e + "; healing everything");
