@@ -15,8 +15,9 @@ import java.util.stream.Collectors;
  * Independent {@code redis-server}s, each behind two proxies that the workers connect through: a
  * {@link RespProxy}, which reads the commands and replies and can delay or lose one chosen reply,
  * in front of a {@link TcpProxy}, which puts latency and partitions between workers and servers.
- * One server ({@code single}) or five Redlock masters ({@code redlock}), whose faults hit one or
- * two of them, a minority.
+ * One server ({@code single}) or five Redlock masters ({@code redlock}, and {@code
+ * redlock-caching}, whose workers reach them through RESP3 clients whose connections track keys,
+ * {@link TrackingClients}), whose faults hit one or two of them, a minority.
  */
 final class ProxiedDeployment implements Deployment {
   /** The Redlock node timeout the workers' factories use (the builder's default). */
@@ -67,6 +68,11 @@ final class ProxiedDeployment implements Deployment {
     return start("redlock", 5);
   }
 
+  /** Redlock whose workers reach the masters through clients that track keys. */
+  static ProxiedDeployment redlockCaching() {
+    return start("redlock-caching", 5);
+  }
+
   private static ProxiedDeployment start(String id, int count) {
     ProxiedDeployment d = new ProxiedDeployment(id);
     try {
@@ -93,17 +99,24 @@ final class ProxiedDeployment implements Deployment {
     return id;
   }
 
+  private boolean isCaching() {
+    return id.equals("redlock-caching");
+  }
+
   @Override
   public String describe() {
-    return isRedlock()
-        ? "Redlock over 5 independent redis-server masters, each behind a RESP and a TCP proxy"
-        : "one redis-server behind a RESP and a TCP proxy";
+    return isCaching()
+        ? "Redlock over 5 independent redis-server masters, each behind a RESP and a TCP proxy,"
+            + " reached through RESP3 clients whose connections track keys (redlockClients)"
+        : isRedlock()
+            ? "Redlock over 5 independent redis-server masters, each behind a RESP and a TCP proxy"
+            : "one redis-server behind a RESP and a TCP proxy";
   }
 
   @Override
   public String spec() {
     String uris = respProxies.stream().map(RespProxy::uri).collect(Collectors.joining(","));
-    return (isRedlock() ? "redlock " : "standalone ") + uris;
+    return (isCaching() ? "redlock-caching " : isRedlock() ? "redlock " : "standalone ") + uris;
   }
 
   @Override
@@ -219,6 +232,25 @@ final class ProxiedDeployment implements Deployment {
                 + " and its reply is lost in a connection reset: the client cannot tell whether"
                 + " it ran",
             (rnd, s) -> new Object[] {oneTarget(rnd) + aim(rnd), 0L}));
+    if (isCaching()) {
+      types.add(
+          new Fault.Type(
+              "push-frame",
+              2,
+              true,
+              "an invalidation push frame, as a tracking connection gets one, just before or"
+                  + " after one reply on one master: it is not a reply",
+              (rnd, s) ->
+                  new Object[] {
+                    oneTarget(rnd)
+                        + " after="
+                        + rnd.nextInt(20)
+                        + (rnd.nextBoolean() ? " before" : " behind")
+                        + " key=x"
+                        + rnd.nextInt(s.names()),
+                    0L
+                  }));
+    }
     return types;
   }
 
@@ -345,6 +377,16 @@ final class ProxiedDeployment implements Deployment {
         return aimed(
             hit.get(0),
             onCommand(command(target)).after(Integer.parseInt(option(target, "after"))).loseReply(),
+            0);
+      }
+      case "push-frame" -> {
+        byte[] frame = io.github.redislock.testing.Fault.invalidation(option(target, "key"));
+        io.github.redislock.testing.Fault kit =
+            io.github.redislock.testing.Fault.onAnyCommand()
+                .after(Integer.parseInt(option(target, "after")));
+        return aimed(
+            hit.get(0),
+            target.contains(" before") ? kit.pushBeforeReply(frame) : kit.pushAfterReply(frame),
             0);
       }
       default -> {

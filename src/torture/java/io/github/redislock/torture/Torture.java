@@ -85,6 +85,7 @@ public final class Torture {
     return switch (id) {
       case "single" -> ProxiedDeployment.single();
       case "redlock" -> ProxiedDeployment.redlock();
+      case "redlock-caching" -> ProxiedDeployment.redlockCaching();
       case "sentinel" -> SentinelDeployment.start();
       case "cluster" -> ClusterDeployment.start();
       default -> throw new IllegalArgumentException(id);

@@ -50,7 +50,8 @@ record TortureSettings(
     int sabotagePerMille,
     List<String> faults) {
 
-  static final List<String> ALL_DEPLOYMENTS = List.of("single", "sentinel", "cluster", "redlock");
+  static final List<String> ALL_DEPLOYMENTS =
+      List.of("single", "sentinel", "cluster", "redlock", "redlock-caching");
 
   /** The longest section a worker holds on purpose: renewal must carry it. */
   Duration maxHold() {

@@ -23,6 +23,7 @@ import java.util.concurrent.atomic.LongAdder;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.LockSupport;
 import java.util.concurrent.locks.ReentrantLock;
+import redis.clients.jedis.UnifiedJedis;
 
 /**
  * One worker JVM of the torture run (started by {@link WorkerJvm}): threads that lock names of a
@@ -108,8 +109,9 @@ public final class Worker {
     long commandTimeout = Long.parseLong(a.get("commandTimeoutMillis"));
     History history = new History(Integer.parseInt(a.get("history")));
     AtomicLong lost = new AtomicLong();
+    List<UnifiedJedis> owned = new ArrayList<>(); // redlock-caching: the factory never closes them
     RedisLockFactory locks =
-        factory(a.get("spec"), lease, commandTimeout)
+        factory(a.get("spec"), lease, commandTimeout, owned)
             .onLockLost(
                 e -> {
                   lost.incrementAndGet();
@@ -128,7 +130,7 @@ public final class Worker {
             .build();
     List<TortureKind> kinds = new ArrayList<>();
     for (TortureKind kind : TortureKind.ALL) {
-      if (probe(kind, locks)) {
+      if (probe(kind, locks, history, id)) {
         kinds.add(kind);
       }
     }
@@ -160,7 +162,14 @@ public final class Worker {
     startDaemon("torture-stall-monitor", worker::watchStalls);
     startDaemon("torture-interrupter", () -> worker.interrupt(seeds.split()));
     worker.actors.forEach(Actor::start);
-    System.out.println("ready kinds=" + kindIds(kinds) + " java=" + Runtime.version().feature());
+    System.out.println(
+        "ready kinds="
+            + kindIds(kinds)
+            + " java="
+            + Runtime.version().feature()
+            + (a.get("spec").startsWith("redlock-caching ")
+                ? " tracking=" + TrackingClients.mode
+                : ""));
     System.out.flush();
 
     BufferedReader in =
@@ -177,15 +186,19 @@ public final class Worker {
     System.out.flush();
     if (hung.isEmpty()) {
       locks.close();
+      owned.forEach(UnifiedJedis::close);
     }
     System.exit(0);
   }
 
   /**
    * A factory builder for a deployment spec: {@code standalone URI}, {@code sentinel URI}, {@code
-   * cluster URI} or {@code redlock URI,URI,...}.
+   * cluster URI}, {@code redlock URI,URI,...} or {@code redlock-caching URI,URI,...} (Redlock over
+   * clients of the worker's own whose connections track keys, {@link TrackingClients}, made once
+   * and kept in {@code owned}: the factory never closes them).
    */
-  static RedisLockFactory.Builder factory(String spec, long leaseMillis, long commandTimeout) {
+  static RedisLockFactory.Builder factory(
+      String spec, long leaseMillis, long commandTimeout, List<UnifiedJedis> owned) {
     int space = spec.indexOf(' ');
     String kind = spec.substring(0, space);
     String uri = spec.substring(space + 1);
@@ -198,12 +211,25 @@ public final class Worker {
       case "sentinel" -> b.sentinel(uri);
       case "cluster" -> b.cluster(uri);
       case "redlock" -> b.redlock(uri.split(","));
+      case "redlock-caching" -> {
+        if (owned.isEmpty()) {
+          for (String master : uri.split(",")) {
+            owned.add(TrackingClients.of(master, commandTimeout));
+          }
+        }
+        yield b.redlockClients(owned);
+      }
       default -> throw new IllegalArgumentException("unknown spec " + spec);
     };
   }
 
-  /** Whether a kind works on this factory: its probe name can be locked and unlocked. */
-  private static boolean probe(TortureKind kind, RedisLockFactory locks) {
+  /**
+   * Whether a kind works on this factory: its probe name can be locked and unlocked. A kind the
+   * factory offers whose probe fails otherwise (Redis failed, or the library did) is run anyway,
+   * and the failure recorded as an error of the worker.
+   */
+  private static boolean probe(
+      TortureKind kind, RedisLockFactory locks, History history, String id) {
     if (!kind.available(locks)) {
       return false;
     }
@@ -219,6 +245,15 @@ public final class Worker {
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       return false;
+    } catch (RuntimeException e) {
+      history.record(
+          "X|"
+              + id
+              + ".probe|error|probing "
+              + kind.id()
+              + ": "
+              + clean(e + " at " + Actor.where(e)));
+      return true;
     }
   }
 
