@@ -108,7 +108,7 @@ public final class Torture {
       for (TortureKind kind : TortureKind.ALL) {
         if (workers.kinds().contains(kind.id())) {
           for (int i = 0; i < settings.names(); i++) {
-            names.add(kind.namePrefix() + i);
+            names.add(kind.name(i));
           }
         }
       }
@@ -116,7 +116,7 @@ public final class Torture {
       if (deployment.keepers()) {
         TortureKind keeper = new TortureKind.KeeperKind();
         for (int i = 0; i < TortureKind.KeeperKind.NAMES; i++) {
-          allNames.add(keeper.namePrefix() + i);
+          allNames.add(keeper.name(i));
         }
       }
       long startNanos = System.nanoTime();

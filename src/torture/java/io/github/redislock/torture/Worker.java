@@ -486,7 +486,7 @@ public final class Worker {
 
     /** One acquisition of {@code kind}'s name {@code index}, and its section when it succeeds. */
     private void attempt(TortureKind kind, int index, int depth) {
-      String name = kind.namePrefix() + index;
+      String name = kind.name(index);
       TortureKind.Target target = kind.target(locks, name, random);
       if (sabotagePerMille > 0 && random.nextInt(1000) < sabotagePerMille) {
         target = Sabotage.of(target);
