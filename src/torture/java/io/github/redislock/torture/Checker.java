@@ -595,6 +595,7 @@ final class Checker {
       boolean told =
           x.unlockOutcome().startsWith("lost")
               || x.unlockOutcome().startsWith("unconfirmed")
+              || x.unlockOutcome().startsWith("closed")
               || h.lost.stream().anyMatch(l -> matches(l, x));
       if (told) {
         continue;

@@ -1,5 +1,6 @@
 package io.github.redislock.torture;
 
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -76,6 +77,16 @@ final class Nemesis {
             true,
             "a client killed (SIGKILL) holds its locks until their leases end; a new worker"
                 + " takes its place",
+            (rnd, s) -> new Object[] {"slot" + rnd.nextInt(s.workers()), 0L}));
+    menu.add(
+        new Fault.Type(
+            "factory-close",
+            2,
+            true,
+            "a worker closes its factory while its threads use it, some waiting in lock(),"
+                + " tryLock(t) or an await: each waiting one must end with IllegalStateException,"
+                + " holds are reported lost and released by their leases; a new factory takes its"
+                + " place",
             (rnd, s) -> new Object[] {"slot" + rnd.nextInt(s.workers()), 0L}));
     if (!settings.faults().isEmpty()) {
       menu.removeIf(t -> !settings.faults().contains(t.kind()));
@@ -154,6 +165,10 @@ final class Nemesis {
                   + " (pid "
                   + fresh.pid()
                   + ") replaces it");
+        }
+        case "factory-close" -> {
+          String reopened = workers.in(slot).closeFactory(Duration.ofSeconds(60));
+          log("  worker " + workers.in(slot).id + " " + reopened);
         }
         default -> {
           String note = deployment.inject(fault);
