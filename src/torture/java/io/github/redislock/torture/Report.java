@@ -347,5 +347,14 @@ final class Report {
       keys before the leases it granted ran out. There, overlaps may happen, but every write of
       the stale holder must still be refused.
 
+      In the model too, and added for the faults a second review found unguarded: one reply of
+      one chosen command held back past the node (or command) timeout, or lost in a reset after
+      the command ran (single node and Redlock, through a RESP-aware proxy); push frames between
+      replies on connections that track keys (`redlock-caching`); one Cluster master frozen for
+      longer than the lease, during which holds on the other masters must be kept and renewed
+      (check 7); and a factory closed under threads waiting on it, each of which must end with
+      `IllegalStateException`. The workers also lock pairs of names that a careless key layout
+      would make share keys (`m0` and `{m0}`): each name is checked on its own.
+
       """;
 }
