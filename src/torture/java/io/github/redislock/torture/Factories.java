@@ -6,6 +6,8 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
 import java.util.function.Consumer;
 import redis.clients.jedis.UnifiedJedis;
 
@@ -75,8 +77,22 @@ final class Factories {
     old.locks().close();
     Window w = new Window(start, System.nanoTime());
     windows.put(old.number(), w);
-    current = new Generation(build(), old.number() + 1);
+    current = new Generation(rebuild(), old.number() + 1);
     return w;
+  }
+
+  /** A new factory; building one may fail while the servers are unreachable: tries a few times. */
+  private RedisLockFactory rebuild() {
+    RuntimeException failure = null;
+    for (int attempt = 0; attempt < 10; attempt++) {
+      try {
+        return build();
+      } catch (RuntimeException e) {
+        failure = e;
+        LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(500));
+      }
+    }
+    throw failure;
   }
 
   /**
