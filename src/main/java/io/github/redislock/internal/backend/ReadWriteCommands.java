@@ -51,7 +51,7 @@ final class ReadWriteCommands {
         keys,
         Script.RW_READ,
         List.of(keys.lock(), keys.readShares(), keys.writerIntents()),
-        List.of(token, lease, companionTtl, writeToken, barge ? "1" : "0"),
+        List.of(token, lease, writeToken, barge ? "1" : "0"),
         LockCommands::acquisition);
   }
 
@@ -62,7 +62,7 @@ final class ReadWriteCommands {
         keys,
         Script.RW_READ_EXTEND,
         List.of(keys.readShares()),
-        List.of(token, lease, companionTtl),
+        List.of(token, lease),
         reply -> ((Number) reply).longValue() == 1);
   }
 

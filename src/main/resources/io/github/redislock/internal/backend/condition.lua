@@ -27,7 +27,7 @@
 -- ARGV[2]  the awaiter's id ('await', 'wait', 'cancel', 'abandon', 'done'), else ''
 -- ARGV[3]  the caller's lock token ('await', 'signal', 'all', 'release'), else ''
 -- ARGV[4]  the lease of an entry, in milliseconds
--- ARGV[5]  the time to live of the keys, in milliseconds, set again by every write
+-- ARGV[5]  the time to live of the companion hash KEYS[5], in milliseconds, set again by every write
 -- ARGV[6]  the condition's channel
 -- ARGV[7]  the lock's wake-up channel
 -- ARGV[8]  how to publish: 'spublish' (sharded Pub/Sub, on a Redis Cluster; a server without it
@@ -102,11 +102,20 @@ local function remove(key, members)
   end
 end
 
--- Sets the time to live of the keys written, so that each outlives its entries.
+-- Makes the sets written outlive their entries, and no more: an entry lasts one lease (ARGV[4])
+-- from its last write, so a set expires at most one lease after its last entry was written. The
+-- expiry is only ever moved later, never earlier.
 local function expire(...)
   for _, key in ipairs({...}) do
-    redis.call('pexpire', key, ARGV[5])
+    if redis.call('pttl', key) < lease then
+      redis.call('pexpire', key, lease)
+    end
   end
+end
+
+-- The companion hash keeps the sequence counter, as long as the fencing counter beside it.
+local function keepCounter()
+  redis.call('pexpire', KEYS[5], ARGV[5])
 end
 
 -- The longest-waiting awaiter, or nil. An entry without a lease (its member of KEYS[3] deleted or
@@ -282,7 +291,8 @@ if op == 'await' then
   seq = redis.call('hincrby', KEYS[5], ARGV[9], 1)
   redis.call('zadd', KEYS[2], seq, id)
   redis.call('zadd', KEYS[3], now + lease, id)
-  expire(KEYS[2], KEYS[3], KEYS[5])
+  expire(KEYS[2], KEYS[3])
+  keepCounter()
   return {1, seq, release()}
 end
 
@@ -334,7 +344,8 @@ sweep()
 if op == 'wait' then
   if redis.call('zscore', KEYS[3], id) then
     redis.call('zadd', KEYS[3], now + lease, id)
-    expire(KEYS[2], KEYS[3], KEYS[5])
+    expire(KEYS[2], KEYS[3])
+    keepCounter()
     return 1
   end
   if redis.call('zscore', KEYS[4], id) then

@@ -16,7 +16,7 @@
 -- ARGV[2]  the lease in milliseconds
 -- ARGV[3]  the waiter's id (the same for every attempt of one wait); empty unless ARGV[7] is "0"
 -- ARGV[4]  the waiter entry's lease in milliseconds
--- ARGV[5]  the companion hash's and the queue's time to live in milliseconds
+-- ARGV[5]  the companion hash's time to live in milliseconds
 -- ARGV[6]  "1" to issue a fencing token with the acquisition, else "0"
 -- ARGV[7]  the turn: "0" for a waiter (take the lock if it is free and the waiter is first, else
 --          queue it or renew its place); "1" to barge (tryLock(): take the lock if it is free,
@@ -102,8 +102,12 @@ if ARGV[7] == '0' then
     head = head or ARGV[3]
   end
   redis.call('zadd', KEYS[3], nowMillis + tonumber(ARGV[4]), ARGV[3])
-  redis.call('pexpire', KEYS[2], ARGV[5])
-  redis.call('pexpire', KEYS[3], ARGV[5])
+  -- The queue outlives its places by no more than a place's lease (only ever moved later).
+  for _, key in ipairs({KEYS[2], KEYS[3]}) do
+    if redis.call('pttl', key) < tonumber(ARGV[4]) then
+      redis.call('pexpire', key, ARGV[4])
+    end
+  end
 end
 
 if holder then

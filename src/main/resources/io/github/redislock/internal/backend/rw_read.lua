@@ -11,10 +11,9 @@
 -- KEYS[3]  the writers' intents: a sorted set, writer id -> server time (ms) its intent ends
 -- ARGV[1]  the share's token
 -- ARGV[2]  the lease in milliseconds
--- ARGV[3]  the shares' time to live in milliseconds (at least the lease)
--- ARGV[4]  the token of the caller's own write hold (a downgrade: the share is taken whoever
+-- ARGV[3]  the token of the caller's own write hold (a downgrade: the share is taken whoever
 --          waits), or ""
--- ARGV[5]  "1" to take a share whatever writers wait (tryLock()), else "0"
+-- ARGV[4]  "1" to take a share whatever writers wait (tryLock()), else "0"
 --
 -- Replies:
 --   1                      the share is taken (also when it was there already: a retry after a
@@ -32,12 +31,12 @@ if redis.call('exists', KEYS[1], KEYS[3]) > 0 then
     local kind = redis.call('type', KEYS[1])['ok']
     return redis.error_reply('WRONGTYPE the lock key ' .. KEYS[1] .. ' holds a ' .. kind .. ', not a lock token')
   end
-  if writer and writer ~= ARGV[4] then
+  if writer and writer ~= ARGV[3] then
     local ourFormat = 0
     if string.sub(writer, 1, 4) == 'rl1:' then ourFormat = 1 end
     return {0, redis.call('pttl', KEYS[1]), ourFormat}
   end
-  if not writer and ARGV[5] ~= '1' then
+  if not writer and ARGV[4] ~= '1' then
     -- The live intent that ends last, if any (lapsed ones are left for rw_write.lua to purge).
     local last = redis.call('zrevrangebyscore', KEYS[3], '+inf', '(' .. now, 'WITHSCORES', 'LIMIT', 0, 1)
     if last[2] and not redis.call('zscore', KEYS[2], ARGV[1]) then
@@ -46,5 +45,7 @@ if redis.call('exists', KEYS[1], KEYS[3]) > 0 then
   end
 end
 redis.call('zadd', KEYS[2], now + tonumber(ARGV[2]), ARGV[1])
-redis.call('pexpire', KEYS[2], ARGV[3])
+if redis.call('pttl', KEYS[2]) < tonumber(ARGV[2]) then
+  redis.call('pexpire', KEYS[2], ARGV[2]) -- outlives its shares by no more than a lease
+end
 return 1

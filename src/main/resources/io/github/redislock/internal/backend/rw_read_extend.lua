@@ -3,7 +3,6 @@
 -- KEYS[1]  the read shares: a sorted set, share token -> server time (ms) its lease ends
 -- ARGV[1]  the share's token
 -- ARGV[2]  the lease in milliseconds
--- ARGV[3]  the shares' time to live in milliseconds (at least the lease)
 --
 -- Replies: 1 renewed; 0 the share is gone (its lease ran out, or it was removed), and stays gone:
 -- a writer may have taken the lock since.
@@ -14,5 +13,7 @@ if type(score) ~= 'string' or tonumber(score) <= now then
   return 0
 end
 redis.call('zadd', KEYS[1], now + tonumber(ARGV[2]), ARGV[1])
-redis.call('pexpire', KEYS[1], ARGV[3])
+if redis.call('pttl', KEYS[1]) < tonumber(ARGV[2]) then
+  redis.call('pexpire', KEYS[1], ARGV[2]) -- outlives its shares by no more than a lease
+end
 return 1

@@ -18,7 +18,7 @@
 -- ARGV[2]  the lease in milliseconds (of the hold, and of the intent)
 -- ARGV[3]  the writer's id (the same for every attempt of one wait), or "" to leave no intent
 --          (tryLock(): one attempt)
--- ARGV[4]  the time to live of the intents and of the companion hash, in milliseconds
+-- ARGV[4]  the time to live of the companion hash, in milliseconds
 -- ARGV[5]  "1" to issue a fencing token with the acquisition, else "0"
 --
 -- Replies:
@@ -65,7 +65,9 @@ if busy then
   if ARGV[3] ~= '' then
     redis.call('zremrangebyscore', KEYS[3], -now, now) -- lapsed intents, and ended bars
     redis.call('zadd', KEYS[3], now + tonumber(ARGV[2]), ARGV[3])
-    redis.call('pexpire', KEYS[3], ARGV[4])
+    if redis.call('pttl', KEYS[3]) < tonumber(ARGV[2]) then
+      redis.call('pexpire', KEYS[3], ARGV[2]) -- outlives its intents by no more than a lease
+    end
   end
   return busy
 end
