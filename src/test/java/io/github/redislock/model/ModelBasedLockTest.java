@@ -227,6 +227,7 @@ class ModelBasedLockTest {
         Thread victim = threads.get(random.nextInt(threads.size()));
         victim.interrupt();
         if (System.nanoTime() - nextFault >= 0) {
+          model.faulted();
           fault.accept(random);
           nextFault = System.nanoTime() + millis(300 + random.nextInt(700));
         }
