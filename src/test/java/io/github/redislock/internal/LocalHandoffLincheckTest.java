@@ -120,7 +120,8 @@ class LocalHandoffLincheckTest {
     private final ManualTicker ticker = new ManualTicker();
     private final FakeBackend backend = new FakeBackend(ticker, LEASE);
     private final ExclusiveKind kind = new ExclusiveKind(backend);
-    private final Releases releases = new Releases(Runnable::run, ticker, LEASE.toNanos());
+    private final Releases releases =
+        new Releases(NodeExecutor.of(Runnable::run), ticker, LEASE.toNanos());
     private final LocalHandoff handoff = new LocalHandoff(ticker, releases);
     private final Lifecycle lifecycle = new Lifecycle();
     private final NameState state = new NameState(KEYS.lock(), KEYS, lifecycle, false);
@@ -271,12 +272,16 @@ class LocalHandoffLincheckTest {
       }
     }
 
-    /** As {@code Acquisitions.takeHandOff} and {@code LostHolds.take}. */
+    /**
+     * As {@code Acquisitions.takeHandOff} and {@code LostHolds.take}: for the taker a new hold,
+     * with its own maximum hold time (none here) counted from now.
+     */
     private Hold takeHandOff() {
       Hold handed = handoff.take(state);
       if (handed == null) {
         return null;
       }
+      handed.limitTo(ticker.read(), 0);
       handed.takenBy(state.local);
       if (handed.isLost()) {
         return null;

@@ -44,6 +44,7 @@ class IntegrationTagTest {
           JvmProcess.class,
           ProcessSupport.class,
           TcpProxy.class,
+          RespProxy.class,
           TlsMaterial.class,
           Deployment.class,
           ProcessBuilder.class);
