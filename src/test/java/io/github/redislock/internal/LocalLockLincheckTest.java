@@ -33,8 +33,10 @@ import org.junit.jupiter.api.Test;
  * free with nobody queued at the end.
  *
  * <p>Lincheck's model checker lets parked threads wake spuriously inside {@code
- * AbstractQueuedLongSynchronizer}, so a missed wake-up shows only in stress mode; the ownership
- * races show in both, most reliably in model checking.
+ * AbstractQueuedLongSynchronizer}, so a missed wake-up shows only in stress mode, and there only
+ * when a revocation lands while a thread is parked behind the owner, which random scenarios of
+ * short sections rarely give: {@link ParkedBehind} makes that happen in every run (a revocation
+ * that does not wake the parked thread hangs it). The ownership races show in both modes.
  *
  * <p>Scenarios are small (three threads of three or two operations) and few, to keep {@code mvn
  * test} short; {@value LincheckBudget#SCALE_PROPERTY} multiplies their number for a longer run (see
@@ -68,6 +70,26 @@ class LocalLockLincheckTest {
   void queuedThreadsGetTheLockInTurnOrLeaveOnCloseUnderStress() {
     queue(new StressOptions(), NonFairQueue.class, 2, 50);
     queue(new StressOptions(), FairQueue.class, 2, 50);
+  }
+
+  @Test
+  void aRevocationWakesTheThreadParkedBehindTheOwnerUnderStress() {
+    Class<ParkedBehind> type = ParkedBehind.class;
+    new StressOptions()
+        .addCustomScenario(
+            Scenarios.parallel(
+                List.of(op(type, "holdUntilRevoked")),
+                List.of(op(type, "section")),
+                List.of(op(type, "revokeOnceParked"))))
+        .iterations(0)
+        .invocationsPerIteration(LincheckBudget.invocations(50))
+        .threads(THREADS)
+        .actorsPerThread(1)
+        .actorsBefore(0)
+        .actorsAfter(0)
+        .minimizeFailedScenario(false)
+        .sequentialSpecification(ParkedBehindModel.class)
+        .check(type);
   }
 
   /**
@@ -395,6 +417,77 @@ class LocalLockLincheckTest {
     public NonFairQueue() {
       super(false);
     }
+  }
+
+  /**
+   * A thread parked behind an owner whose ownership is revoked. One thread holds the lock until it
+   * is revoked; another queues behind it in {@code lock()}; the third revokes the ownership once
+   * that thread is parked. The revocation must wake it: else it parks for good, and Lincheck
+   * reports the hang. When the queuing thread gets the lock first, nobody parks behind anyone, and
+   * each operation returns at once when it sees that (so a run never waits out a timeout).
+   */
+  public static class ParkedBehind {
+    private final LocalLock local = new LocalLock(new Lifecycle(), false);
+
+    /** The epoch of {@link #holdUntilRevoked}'s ownership, once it has it. */
+    private final AtomicLong held = new AtomicLong();
+
+    private final AtomicInteger sectionsDone = new AtomicInteger();
+    private final AtomicInteger revokersDone = new AtomicInteger();
+
+    @Operation
+    public void holdUntilRevoked() {
+      local.lock();
+      held.set(local.ownedEpoch());
+      while (local.isHeldByCurrentThread() && revokersDone.get() == 0) {
+        Thread.yield();
+      }
+      local.unlockOnce(); // false once revoked
+    }
+
+    @Operation(blocking = true)
+    public void section() {
+      local.lock();
+      local.unlockOnce();
+      sectionsDone.incrementAndGet();
+    }
+
+    @Operation
+    public void revokeOnceParked() {
+      try {
+        while (held.get() == 0 || !aQueuedThreadIsParked()) {
+          if (sectionsDone.get() > 0) {
+            return; // the section ran first: nobody will park behind the holder
+          }
+          Thread.yield();
+        }
+        local.revoke(held.get());
+      } finally {
+        revokersDone.incrementAndGet();
+      }
+    }
+
+    private boolean aQueuedThreadIsParked() {
+      return local.getQueuedThreads().stream()
+          .anyMatch(thread -> thread.getState() == Thread.State.WAITING);
+    }
+
+    @Validate
+    public void nobodyQueuedAndTheLockFree() {
+      if (local.hasQueuedThreads() || !local.tryLock()) {
+        throw new AssertionError("the lock is held or queued for at the end");
+      }
+      local.unlockOnce();
+    }
+  }
+
+  /** What {@link ParkedBehind}'s operations answer one at a time: nothing. */
+  public static class ParkedBehindModel {
+    public void holdUntilRevoked() {}
+
+    public void section() {}
+
+    public void revokeOnceParked() {}
   }
 
   /** What {@link Queue}'s operations answer when they run one at a time. */
