@@ -174,9 +174,15 @@ public final class RedisInvariants {
         .untilAsserted(
             () -> {
               List<String> alive = new ArrayList<>();
-              for (Thread t : Thread.getAllStackTraces().keySet()) {
+              for (var entry : Thread.getAllStackTraces().entrySet()) {
+                Thread t = entry.getKey();
                 if (t.isAlive() && t.getName().startsWith(namePrefix)) {
-                  alive.add(t.getName() + " (" + t.getState() + ")");
+                  StringBuilder where = new StringBuilder();
+                  StackTraceElement[] frames = entry.getValue();
+                  for (int i = 0; i < Math.min(8, frames.length); i++) {
+                    where.append("\n      at ").append(frames[i]);
+                  }
+                  alive.add(t.getName() + " (" + t.getState() + ")" + where);
                 }
               }
               if (!alive.isEmpty()) {
