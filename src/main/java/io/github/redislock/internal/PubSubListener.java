@@ -24,7 +24,7 @@ interface PubSubListener {
   /** Whether the server has confirmed fewer unsubscriptions than subscriptions. */
   boolean isSubscribed();
 
-  /** Plain Pub/Sub: {@code SUBSCRIBE}, probed by {@code PING}. */
+  /** Plain Pub/Sub: {@code SUBSCRIBE}, probed by subscribing a channel again. */
   final class Plain extends JedisPubSub implements PubSubListener {
     private final Subscription owner;
 
@@ -54,7 +54,10 @@ interface PubSubListener {
 
     @Override
     public void probe(String channel) {
-      ping();
+      // Not PING: on a RESP3 connection its reply is a plain "PONG", which Jedis 8.0 matches to a
+      // handler it queues only after the command is flushed; a reply read before that ends the
+      // subscription ("Unexpected message : PONG"). A repeated SUBSCRIBE is answered as one.
+      subscribe(channel);
     }
 
     @Override

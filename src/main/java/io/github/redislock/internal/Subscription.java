@@ -24,12 +24,12 @@ import redis.clients.jedis.exceptions.JedisDataException;
  * back with the monitor held.
  *
  * <p>The connection is health-checked. When nothing came on it for {@value #CHECK_MILLIS} ms, a
- * probe goes out (a {@code PING}; under sharded Pub/Sub, which has none, a repeated {@code
- * SSUBSCRIBE} of one of its channels); when the next check finds that nothing came since, the
- * connection is dropped, and the thread connects again and subscribes where its channels live now.
- * So a connection that went silent (a partition, a frozen master, a failover to another address) is
- * replaced within two checks, where it would otherwise wait for a reply forever. A client that
- * lends no connection (see {@link PubSubClient}) is not checked.
+ * probe goes out (a repeated {@code SUBSCRIBE}, or {@code SSUBSCRIBE}, of one of its channels,
+ * answered as a new subscription would be, and changing nothing); when the next check finds that
+ * nothing came since, the connection is dropped, and the thread connects again and subscribes where
+ * its channels live now. So a connection that went silent (a partition, a frozen master, a failover
+ * to another address) is replaced within two checks, where it would otherwise wait for a reply
+ * forever. A client that lends no connection (see {@link PubSubClient}) is not checked.
  */
 final class Subscription {
   private static final Logger log = LoggerFactory.getLogger(Subscription.class);
