@@ -489,9 +489,10 @@ public class RedisDistributedLock implements Lock {
    *       IllegalMonitorStateException} is thrown.
    *   <li>An {@code await} releases every hold of the calling thread at once, in Redis and in this
    *       JVM, and waits until a thread of any process signals it; then it re-acquires the lock
-   *       (uninterruptibly, as {@link #lock()} does) with the hold count it had. The re-acquired
-   *       hold is a new hold: a fresh lease and, when asked for, a fencing token greater than any
-   *       earlier one.
+   *       (uninterruptibly, as {@link #lock()} does) with the hold count it had. For the thread the
+   *       re-acquired hold is a new hold, however it came: when asked for, a fencing token greater
+   *       than any earlier one (its signaller's included), and a {@linkplain #withMaxHoldTime
+   *       maximum hold time} counted from the re-acquisition.
    *   <li>A thread interrupted while waiting, before it was signalled, throws {@link
    *       InterruptedException} after re-acquiring the lock; interrupted after it was signalled, it
    *       returns normally with its interrupted status set. A timed await whose time elapses
@@ -556,21 +557,26 @@ public class RedisDistributedLock implements Lock {
    * RedisLockFactory.Builder#maxHoldTime maximum} (none by default).
    *
    * <p>Once a hold taken through the returned object has been held for {@code maxHoldTime} since it
-   * was acquired in Redis, the factory stops renewing it: the lock key expires with its lease, and
-   * the hold is then lost, reported to the factory's {@code onLockLost} listener with a reason that
-   * starts with "max hold time", and the holder's next {@link #unlock()} throws {@link
-   * LockLostException}. So a holder stuck in an endless loop cannot keep the lock forever. The code
-   * running under the lock is not stopped (see {@link #runLocked}): a fencing token keeps its late
-   * writes out.
+   * was acquired (see below for a hold passed on by another thread), the factory stops renewing it:
+   * the lock key expires with its lease, and the hold is then lost, reported to the factory's
+   * {@code onLockLost} listener with a reason that starts with "max hold time", and the holder's
+   * next {@link #unlock()} throws {@link LockLostException}. So a holder stuck in an endless loop
+   * cannot keep the lock forever. The code running under the lock is not stopped (see {@link
+   * #runLocked}): a fencing token keeps its late writes out.
    *
-   * <p>The maximum applies to the holds acquired in Redis through the returned object; a reentrant
-   * acquisition, or one that got the hold from another thread of this JVM (a local handoff, see
-   * {@link #unlock()}), keeps the hold's maximum. A condition's {@code await} re-acquires the lock
-   * with a new hold, whose time counts from then.
+   * <p>The maximum applies to the holds acquired through the returned object, each counted from its
+   * acquisition; a reentrant acquisition keeps its hold's maximum. A thread that got the hold from
+   * another thread of this JVM without a release in Redis (a local handoff, see {@link #unlock()};
+   * also when a condition's {@code await} takes its signaller's hold), or from a signal's release
+   * that handed it the key, holds a new hold as far as it can tell: the maximum of the lock object
+   * it acquired through applies, counted from when it got the hold. A condition's {@code await}
+   * re-acquires the lock with a new hold, whose time counts from then.
    *
    * <p>In this implementation the hold lasts between {@code maxHoldTime} and {@code maxHoldTime}
-   * plus one lease after its acquisition: the last renewal, made before the maximum was reached,
-   * sets a full lease. The loss is reported within a sixth of the lease after the lease ran out.
+   * plus one lease after its holder got it: the last renewal, made before the maximum was reached,
+   * sets a full lease. The loss is reported within a sixth of the lease after the lease ran out. A
+   * local handoff happens only within 20 milliseconds of the acquisition in Redis, so the key of a
+   * hold passed on that way is renewed at most that much longer.
    *
    * @param maxHoldTime how long a hold may be renewed, positive
    * @return a lock object for this lock, with that maximum hold time

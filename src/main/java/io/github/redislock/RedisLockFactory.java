@@ -11,11 +11,11 @@ import io.github.redislock.internal.client.Tls;
 import io.github.redislock.internal.util.Ticker;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.Arrays;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Objects;
+import java.util.Set;
 import java.util.function.Consumer;
 import javax.net.ssl.SSLContext;
 import javax.net.ssl.SSLParameters;
@@ -38,13 +38,21 @@ import redis.clients.jedis.UnifiedJedis;
  *
  * <p>A factory owns a renewal thread (while anything is held), one pub/sub connection per Redis
  * source (while anyone waits; on a Redis Cluster, one per master whose locks it waits for), the
- * Redis clients it created from URIs, and at most 16 threads for background Redis calls (renewals,
- * clean-up releases, timed attempts that could overrun their deadline), however stalled Redis is:
- * more such work waits for a free thread. Closing it stops renewals and releases nothing that users
- * still hold: their holds are reported lost, and their next {@code unlock()} throws {@link
- * LockLostException}; every thread waiting in a lock call of the factory throws {@link
- * IllegalStateException}. Closing always completes, whatever the {@code onLockLost} listener
- * throws. It closes only the clients it created itself, never a caller's {@link UnifiedJedis}.
+ * Redis clients it created from URIs, and threads for background Redis calls, kept apart per Redis
+ * node (each master of a Cluster; under Redlock the masters count as one, its transport bounding
+ * each): a node that stops answering delays only its own holds' renewals and its own callers. For
+ * each node serving a held or awaited lock, it runs at most 16 threads for timed attempts that
+ * could overrun their deadline and for clean-up releases, with at most 256 more such calls waiting
+ * (beyond, a timed attempt fails with {@link RedisLockException} as when Redis is unavailable, and
+ * a clean-up leaves its key to expire with its lease), and at most 8 threads for renewals, behind
+ * which at most one renewal per hold waits. They start only when the node's others are busy, and
+ * end after 10 seconds idle. At most 16 more threads do its bookkeeping (leaving a fair lock's
+ * queue, withdrawing a writer's intent, conditions, checking subscriptions), however stalled Redis
+ * is. Closing it stops renewals and releases nothing that users still hold: their holds are
+ * reported lost, and their next {@code unlock()} throws {@link LockLostException}; every thread
+ * waiting in a lock call of the factory throws {@link IllegalStateException}. Closing always
+ * completes, whatever the {@code onLockLost} listener throws. It closes only the clients it created
+ * itself, never a caller's {@link UnifiedJedis}.
  */
 public final class RedisLockFactory implements AutoCloseable {
   private final LockEngine engine;
@@ -64,7 +72,9 @@ public final class RedisLockFactory implements AutoCloseable {
 
   /**
    * Returns the lock of the given name. Locks of the same name are the same lock: across the
-   * instances this factory returns, and across processes using the same Redis and key prefix.
+   * instances this factory returns, and across processes using the same Redis and key prefix. Locks
+   * of different names never share a key or channel in Redis, whatever the names look like: {@code
+   * "orders"} and {@code "{orders}"} are two locks.
    *
    * <p>Besides its key, a lock keeps companion keys in Redis (its fencing counter, {@code
    * "{name}:lock-meta"} for a name without braces, and its wake-up channel), whose names end in
@@ -397,8 +407,13 @@ public final class RedisLockFactory implements AutoCloseable {
      * by the following operations until it answers again: its late reply comes, or a new connection
      * succeeds, tried in the background after 5 to 10 milliseconds and then with a backoff that
      * doubles up to 1 second. So a dead, frozen or unreachable master costs one operation about the
-     * node timeout, and the next ones nothing. A release waits for the replies it needs up to the
-     * longer of the node timeout and the socket timeout.
+     * node timeout, and the next ones nothing. An operation whose replies have decided (a majority
+     * granted, or made a majority impossible) waits for the other masters no longer than the
+     * decision took, at least a millisecond; their replies are read in the background. A release
+     * waits for the replies it needs up to the longer of the node timeout and the socket timeout; a
+     * master that counts as down gets the release once it answers again, within the longer of the
+     * lease and the socket timeout, after which its key has expired. A connection whose reply has
+     * not come within that time either is closed.
      *
      * @param redisUris one {@code redis://} or {@code rediss://} URI per master, at least three
      * @return this builder
@@ -413,12 +428,16 @@ public final class RedisLockFactory implements AutoCloseable {
         throw new IllegalArgumentException(
             "Redlock needs at least 3 independent masters, got " + redisUris.length);
       }
+      // Compared and named without their user information: two URIs of one server that differ
+      // only in credentials are one master, and no password may reach a message.
+      Set<String> masters = new HashSet<>();
       for (String uri : redisUris) {
         parse(Objects.requireNonNull(uri, "redisUris contains null"));
-      }
-      if (new HashSet<>(Arrays.asList(redisUris)).size() != redisUris.length) {
-        throw new IllegalArgumentException(
-            "Redlock masters must be distinct, got " + Arrays.toString(redisUris));
+        String master = RedisClients.describe(uri);
+        if (!masters.add(master)) {
+          throw new IllegalArgumentException(
+              "Redlock masters must be distinct, got " + master + " more than once");
+        }
       }
       setEndpoint("redlock");
       this.redlockUris = List.of(redisUris);
@@ -454,10 +473,15 @@ public final class RedisLockFactory implements AutoCloseable {
      *
      * <p>In this implementation a {@link RedisClient} master is spoken to as with {@link #redlock}:
      * on connections of the factory's own, made by the client's connection factory (so with its
-     * address, credentials and timeouts), and closed with the factory. Other clients are called
-     * from one thread per master and operation, through their own API: a master that stopped
-     * answering then costs each operation up to the client's socket timeout on that thread, though
-     * the operation still returns within the node timeout.
+     * address, credentials and timeouts), and closed with the factory; they turn key tracking off
+     * and drop any RESP3 push frame, so clients with client-side caching are fine. Other clients
+     * are called on helper threads, one call per master and operation, through their own API, at
+     * most 8 calls per master at once: a master holds at most 8 of these threads (and one more
+     * while it is asked which server it is), and further calls wait for a free one. A master that
+     * stopped answering costs each call up to the client's socket timeout on its thread, though the
+     * operation still returns within the node timeout; once its 8 calls have all run longer than
+     * the node timeout, operations skip it at once, until one of them returns (a release waits for
+     * a thread instead).
      *
      * @param masters one client per master, at least three
      * @return this builder

@@ -7,6 +7,7 @@ import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.Callable;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.Lock;
 import java.util.concurrent.locks.ReadWriteLock;
@@ -72,6 +73,11 @@ import java.util.concurrent.locks.ReentrantReadWriteLock;
  * <p><b>Wake-ups.</b> Releasing the write lock wakes every waiting reader and writer together; a
  * reader's release wakes the waiting writers only when it was the last share.
  *
+ * <p><b>Conditions.</b> The write lock has {@linkplain WriteLock#newCondition() conditions}, whose
+ * awaiters and signals are kept in Redis, as {@code ReentrantReadWriteLock}'s write lock has; an
+ * await releases the write lock for the readers and writers of every process. The read lock has
+ * none.
+ *
  * <p><b>Interoperability.</b> The plain lock of the same name ({@link RedisLockFactory#getLock})
  * and any client that locks the key with {@code SET key value NX PX ttl} exclude readers and
  * writers of this lock while they hold the key; but they do not wait for its readers, which do not
@@ -97,6 +103,11 @@ public final class RedisReadWriteLock implements ReadWriteLock {
   private final ReadLock readLock;
   private final WriteLock writeLock;
   private Mutexes.LockName lockName;
+
+  /**
+   * How many conditions {@link WriteLock#newCondition()} made: the next one is numbered one more.
+   */
+  private final AtomicInteger conditions = new AtomicInteger();
 
   RedisReadWriteLock(ReadWriteFamily engine, String name) {
     this.engine = Objects.requireNonNull(engine, "engine");
@@ -734,14 +745,76 @@ public final class RedisReadWriteLock implements ReadWriteLock {
     }
 
     /**
-     * Distributed conditions of write locks are not provided yet.
+     * Returns a new {@link Condition} of this write lock: the next in this lock object's numbering.
+     * The n-th call on a {@code RedisReadWriteLock} object returns condition n of the lock's name
+     * in every process, so that the same code in every process gets conditions that match up across
+     * processes; {@link #newCondition(String)} names one instead.
      *
-     * @throws UnsupportedOperationException always
+     * <p>The condition behaves as the condition of a {@code ReentrantReadWriteLock}'s write lock,
+     * across processes, with the same guarantees as {@link RedisDistributedLock#newCondition()}:
+     *
+     * <ul>
+     *   <li>If this write lock is not held by the current thread when any of the condition's
+     *       waiting or signalling methods is called, then an {@link IllegalMonitorStateException}
+     *       is thrown; also when the thread holds only the read lock.
+     *   <li>When the condition waiting methods are called the write lock is released, every write
+     *       hold of the current thread at once, in Redis and in this JVM, and, before they return,
+     *       the write lock is re-acquired (uninterruptibly, as {@link #lock()} does, its intent
+     *       holding back readers that arrive meanwhile) and the write hold count restored to what
+     *       it was when the method was called. For the thread the re-acquired hold is a new hold:
+     *       when asked for, a fencing token greater than any earlier one.
+     *   <li>While the current thread waits, the lock is free for readers and writers of every
+     *       process, as after {@link #unlock()}.
+     *   <li>If a thread is interrupted while waiting, before it was signalled, then the wait ends,
+     *       an {@link InterruptedException} is thrown once the write lock is held again, and the
+     *       thread's interrupted status is cleared; interrupted after it was signalled, it returns
+     *       normally with its interrupted status set.
+     *   <li>Waiting threads are signalled in FIFO order, across processes; a signal is recorded in
+     *       Redis atomically with the check that the signaller holds the write lock, so it is never
+     *       lost.
+     *   <li>The ordering of lock reacquisition for threads returning from waiting methods is the
+     *       same as for threads initially acquiring the write lock.
+     * </ul>
+     *
+     * <p>A thread that holds the read lock as well as the write lock may signal, but not await:
+     * every waiting method throws {@link IllegalMonitorStateException} at once, and nothing is
+     * released. {@code ReentrantReadWriteLock} documents its read holds as not affected by an
+     * await, and such an await as essentially always an error: no other thread can take the write
+     * lock to signal it. Here its read share would also keep the thread itself from taking the
+     * write lock again (an upgrade), so the await is refused, as an upgrade is.
+     *
+     * <p>In this implementation a condition of the write lock works as one of a plain lock (see
+     * {@link RedisDistributedLock#newCondition()}): its awaiters queue in Redis beside the lock
+     * key, each with an entry its thread renews, and a signal given while no thread of this factory
+     * awaits the condition travels with the release that ends the signaller's write hold. That
+     * release is the write lock's own: it wakes the waiting readers and writers of every process.
+     * When no other process waits for the lock, it hands the write lock to the awaiter it woke
+     * instead, so the awaiter returns without another Redis call; never while a read share is live
+     * (the signaller's own, after a downgrade). The write lock of a name and the plain lock of that
+     * name are one lock key, so their conditions of one number or name are the same condition.
+     * Conditions are not available under Redlock, where read-write locks are not either.
+     *
+     * @return a new condition of this write lock
      */
     @Override
     public Condition newCondition() {
-      throw new UnsupportedOperationException(
-          "conditions of read-write locks are not implemented yet");
+      return lock.engine.newWriteCondition(
+          lock.lockName(), Integer.toString(lock.conditions.incrementAndGet()), true);
+    }
+
+    /**
+     * Returns the condition of this write lock named {@code name}: the same condition in every
+     * process and for every lock object of this name, with the behaviour described at {@link
+     * #newCondition()}. Named and numbered conditions never coincide.
+     *
+     * @param name the condition's name, any string
+     * @return the condition
+     * @throws NullPointerException if the name is null
+     * @throws IllegalArgumentException if the name has a lone surrogate (it is not Unicode text)
+     */
+    public Condition newCondition(String name) {
+      Objects.requireNonNull(name, "name");
+      return lock.engine.newWriteCondition(lock.lockName(), name, false);
     }
 
     /**

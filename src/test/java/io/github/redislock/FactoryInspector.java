@@ -29,6 +29,19 @@ public final class FactoryInspector {
     return factory.engine().turnsGiven();
   }
 
+  /**
+   * Threads the factory runs for background calls to the Redis node {@code node} ({@code host:port}
+   * of a Cluster master; {@code redis} for any other deployment).
+   */
+  public static int threadsOf(RedisLockFactory factory, String node) {
+    return factory.engine().threadsOf(node);
+  }
+
+  /** The most threads a factory runs for background calls to one Redis node. */
+  public static int maxThreadsPerNode() {
+    return io.github.redislock.internal.LockEngine.maxThreadsPerNode();
+  }
+
   /** Awaits on the factory's conditions woken without a signal they could see (spurious). */
   public static long spuriousWakeUps(RedisLockFactory factory) {
     return factory.engine().spuriousWakeUps();

@@ -27,7 +27,7 @@ final class Acquisitions {
    * After an await whose signal came with the lock (the release that signalled it handed the key to
    * {@code token}): the calling thread takes that hold, if it can take the local lock at once. Its
    * lease counts from {@code startNanos}, before the last call that renewed the awaiter's entry,
-   * whose end the handed key keeps.
+   * whose end the handed key keeps; its maximum hold time counts from now, when the thread gets it.
    *
    * @return {@code false} when another thread of this JVM owns the local lock (it may be waiting
    *     for Redis, where only a release would wake it) or the lease is gone: the caller gives the
@@ -51,7 +51,7 @@ final class Acquisitions {
       if (previous != null) {
         t.releases().releaseLater(previous);
       }
-      install(state, name, token, Acquisition.acquired(0), startNanos);
+      install(state, name, token, Acquisition.acquired(0), startNanos, t.ticker().read());
       installed = true;
     } finally {
       if (seen != null) {
@@ -94,7 +94,8 @@ final class Acquisitions {
     Throwable failure = null;
     try {
       owned = queueLocally(state, mode, timeoutNanos);
-      acquired = owned && (takeHandOff(state) || acquireInRedis(state, name, mode, deadline, seen));
+      acquired =
+          owned && (takeHandOff(state, name) || acquireInRedis(state, name, mode, deadline, seen));
       return acquired;
     } catch (Throwable e) {
       failure = e;
@@ -145,9 +146,23 @@ final class Acquisitions {
     };
   }
 
-  private boolean takeHandOff(NameState state) {
+  /**
+   * Takes the hold the previous owner handed off, if any. For this thread it is a new hold (as its
+   * fencing token is its own, see {@link Hold#handedOff}): the maximum hold time of the lock object
+   * it acquires through applies, counted from now, set before the hold is published.
+   */
+  private boolean takeHandOff(NameState state, LockName name) {
     Hold handed = t.handoff().take(state);
-    return handed != null && lost.take(state, handed);
+    if (handed == null) {
+      return false;
+    }
+    handed.limitTo(t.ticker().read(), maxHoldNanos(name));
+    return lost.take(state, handed);
+  }
+
+  /** The maximum hold time of {@code name}'s holds: its lock object's, else the factory's. */
+  private long maxHoldNanos(LockName name) {
+    return name.maxHoldNanos >= 0 ? name.maxHoldNanos : t.settings().maxHoldNanos;
   }
 
   private boolean acquireInRedis(
@@ -160,12 +175,21 @@ final class Acquisitions {
     if (!wait.run()) {
       return false;
     }
-    install(state, name, wait.token(), wait.granted(), wait.attemptStart());
+    install(state, name, wait.token(), wait.granted(), wait.attemptStart(), wait.attemptStart());
     return true;
   }
 
+  /**
+   * Publishes a hold for the calling thread: its lease counts from {@code startNanos}, its maximum
+   * hold time from {@code heldSinceNanos}.
+   */
   private void install(
-      NameState state, LockName name, String token, Acquisition granted, long startNanos) {
+      NameState state,
+      LockName name,
+      String token,
+      Acquisition granted,
+      long startNanos,
+      long heldSinceNanos) {
     Hold hold =
         new Hold(
             kind,
@@ -178,7 +202,7 @@ final class Acquisitions {
             startNanos,
             startNanos + t.validNanos(),
             t.ticker());
-    hold.limitTo(name.maxHoldNanos >= 0 ? name.maxHoldNanos : t.settings().maxHoldNanos);
+    hold.limitTo(heldSinceNanos, maxHoldNanos(name));
     t.handoff().acquiredInRedis(state);
     hold.takenBy(state.local); // before it is published, so that a loss can revoke it
     state.hold = hold;

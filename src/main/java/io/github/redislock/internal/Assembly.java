@@ -44,7 +44,8 @@ public final class Assembly {
   }
 
   private static LockEngine singleNode(UnifiedJedis client, boolean owned, Settings settings) {
-    LockBackend backend = new SingleNodeBackend(client, owned, settings.leaseMillis);
+    LockBackend backend =
+        new SingleNodeBackend(client, owned, settings.leaseMillis, settings.ticker);
     return new LockEngine(backend, List.of(client), settings);
   }
 

@@ -44,6 +44,9 @@ final class ConditionWait {
   private final String heldAddress = HELD + id;
   private final String description;
 
+  /** Checks, once the thread was found to hold the lock, that it may await (else throws). */
+  private final Runnable beforeAwait;
+
   /** The greatest {@code all:<n>} heard: it may come before this awaiter knows its number. */
   private final AtomicLong allUpTo = new AtomicLong();
 
@@ -76,12 +79,14 @@ final class ConditionWait {
       Mutexes.LockName lock,
       ConditionKeys keys,
       String description,
+      Runnable beforeAwait,
       Mode mode,
       long deadline) {
     this.conditions = conditions;
     this.lock = lock;
     this.keys = keys;
     this.description = description;
+    this.beforeAwait = beforeAwait;
     this.mode = mode;
     this.deadline = deadline;
   }
@@ -97,6 +102,7 @@ final class ConditionWait {
   boolean run() throws InterruptedException {
     Toolkit t = conditions.toolkit;
     Hold held = conditions.family.heldHold(lock); // not held: IllegalMonitorStateException
+    beforeAwait.run();
     try {
       conditions.queue.checkAccess(lock.keys); // NOPERM: thrown while the lock is still held
     } catch (RedisLockException e) {
@@ -167,12 +173,14 @@ final class ConditionWait {
       enqueued = enqueueOnce(hold);
     } catch (RedisLockException first) {
       if (!Failures.isTransient(first)) {
-        throw first;
+        throw first; // refused: nothing was written
       }
       try {
         enqueued = enqueueOnce(hold); // same id: a first call that ran is found, not repeated
       } catch (RedisLockException second) {
         second.addSuppressed(first);
+        // Either call may have run: this awaiter may be queued, and it will not wait.
+        conditions.abandon(this);
         throw second;
       }
     }
@@ -189,8 +197,7 @@ final class ConditionWait {
   }
 
   private ConditionQueue.Enqueued enqueueOnce(Hold hold) {
-    return conditions.queue.await(
-        lock.keys, keys, hold.token, id, conditions.fair ? conditions.fairQueue(lock.keys) : null);
+    return conditions.queue.await(lock.keys, conditions.kind, keys, hold.token, id);
   }
 
   /** Waits until signalled, the deadline, or an interrupt (in an interruptible mode). */
@@ -245,25 +252,26 @@ final class ConditionWait {
       handed |= standing == Standing.HELD;
       signalled = standing == Standing.SIGNALLED || standing == Standing.HELD;
     } catch (RedisLockException e) {
-      // Unknown: not signalled, as far as this awaiter knows. Its entry runs out with its lease,
-      // and a signal it may have had passes on then.
-      log.debug("could not cancel {}; its entry runs out with its lease", this, e);
+      // Unknown: signalled only if a signal's message came. Otherwise it returns unsignalled, and
+      // its entry, if still there, leaves in the background: a signal it may have had passes on.
+      log.debug("could not cancel {}; it leaves the queue in the background", this, e);
       signalled = delivered;
+      if (!signalled) {
+        conditions.abandon(this);
+      }
     }
   }
 
   /**
    * The factory closes while this await waits: its entry leaves the queue now, rather than when its
    * lease runs out, so that no signal (nor, with it, the lock) goes to an awaiter that will not
-   * take it; a lock handed to it already is released. A signal it had stays, and passes on to the
-   * next awaiter when its lease runs out. Called by the closing thread; failures are left to the
-   * lease.
+   * take it. A signal it had passes on to the next awaiter at once, and a lock handed to it is
+   * released (its thread cannot take either: every acquisition of a closed factory fails). Called
+   * by the closing thread; failures are left to the lease.
    */
   void leaveAtClose() {
     try {
-      if (conditions.queue.cancel(lock.keys, keys, id) == Standing.HELD) {
-        conditions.family.kind().releaseToken(lock.keys, id);
-      }
+      conditions.queue.abandon(lock.keys, conditions.kind, keys, id);
     } catch (RuntimeException e) {
       log.debug("could not take {} out of its queue at close; it runs out with its lease", this, e);
     }

@@ -6,8 +6,8 @@ import io.github.redislock.internal.backend.ConditionKeys;
 import io.github.redislock.internal.backend.ConditionQueue;
 import io.github.redislock.internal.backend.ConditionQueue.SignalledRelease;
 import io.github.redislock.internal.backend.Failures;
-import io.github.redislock.internal.backend.LockKeys;
 import io.github.redislock.internal.backend.Release;
+import io.github.redislock.internal.util.Backoff;
 import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.List;
@@ -38,7 +38,9 @@ final class Conditions {
   final Toolkit toolkit;
   final Mutexes family;
   final ConditionQueue queue;
-  final boolean fair;
+
+  /** The kind of the family's locks: how an await's or a signal's release releases them. */
+  final ConditionQueue.Kind kind;
 
   /** How often a waiting awaiter renews its entry: a third of the lease. */
   final long renewNanos;
@@ -75,11 +77,11 @@ final class Conditions {
    *
    * @throws UnsupportedOperationException where the backend has none (Redlock)
    */
-  Conditions(Toolkit toolkit, Mutexes family, boolean fair) {
+  Conditions(Toolkit toolkit, Mutexes family, ConditionQueue.Kind kind) {
     this.toolkit = toolkit;
     this.family = family;
     this.queue = toolkit.backend().conditionQueue();
-    this.fair = fair;
+    this.kind = kind;
     this.renewNanos = toolkit.settings().leaseNanos / 3;
     this.keeper =
         CompletableFuture.delayedExecutor(
@@ -89,11 +91,6 @@ final class Conditions {
             DONE_DELAY_MILLIS,
             TimeUnit.MILLISECONDS,
             runnable -> toolkit.waiting().io().execute(runnable));
-  }
-
-  /** The fair lock's queue keys, whose first waiter an await's release wakes; else null. */
-  List<String> fairQueue(LockKeys keys) {
-    return fair ? List.of(keys.beside("fq"), keys.beside("ft")) : null;
   }
 
   /** An awaiter of this JVM starts waiting. */
@@ -169,6 +166,11 @@ final class Conditions {
     }
     ConditionKeys condition = last.getKey();
     int count = last.getValue();
+    // The script hands the lock over only when the lock's channel has no listener but ours. Ours
+    // counts only once the server confirmed it: a subscription asked for and not yet made (or being
+    // made again) is not among the server's listeners, and counting it would take another client's
+    // listener for ours.
+    int own = toolkit.wakeUps().isActive(hold.keys.channel()) ? 1 : 0;
     SignalledRelease[] answer = new SignalledRelease[1];
     Release release =
         toolkit
@@ -176,14 +178,7 @@ final class Conditions {
             .releaseWithRetry(
                 hold,
                 h -> {
-                  answer[0] =
-                      queue.signalAndRelease(
-                          h.keys,
-                          condition,
-                          h.token,
-                          count,
-                          fairQueue(h.keys),
-                          toolkit.wakeUps().isSubscribed(h.keys.channel()) ? 1 : 0);
+                  answer[0] = queue.signalAndRelease(h.keys, kind, condition, h.token, count, own);
                   return answer[0].release();
                 });
     SignalledRelease signalled = answer[0];
@@ -265,6 +260,55 @@ final class Conditions {
   /** Spurious wake-ups so far: for tests. */
   long unsignalledWakeUps() {
     return unsignalledWakeUps.sum();
+  }
+
+  // ---- awaits that will not take their signal ----
+
+  /**
+   * An await that will take neither a signal nor the lock, and may have left its entry in Redis
+   * (its enqueueing failed after it may have run; its cancel failed): the entry leaves the queue in
+   * the background, so that it does not take a signal, or with it the lock, from the awaiters that
+   * wait. A signal it had passes on at once, and a lock handed to it is released. A transient
+   * failure is retried with a back-off until the entry's lease would have run out.
+   */
+  void abandon(ConditionWait wait) {
+    new Abandon(wait, toolkit.ticker().read() + toolkit.settings().leaseNanos).schedule(0);
+  }
+
+  /** The removal of an abandoned await's entry, retried until it answers or the entry ran out. */
+  private final class Abandon {
+    final ConditionWait wait;
+    final long until;
+    final Backoff backoff = new Backoff();
+
+    Abandon(ConditionWait wait, long until) {
+      this.wait = wait;
+      this.until = until;
+    }
+
+    /** Runs an attempt on an I/O thread, after {@code delayNanos}. */
+    void schedule(long delayNanos) {
+      Executor io = runnable -> toolkit.waiting().io().execute(runnable);
+      try {
+        CompletableFuture.delayedExecutor(delayNanos, TimeUnit.NANOSECONDS, io)
+            .execute(this::attempt);
+      } catch (RejectedExecutionException e) {
+        log.debug("factory closed; the entry of {} runs out with its lease", wait);
+      }
+    }
+
+    private void attempt() {
+      try {
+        queue.abandon(wait.lock.keys, kind, wait.keys, wait.id);
+      } catch (RedisLockException e) {
+        if (Failures.isTransient(e) && toolkit.ticker().read() - until < 0) {
+          log.debug("could not take {} out of its queue; retrying", wait, e);
+          schedule(backoff.nextNanos());
+        } else {
+          log.debug("could not take {} out of its queue; it runs out with its lease", wait, e);
+        }
+      }
+    }
   }
 
   // ---- signals in use ----

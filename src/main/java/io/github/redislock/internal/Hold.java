@@ -60,8 +60,17 @@ final class Hold {
   /** Whether its holder was described beside the lock key (see {@link HolderDescriptions}). */
   private volatile boolean described;
 
-  /** How long this hold may last before renewal stops (see {@link #limitTo}); 0: no limit. */
-  private volatile long maxHoldNanos;
+  /** How long its current holder may keep it before renewal stops (see {@link #limitTo}). */
+  private volatile Limit limit = Limit.NONE;
+
+  /**
+   * A holder's maximum hold time: renewal stops once it has held the hold {@code maxNanos} since
+   * {@code sinceNanos}; {@code maxNanos} 0: no limit. One object, so that a reader never sees the
+   * start of one holder's limit with the length of another's.
+   */
+  private record Limit(long sinceNanos, long maxNanos) {
+    static final Limit NONE = new Limit(0, 0);
+  }
 
   /** Whether {@link #fencingToken} was made binding (see {@code LockBackend.confirmFence}). */
   private volatile boolean fenceConfirmed;
@@ -156,13 +165,23 @@ final class Hold {
    * is not renewed any more, and expires with its lease. Set before renewal starts.
    */
   void limitTo(long nanos) {
-    maxHoldNanos = nanos;
+    limitTo(acquiredAtNanos, nanos);
+  }
+
+  /**
+   * Limits how long the holder that got this hold at {@code sinceNanos} keeps it: once it has held
+   * it {@code nanos}, it is not renewed any more (0: no limit). A thread that got the hold from
+   * another (a local handoff, or a release that handed it the key) holds a new hold as far as it
+   * can tell, so its own maximum counts from then, whatever its giver's was.
+   */
+  void limitTo(long sinceNanos, long nanos) {
+    limit = new Limit(sinceNanos, nanos);
   }
 
   /** Whether this hold has lasted its maximum hold time at {@code nowNanos}: no more renewals. */
   boolean outlived(long nowNanos) {
-    long max = maxHoldNanos;
-    return max > 0 && nowNanos - acquiredAtNanos - max >= 0;
+    Limit current = limit;
+    return current.maxNanos() > 0 && nowNanos - current.sinceNanos() - current.maxNanos() >= 0;
   }
 
   /** The signals its holder gave that travel with its release, or {@code null} when none. */

@@ -2,7 +2,6 @@ package io.github.redislock.internal;
 
 import io.github.redislock.internal.util.Threads;
 import io.github.redislock.internal.util.Ticker;
-import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -16,13 +15,15 @@ import org.slf4j.LoggerFactory;
  * a few ticks after the last release.
  *
  * <p>The thread wakes every sixth of the lease, walks the holds the engine has (see {@link Holds}),
- * and starts a renewal, on the I/O executor, for each hold last confirmed a third of the lease ago
- * or more and not being renewed already; so a stalled node delays only its own holds' renewals.
- * Taking and returning a hold costs the renewer nothing but a volatile read: no set to update, no
- * thread signalled on the lock's fast path. A renewal that finds the key gone or taken marks the
- * hold lost at once; one that fails is retried at every tick until the lease, as last confirmed,
- * would have run out, and then marks it lost. A hold that has lasted its maximum hold time is not
- * renewed any more, and is marked lost once its lease ran out. Each loss is reported once.
+ * and starts a renewal for each hold last confirmed a third of the lease ago or more and not being
+ * renewed already, on the renewal threads of the hold's node ({@link NodeExecutor}), which do
+ * nothing else: so a stalled node delays only its own holds' renewals, and a renewal never waits
+ * behind an acquisition. Taking and returning a hold costs the renewer nothing but a volatile read:
+ * no set to update, no thread signalled on the lock's fast path. A renewal that finds the key gone
+ * or taken marks the hold lost at once; one that fails is retried at every tick until the lease, as
+ * last confirmed, would have run out, and then marks it lost. A hold that has lasted its maximum
+ * hold time is not renewed any more, and is marked lost once its lease ran out. Each loss is
+ * reported once.
  */
 final class LeaseRenewer implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(LeaseRenewer.class);
@@ -46,7 +47,7 @@ final class LeaseRenewer implements AutoCloseable {
   private final long renewAfterNanos;
   private final long tickNanos;
   private final LossReporter losses;
-  private final Executor executor;
+  private final NodeExecutor executor;
   private final Holds holds;
   private final Ticker ticker;
   private final Renewals renewals;
@@ -65,7 +66,7 @@ final class LeaseRenewer implements AutoCloseable {
       long leaseNanos,
       long validNanos,
       LossReporter losses,
-      Executor executor,
+      NodeExecutor executor,
       Holds holds,
       Ticker ticker) {
     this(leaseNanos, validNanos, losses, executor, holds, ticker, Renewals.NONE);
@@ -76,7 +77,7 @@ final class LeaseRenewer implements AutoCloseable {
       long leaseNanos,
       long validNanos,
       LossReporter losses,
-      Executor executor,
+      NodeExecutor executor,
       Holds holds,
       Ticker ticker,
       Renewals renewals) {
@@ -140,9 +141,9 @@ final class LeaseRenewer implements AutoCloseable {
           }
           if (now - hold.renewedAtNanos() >= renewAfterNanos && hold.beginRenewal()) {
             try {
-              executor.execute(() -> renew(hold));
+              executor.execute(hold.keys, () -> renew(hold));
             } catch (RejectedExecutionException e) {
-              hold.endRenewal(); // closing
+              hold.endRenewal(); // closing, or its node's threads are all stuck: the next tick
             } catch (RuntimeException | Error e) {
               hold.endRenewal(); // not started: the next tick tries again
               throw e;

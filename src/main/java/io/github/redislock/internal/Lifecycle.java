@@ -23,4 +23,18 @@ final class Lifecycle {
       throw new IllegalStateException("this RedisLockFactory is closed");
     }
   }
+
+  /**
+   * Throws {@link IllegalStateException} once the factory is closed, with {@code failure} (what the
+   * closing may have made fail) suppressed: a call the factory's closing interrupted ends as every
+   * call on a closed factory does.
+   */
+  void checkOpen(Throwable failure) {
+    if (closed) {
+      IllegalStateException closedFactory =
+          new IllegalStateException("this RedisLockFactory is closed");
+      closedFactory.addSuppressed(failure);
+      throw closedFactory;
+    }
+  }
 }

@@ -9,9 +9,11 @@ import java.util.concurrent.TimeUnit;
  * acquisition: two round trips saved per holder. It is bounded, so that other processes do not
  * starve: at most {@value #MAX_HANDOFFS} holders in a row and {@value #MAX_HANDOFF_MILLIS} ms after
  * the Redis acquisition; then a real release (after which {@link Turns} may give other processes
- * the next turn). Each new holder gets a new fencing token, issued when first asked for (a token is
- * only binding once the holder has seen it). A handoff that nobody takes (every queued thread gave
- * up) is released by the last thread to leave the queue.
+ * the next turn). For its new holder the hold is a new hold: it gets a new fencing token, issued
+ * when first asked for (a token is only binding once the holder has seen it), and its own maximum
+ * hold time, counted from the handoff (set by {@code Acquisitions} as it takes the hold). A handoff
+ * that nobody takes (every queued thread gave up) is released by the last thread to leave the
+ * queue.
  *
  * <p>The handoff itself lives in the name's state ({@link NameState#handoff}, {@link
  * NameState#handoffs}); this class is the only one that reads or writes those fields.

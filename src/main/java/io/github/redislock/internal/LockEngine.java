@@ -6,6 +6,7 @@ import io.github.redislock.internal.util.Threads;
 import io.github.redislock.internal.util.Ticker;
 import java.util.List;
 import java.util.concurrent.ExecutorService;
+import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -20,15 +21,39 @@ import redis.clients.jedis.UnifiedJedis;
 public final class LockEngine implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(LockEngine.class);
 
-  /**
-   * The most threads a factory runs for background Redis calls (renewals, clean-up releases, timed
-   * attempts that could overrun their deadline), however stalled Redis is: the work queues beyond.
+  /*
+   * Bulkheads. Renewals, timed attempts and clean-ups are calls to the node that serves their key
+   * (LockBackend.nodeOf), on threads of that node: one node that stops answering holds up only its
+   * own calls, and a renewal never waits behind an attempt. Each node serving a held or awaited
+   * lock has up to ATTEMPT_THREADS_PER_NODE threads for attempts and clean-ups, with up to
+   * ATTEMPTS_QUEUED_PER_NODE more calls waiting (beyond, an attempt fails as if Redis had, and a
+   * clean-up leaves the key to its lease), and up to RENEWAL_THREADS_PER_NODE threads for renewals,
+   * behind which at most one renewal per hold of the node waits. Threads start only when every
+   * other one of their node is busy, and end after LANE_KEEP_ALIVE_SECONDS idle; a node's lanes go
+   * with its last thread. Other bookkeeping (leaving a fair queue, withdrawing a writer's intent,
+   * conditions, wake-up subscriptions' checks) runs on the factory's background threads.
    */
-  static final int MAX_IO_THREADS = 16;
+
+  /** The most threads for timed attempts and clean-ups of one node. */
+  static final int ATTEMPT_THREADS_PER_NODE = 16;
+
+  /** The most attempts and clean-ups of one node that wait for one of its threads. */
+  static final int ATTEMPTS_QUEUED_PER_NODE = 256;
+
+  /** The most threads for renewals of one node. */
+  static final int RENEWAL_THREADS_PER_NODE = 8;
+
+  /** How long a node's idle thread waits for work before it ends. */
+  static final long LANE_KEEP_ALIVE_SECONDS = 10;
+
+  /** The most threads for the factory's other background calls (its bookkeeping). */
+  static final int MAX_BACKGROUND_THREADS = 16;
 
   private final LockBackend backend;
   private final Lifecycle lifecycle = new Lifecycle();
   private final ExecutorService io;
+  private final Lanes attempts;
+  private final Lanes renewals;
   private final Toolkit toolkit;
   private final Telemetry telemetry;
   private final Mutexes exclusive;
@@ -50,7 +75,23 @@ public final class LockEngine implements AutoCloseable {
     this.backend = backend;
     Ticker ticker = settings.ticker;
     long validNanos = settings.leaseNanos - backend.safetyMarginNanos();
-    this.io = Threads.boundedPool("redis-lock-io", MAX_IO_THREADS);
+    this.io = Threads.boundedPool("redis-lock-background", MAX_BACKGROUND_THREADS);
+    long keepAlive = TimeUnit.SECONDS.toNanos(LANE_KEEP_ALIVE_SECONDS);
+    this.attempts =
+        new Lanes(
+            "redis-lock-io",
+            backend::nodeOf,
+            ATTEMPT_THREADS_PER_NODE,
+            ATTEMPTS_QUEUED_PER_NODE,
+            keepAlive);
+    // Behind a node's renewal threads wait at most one renewal per hold of the node.
+    this.renewals =
+        new Lanes(
+            "redis-lock-renewal",
+            backend::nodeOf,
+            RENEWAL_THREADS_PER_NODE,
+            Integer.MAX_VALUE,
+            keepAlive);
     this.telemetry = new Telemetry(settings.recordStats, settings.statsSink, ticker);
     LossReporter losses =
         new LossReporter(
@@ -59,7 +100,7 @@ public final class LockEngine implements AutoCloseable {
               settings.onLockLost.accept(event);
             },
             Hold::revokeLocally);
-    Releases releases = new Releases(io, ticker, settings.leaseNanos);
+    Releases releases = new Releases(attempts, ticker, settings.leaseNanos);
     Turns turns = new Turns(ticker);
     WakeUpHub wakeUps = new WakeUpHub(wakeUpSources, io, ticker);
     HolderDescriptions holders = new HolderDescriptions(backend, settings.describeHolders);
@@ -68,7 +109,7 @@ public final class LockEngine implements AutoCloseable {
             settings.leaseNanos,
             validNanos,
             losses,
-            io,
+            renewals,
             this::forEachHold,
             ticker,
             new LeaseRenewer.Renewals() {
@@ -104,7 +145,8 @@ public final class LockEngine implements AutoCloseable {
                 lifecycle,
                 ticker,
                 settings.slowCallNanos(),
-                validNanos),
+                validNanos,
+                attempts),
             holders,
             telemetry);
     this.exclusive =
@@ -235,6 +277,16 @@ public final class LockEngine implements AutoCloseable {
     return toolkit.turns().given();
   }
 
+  /** Threads of the lanes of {@code node}, for attempts and for renewals: for tests. */
+  public int threadsOf(String node) {
+    return attempts.threads(node) + renewals.threads(node);
+  }
+
+  /** The most threads of one node's lanes: for tests. */
+  public static int maxThreadsPerNode() {
+    return ATTEMPT_THREADS_PER_NODE + RENEWAL_THREADS_PER_NODE;
+  }
+
   /** Number of wake-up channels subscribed: for tests that check nothing leaks. */
   public int subscribedCount() {
     return toolkit.wakeUps().subscribedCount();
@@ -265,6 +317,8 @@ public final class LockEngine implements AutoCloseable {
         }
         toolkit.wakeUps().close();
       } finally {
+        attempts.close(); // timed attempts' callers stop waiting
+        renewals.close();
         io.shutdownNow();
         backend.close();
       }

@@ -61,7 +61,10 @@ interface LockKind {
     return forWait(true);
   }
 
-  /** The wait gave up without acquiring: its place in a queue, if any, goes now. */
+  /**
+   * The wait gave up without acquiring: its entry in Redis, if any (a place in a queue, a writer's
+   * intent), goes before this returns, with a lock handed to it meanwhile.
+   */
   default void leave(LockKeys keys) {}
 
   /**

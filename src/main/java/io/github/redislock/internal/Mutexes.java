@@ -2,9 +2,11 @@ package io.github.redislock.internal;
 
 import io.github.redislock.LockLostException;
 import io.github.redislock.RedisLockException;
+import io.github.redislock.internal.backend.ConditionQueue;
 import io.github.redislock.internal.backend.LockKeys;
 import io.github.redislock.internal.backend.Release;
 import java.util.Objects;
+import java.util.function.Consumer;
 import java.util.function.Function;
 
 /**
@@ -204,18 +206,36 @@ public final class Mutexes {
    * @throws UnsupportedOperationException where the deployment has no conditions (Redlock)
    */
   public RedisCondition newCondition(LockName name, String condition, boolean numbered) {
+    return newCondition(name, condition, numbered, held -> {});
+  }
+
+  /**
+   * As {@link #newCondition(LockName, String, boolean)}; each await runs {@code beforeAwait} once
+   * it has checked that the calling thread holds the lock, before anything is released (it throws
+   * to refuse the await).
+   */
+  RedisCondition newCondition(
+      LockName name, String condition, boolean numbered, Consumer<LockName> beforeAwait) {
     LockKeys.checkUnicode("the condition name", condition);
     Conditions family = conditions;
     if (family == null) {
       synchronized (this) {
         family = conditions;
         if (family == null) {
-          family = new Conditions(t, this, kind instanceof FairKind);
+          family = new Conditions(t, this, conditionKind());
           conditions = family;
         }
       }
     }
-    return new RedisCondition(family, name, condition, numbered);
+    return new RedisCondition(family, name, condition, numbered, beforeAwait);
+  }
+
+  /** How this family's locks are released by an await or a signal (see {@code condition.lua}). */
+  private ConditionQueue.Kind conditionKind() {
+    if (kind instanceof FairKind) {
+      return ConditionQueue.Kind.FAIR;
+    }
+    return kind instanceof WriteKind ? ConditionQueue.Kind.WRITE : ConditionQueue.Kind.PLAIN;
   }
 
   /**

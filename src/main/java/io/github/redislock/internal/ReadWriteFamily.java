@@ -69,6 +69,16 @@ public final class ReadWriteFamily {
     return writes.getFencingToken(name);
   }
 
+  /**
+   * A condition of the write lock of {@code name}, numbered or named as {@link
+   * Mutexes#newCondition(Mutexes.LockName, String, boolean)} says. An await by a thread that also
+   * holds the read lock is refused (see {@link #refuseAwaitWhileReading}).
+   */
+  public RedisCondition newWriteCondition(
+      Mutexes.LockName name, String condition, boolean numbered) {
+    return writes.newCondition(name, condition, numbered, this::refuseAwaitWhileReading);
+  }
+
   /** A thread that reads (and does not write) the name may not take the write lock. */
   private void refuseUpgrade(Mutexes.LockName name) {
     if (reads.isRecorded(name) && !writes.isHeldByCurrentThread(name)) {
@@ -77,6 +87,24 @@ public final class ReadWriteFamily {
               + name
               + "': taking the write lock would deadlock (it waits until every read share is"
               + " gone, its own included); release the read lock first");
+    }
+  }
+
+  /**
+   * A thread that holds the write lock and the read lock may not await a condition of the write
+   * lock. Read holds are held apart from the write lock ({@code ReentrantReadWriteLock} documents
+   * them as not affected by an await), so its read share would stay: no other thread could take the
+   * write lock to signal it, and taking the write lock again after the await would wait for its own
+   * share, an upgrade. It is refused at once, as an upgrade is, with nothing released.
+   */
+  private void refuseAwaitWhileReading(Mutexes.LockName name) {
+    if (reads.isRecorded(name)) {
+      throw new IllegalMonitorStateException(
+          "the current thread holds the read lock of '"
+              + name
+              + "' as well as the write lock: awaiting a condition of the write lock would"
+              + " deadlock (no other thread could take the write lock to signal it, and taking it"
+              + " again would wait for the thread's own read share); release the read lock first");
     }
   }
 

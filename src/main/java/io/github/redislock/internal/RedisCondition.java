@@ -7,6 +7,7 @@ import java.util.Date;
 import java.util.Objects;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.Condition;
+import java.util.function.Consumer;
 
 /**
  * A {@link Condition} of a {@code RedisDistributedLock} whose awaiters and signals are kept in
@@ -28,9 +29,18 @@ public final class RedisCondition implements Condition {
   private final ConditionKeys keys;
   private final String description;
 
-  RedisCondition(Conditions conditions, Mutexes.LockName lock, String name, boolean numbered) {
+  /** Run by each await once it checked that the thread holds the lock; throws to refuse it. */
+  private final Consumer<Mutexes.LockName> beforeAwait;
+
+  RedisCondition(
+      Conditions conditions,
+      Mutexes.LockName lock,
+      String name,
+      boolean numbered,
+      Consumer<Mutexes.LockName> beforeAwait) {
     this.conditions = conditions;
     this.lock = lock;
+    this.beforeAwait = beforeAwait;
     this.keys = ConditionKeys.of(lock.keys, Objects.requireNonNull(name, "name"), numbered);
     this.description =
         (numbered ? "condition " + name : "condition '" + name + "'") + " of lock '" + lock + "'";
@@ -44,7 +54,9 @@ public final class RedisCondition implements Condition {
    * JVM, and the thread waits until a thread of any process signals it ({@link #signal} chose it,
    * or {@link #signalAll} was called), some other thread interrupts it, or a spurious wake-up
    * occurs. Before the method returns, the current thread re-acquires the lock with the hold count
-   * it had: a new hold, with a new lease and, when asked for, a greater fencing token.
+   * it had: for the thread a new hold, however it came (by an acquisition in Redis, or passed on by
+   * its signaller), with, when asked for, a greater fencing token, and a maximum hold time counted
+   * from then.
    *
    * <p>If the current thread has its interrupted status set on entry, or is interrupted while
    * waiting and before it was signalled, then {@link InterruptedException} is thrown (after the
@@ -60,10 +72,11 @@ public final class RedisCondition implements Condition {
    * @throws IllegalMonitorStateException if the current thread does not hold the lock ({@link
    *     LockLostException} if its hold was lost)
    * @throws RedisLockException if Redis could not be reached to release the lock and enqueue the
-   *     thread: the lock is then released in this JVM, not held, and its key expires with its
-   *     lease; or, thrown before anything was released, to record the signals the thread gave under
-   *     its hold (see {@link #signal()}): the lock is still held, and they stay to go with its
-   *     release
+   *     thread: the lock is then released in this JVM, not held, and its key expires with its lease
+   *     (an entry the thread may have left in the queue leaves it in the background, and takes no
+   *     signal); or, thrown before anything was released, to record the signals the thread gave
+   *     under its hold (see {@link #signal()}): the lock is still held, and they stay to go with
+   *     its release
    * @throws IllegalStateException if the factory is closed while the thread waits
    */
   @Override
@@ -180,7 +193,8 @@ public final class RedisCondition implements Condition {
   }
 
   private ConditionWait newWait(Mode mode, long deadline) {
-    return new ConditionWait(conditions, lock, keys, description, mode, deadline);
+    return new ConditionWait(
+        conditions, lock, keys, description, () -> beforeAwait.accept(lock), mode, deadline);
   }
 
   /**

@@ -33,9 +33,13 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Deadlines are computed once. A Redis call cannot be interrupted and may take up to the
  * client's timeout (twice that when the pool reconnects in the caller's thread), so a timed attempt
- * that might overrun the deadline runs on the I/O executor, and the caller stops waiting for it at
- * the deadline (plus a grace of {@value #TIMED_GRACE_MILLIS} ms); an abandoned attempt that turns
- * out to have acquired is released at once.
+ * that might overrun the deadline runs on a thread of the key's node ({@link Context#attempts}),
+ * and the caller stops waiting for it at the deadline (plus a grace of {@value #TIMED_GRACE_MILLIS}
+ * ms); an abandoned attempt that turns out to have acquired is released at once. When that node's
+ * threads are all stuck with more attempts waiting, the attempt fails as if Redis had.
+ *
+ * <p>A wait that the factory's closing ends, in an attempt or between attempts, throws the closed
+ * factory's {@link IllegalStateException}, never a failure of Redis the closing caused.
  */
 final class RedisWait {
   private static final Logger log = LoggerFactory.getLogger(RedisWait.class);
@@ -49,7 +53,12 @@ final class RedisWait {
   private static final long TIMED_GRACE_NANOS = TimeUnit.MILLISECONDS.toNanos(TIMED_GRACE_MILLIS);
   private static final long WARN_EVERY_NANOS = TimeUnit.SECONDS.toNanos(WARN_EVERY_SECONDS);
 
-  /** The machinery every acquisition of a factory shares. */
+  /**
+   * The machinery every acquisition of a factory shares.
+   *
+   * @param io runs other background calls (leaving a queue, conditions' bookkeeping)
+   * @param attempts runs timed attempts, on the threads of each key's node
+   */
   record Context(
       WakeUpHub wakeUps,
       Turns turns,
@@ -58,7 +67,8 @@ final class RedisWait {
       Lifecycle lifecycle,
       Ticker ticker,
       long slowCallNanos,
-      long validNanos) {}
+      long validNanos,
+      NodeExecutor attempts) {}
 
   private final Context context;
   private final String name;
@@ -80,7 +90,10 @@ final class RedisWait {
   /** Counts the attempts sent to Redis, and those that failed; {@code null}: nobody counts. */
   private Telemetry.Acquiring seen;
 
-  /** Whether the last attempt was given up at the deadline, its clean-up arranged already. */
+  /**
+   * Whether the last attempt needs no clean-up by the loop: given up at the deadline (its clean-up
+   * arranged already), or never sent.
+   */
   private boolean abandonedAtDeadline;
 
   // The outcome.
@@ -124,6 +137,7 @@ final class RedisWait {
         try {
           attempt = attempt(attemptToken);
         } catch (RedisLockException e) {
+          context.lifecycle().checkOpen(e);
           if (seen != null) {
             seen.redisErrors++;
           }
@@ -179,7 +193,7 @@ final class RedisWait {
       }
     } finally {
       if (token == null) {
-        kind.leave(keys); // a place in a queue, if the kind keeps one
+        kind.leave(keys); // an entry in Redis, if the kind keeps one: gone before we return
       }
       if (signal != null) {
         context.wakeUps().forget(signal, keys.channel(), subscribed);
@@ -313,7 +327,7 @@ final class RedisWait {
     }
   }
 
-  /** One attempt; a timed one that could overrun its deadline runs on the I/O executor. */
+  /** One attempt; a timed one that could overrun its deadline runs on its node's threads. */
   private Acquisition attempt(String attemptToken) throws InterruptedException {
     abandonedAtDeadline = false;
     long budget = deadline - context.ticker().read();
@@ -322,30 +336,42 @@ final class RedisWait {
     }
     TimedAttempt call = new TimedAttempt(kind, keys, attemptToken, busyStill);
     try {
-      context.io().execute(call);
+      context.attempts().execute(keys, call);
     } catch (RejectedExecutionException e) {
       context.lifecycle().checkOpen();
-      throw e;
+      abandonedAtDeadline = true; // never sent
+      throw new RedisLockException(
+          "Redis is unavailable to acquire lock '" + name + "': " + e.getMessage(),
+          new Failures.TransientFailure("too many calls waiting for one node"));
     }
     try {
       return call.get(Math.max(budget, TIMED_GRACE_NANOS));
     } catch (TimeoutException e) {
-      call.abandon(context.releases());
+      abandon(call);
       abandonedAtDeadline = true;
+      context.lifecycle().checkOpen(e);
       if (answered) {
         return Acquisition.busy(0, false); // the last answer was "held by another"
       }
       throw new RedisLockException(
           "Redis did not answer before the deadline while acquiring lock '" + name + "'", e);
     } catch (InterruptedException e) {
-      call.abandon(context.releases());
+      abandon(call);
       throw e;
     } catch (ExecutionException e) {
+      context.lifecycle().checkOpen(e.getCause()); // the closing aborted it, or made it fail
       Throwable cause = e.getCause();
       if (cause instanceof RuntimeException runtime) {
         throw runtime;
       }
       throw new RedisLockException("acquiring lock '" + name + "' failed", cause);
+    }
+  }
+
+  /** The caller stops waiting for {@code call}: one that has not started leaves its queue. */
+  private void abandon(TimedAttempt call) {
+    if (call.abandon(context.releases())) {
+      context.attempts().remove(keys, call);
     }
   }
 

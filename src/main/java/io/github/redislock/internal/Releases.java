@@ -5,7 +5,6 @@ import io.github.redislock.internal.backend.Failures;
 import io.github.redislock.internal.backend.LockKeys;
 import io.github.redislock.internal.backend.Release;
 import io.github.redislock.internal.util.Ticker;
-import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.function.Function;
 import org.slf4j.Logger;
@@ -22,11 +21,18 @@ final class Releases {
 
   private static final Function<Hold, Release> KIND = hold -> hold.kind.release(hold);
 
-  private final Executor io;
+  private final NodeExecutor io;
   private final Ticker ticker;
   private final long leaseNanos;
 
-  Releases(Executor io, Ticker ticker, long leaseNanos) {
+  /**
+   * Releases.
+   *
+   * @param io runs the clean-ups, on the threads of each key's node
+   * @param ticker the clock of leases
+   * @param leaseNanos the lease of every hold
+   */
+  Releases(NodeExecutor io, Ticker ticker, long leaseNanos) {
     this.io = io;
     this.ticker = ticker;
     this.leaseNanos = leaseNanos;
@@ -106,12 +112,19 @@ final class Releases {
     releaseLater(hold.kind, hold.keys, hold.token);
   }
 
-  /** Releases {@code token} in the background, if it holds the key: for abandoned attempts. */
+  /**
+   * Releases {@code token} in the background, if it holds the key: for abandoned attempts. When the
+   * factory is closed, or the node's threads are all stuck with more calls waiting, the key is left
+   * to expire with its lease.
+   */
   void releaseLater(LockKind kind, LockKeys keys, String token) {
     try {
-      io.execute(() -> releaseQuietly(kind, keys, token));
+      io.execute(keys, () -> releaseQuietly(kind, keys, token));
     } catch (RejectedExecutionException e) {
-      log.debug("factory closed; not cleaning up an abandoned attempt on '{}'", keys.lock());
+      log.debug(
+          "not cleaning up an abandoned attempt on '{}', which expires with its lease: {}",
+          keys.lock(),
+          e.getMessage());
     }
   }
 

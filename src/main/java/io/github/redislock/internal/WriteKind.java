@@ -6,29 +6,27 @@ import io.github.redislock.internal.backend.LockKeys;
 import io.github.redislock.internal.backend.ReadWriteOps;
 import io.github.redislock.internal.util.Tokens;
 import java.util.concurrent.Executor;
-import java.util.concurrent.RejectedExecutionException;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * The write lock of a read-write lock ({@code RedisReadWriteLock.writeLock()}): the lock key, taken
  * only when no read share is live. Each wait leaves an intent ({@link #forWait}) that holds later
  * readers back, so that writers are not starved; its attempts renew the intent's lease, which the
  * wait keeps short enough ({@link #maxWaitNanos}), so that the intent of a writer whose process
- * died lapses; giving up withdraws it at once. The lock key's renewal, release and fencing are the
- * plain lock's.
+ * died lapses; a wait that gives up withdraws it before its call returns ({@link WaitEntry}). The
+ * lock key's renewal, release and fencing are the plain lock's.
  */
 final class WriteKind extends LockKeyKind {
-  private static final Logger log = LoggerFactory.getLogger(WriteKind.class);
-
   private final ReadWriteOps ops;
   private final Executor io;
   private final long maxWaitNanos;
 
+  /** The intents of waits not over yet: acquired or withdrawn, an intent goes. */
+  private final WaitEntries intents;
+
   /**
    * The write locks of {@code backend}.
    *
-   * @param io runs the withdrawal of an intent in the background
+   * @param io withdraws intents at close, and in the background when a waiter could not
    * @param leaseNanos the lease of holds and of intents
    * @throws UnsupportedOperationException where the backend has no read-write locks (Redlock)
    */
@@ -36,12 +34,24 @@ final class WriteKind extends LockKeyKind {
     super(backend);
     this.ops = backend.readWriteOps();
     this.io = io;
+    this.intents = new WaitEntries(io);
     this.maxWaitNanos = leaseNanos / 3;
   }
 
   @Override
   public LockKind forWait(boolean barge) {
-    return barge ? this : new Intent(Tokens.next());
+    if (barge) {
+      return this;
+    }
+    Intent intent = new Intent(Tokens.next());
+    intents.add(intent);
+    return intent;
+  }
+
+  /** Every intent of a wait still going is withdrawn, in parallel, for a bounded time. */
+  @Override
+  public void closing() {
+    intents.leaveAll();
   }
 
   /** A {@code tryLock()}: one attempt, which leaves no intent. */
@@ -50,35 +60,20 @@ final class WriteKind extends LockKeyKind {
     return ops.tryWrite(keys, token, "", fencingWanted);
   }
 
-  /** One waiting writer's intent: its attempts, and its withdrawal. */
-  private final class Intent extends WaitAttempts {
-    private final String writerId;
-
+  /** One waiting writer's intent: its attempts, and its withdrawal (see {@link WaitEntry}). */
+  private final class Intent extends WaitEntry {
     Intent(String writerId) {
-      super(WriteKind.this);
-      this.writerId = writerId;
+      super(WriteKind.this, intents, io, writerId);
     }
 
     @Override
-    public Acquisition tryAcquire(LockKeys keys, String token, boolean expectBusy) {
-      return ops.tryWrite(keys, token, writerId, fencingWanted);
+    Acquisition attempt(LockKeys keys, String token) {
+      return ops.tryWrite(keys, token, id, fencingWanted);
     }
 
     @Override
-    public void leave(LockKeys keys) {
-      try {
-        io.execute(() -> leaveQuietly(keys));
-      } catch (RejectedExecutionException e) {
-        log.debug("factory closed; the intent of a writer of '{}' lapses with its lease", keys);
-      }
-    }
-
-    private void leaveQuietly(LockKeys keys) {
-      try {
-        ops.leave(keys, writerId);
-      } catch (RuntimeException e) {
-        log.debug("could not withdraw a writer's intent on '{}'; it lapses", keys.lock(), e);
-      }
+    void takeOut(LockKeys keys, String unsettled) {
+      ops.leave(keys, id, unsettled);
     }
 
     /** Woken by every release, and by the last share's {@code to:writers} (rw_read_release.lua). */

@@ -6,7 +6,6 @@ import static org.awaitility.Awaitility.await;
 
 import io.github.redislock.FactoryInspector;
 import io.github.redislock.LockLostException;
-import io.github.redislock.RedisDistributedLock;
 import io.github.redislock.RedisLockException;
 import io.github.redislock.RedisLockFactory;
 import io.github.redislock.testing.IntegrationTest;
@@ -38,10 +37,11 @@ import org.junit.jupiter.api.TestInstance;
 import redis.clients.jedis.Jedis;
 
 /**
- * The {@code Condition} contract of {@code RedisDistributedLock.newCondition()}, in the manner of
- * {@link LockContractTest}: every method in each case, one property per test, with factories
- * standing for processes. Subclasses name the deployment, and whether the lock is a plain or a fair
- * one; the same suite runs against each.
+ * The {@code Condition} contract of {@code RedisDistributedLock.newCondition()} and {@code
+ * RedisReadWriteLock.WriteLock.newCondition()}, in the manner of {@link LockContractTest}: every
+ * method in each case, one property per test, with factories standing for processes. Subclasses
+ * name the deployment, and whether the lock is a plain or a fair one, or a read-write lock's write
+ * lock; the same suite runs against each.
  */
 @IntegrationTest
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
@@ -61,9 +61,23 @@ public abstract class ConditionContractTest {
   /** Starts the deployment this subclass tests. */
   protected abstract Deployment startDeployment();
 
-  /** Whether the suite runs on fair locks ({@code getFairLock}) rather than plain ones. */
-  protected boolean fair() {
-    return false;
+  /** The locks whose conditions the suite checks. */
+  protected enum Form {
+    /** {@code getLock}. */
+    PLAIN,
+    /** {@code getFairLock}. */
+    FAIR,
+    /** {@code getReadWriteLock(name).writeLock()}. */
+    WRITE
+  }
+
+  /** Which locks the suite runs on: plain ones unless a subclass says otherwise. */
+  protected Form form() {
+    return Form.PLAIN;
+  }
+
+  boolean fair() {
+    return form() == Form.FAIR;
   }
 
   @BeforeAll
@@ -122,11 +136,15 @@ public abstract class ConditionContractTest {
     return factory;
   }
 
-  RedisDistributedLock lock(RedisLockFactory factory) {
-    return fair() ? factory.getFairLock(name) : factory.getLock(name);
+  ConditionLock lock(RedisLockFactory factory) {
+    return switch (form()) {
+      case PLAIN -> ConditionLock.of(factory.getLock(name));
+      case FAIR -> ConditionLock.of(factory.getFairLock(name));
+      case WRITE -> ConditionLock.of(factory.getReadWriteLock(name).writeLock());
+    };
   }
 
-  RedisDistributedLock lock() {
+  ConditionLock lock() {
     return lock(factory());
   }
 
@@ -155,7 +173,7 @@ public abstract class ConditionContractTest {
   }
 
   /** Locks, runs {@code action} on {@code condition}, unlocks. */
-  static void underLock(RedisDistributedLock lock, Runnable action) {
+  static void underLock(ConditionLock lock, Runnable action) {
     lock.lock();
     try {
       action.run();
@@ -178,7 +196,7 @@ public abstract class ConditionContractTest {
    * return, then unlocks.
    */
   final class Awaiter {
-    final RedisDistributedLock lock;
+    final ConditionLock lock;
     final CompletableFuture<Object> outcome = new CompletableFuture<>();
     volatile Thread thread;
     volatile long tokenBefore;
@@ -188,7 +206,7 @@ public abstract class ConditionContractTest {
     volatile boolean interruptedAfter;
     volatile String keyAfter;
 
-    Awaiter(RedisDistributedLock lock, Condition condition, AwaitCall call) {
+    Awaiter(ConditionLock lock, Condition condition, AwaitCall call) {
       this.lock = lock;
       threads.execute(
           () -> {
@@ -238,13 +256,13 @@ public abstract class ConditionContractTest {
     }
   }
 
-  Awaiter awaiter(RedisDistributedLock lock, Condition condition, AwaitCall call) {
+  Awaiter awaiter(ConditionLock lock, Condition condition, AwaitCall call) {
     return new Awaiter(lock, condition, call);
   }
 
   /** An awaiter of the first condition of a lock of its own factory, with {@code await()}. */
   Awaiter awaiter() {
-    RedisDistributedLock lock = lock();
+    ConditionLock lock = lock();
     return awaiter(lock, lock.newCondition(), c -> awaitAndReturn(c));
   }
 
@@ -253,7 +271,7 @@ public abstract class ConditionContractTest {
    * Redis when this returns.
    */
   Awaiter awaiter(RedisLockFactory factory) {
-    RedisDistributedLock lock = lock(factory);
+    ConditionLock lock = lock(factory);
     Awaiter awaiter = awaiter(lock, lock.newCondition(), c -> awaitAndReturn(c));
     awaitQueued(1);
     return awaiter;
@@ -352,7 +370,7 @@ public abstract class ConditionContractTest {
 
     @Test
     void signalWhileAnotherFactoryHoldsTheLockThrowsIllegalMonitorState() {
-      RedisDistributedLock holder = lock();
+      ConditionLock holder = lock();
       holder.lock();
       try {
         assertThatThrownBy(lock().newCondition()::signal)
@@ -366,7 +384,7 @@ public abstract class ConditionContractTest {
     void aSignalByAThreadWhoseHoldWasLostThrowsLockLostAndSignalsNobody() throws Exception {
       Awaiter awaiter = awaiter();
       awaitQueued(1);
-      RedisDistributedLock lock = lock(factory(b -> b.leaseTime(SHORT_LEASE)));
+      ConditionLock lock = lock(factory(b -> b.leaseTime(SHORT_LEASE)));
       Condition condition = lock.newCondition();
       lock.lock();
       try (Jedis jedis = deployment.raw(name)) {
@@ -381,7 +399,7 @@ public abstract class ConditionContractTest {
       assertThat(lock.isHeldByCurrentThread()).as("the hold, found lost, is given up").isFalse();
       assertThat(queued()).isOne();
       assertThat(awaiter.isWaiting()).isTrue();
-      RedisDistributedLock other = lock();
+      ConditionLock other = lock();
       underLock(other, other.newCondition()::signalAll);
       assertThat(awaiter.result()).isEqualTo("signalled");
     }
@@ -395,7 +413,7 @@ public abstract class ConditionContractTest {
     void aSignalFromAnotherFactoryWakesTheAwaiter() throws Exception {
       Awaiter awaiter = awaiter();
       awaitQueued(1);
-      RedisDistributedLock signaller = lock();
+      ConditionLock signaller = lock();
       underLock(signaller, signaller.newCondition()::signal);
       assertThat(awaiter.result()).isEqualTo("signalled");
       assertThat(awaiter.heldAfter).isTrue();
@@ -405,7 +423,7 @@ public abstract class ConditionContractTest {
 
     @Test
     void aSignalInTheSameFactoryWakesTheAwaiter() throws Exception {
-      RedisDistributedLock lock = lock();
+      ConditionLock lock = lock();
       Condition condition = lock.newCondition();
       Awaiter awaiter = awaiter(lock, condition, c -> awaitAndReturn(c));
       awaitQueued(1);
@@ -419,7 +437,7 @@ public abstract class ConditionContractTest {
       List<Awaiter> awaiters = new ArrayList<>();
       for (int i = 0; i < 4; i++) {
         int me = i;
-        RedisDistributedLock lock = lock(); // a factory each: a process each
+        ConditionLock lock = lock(); // a factory each: a process each
         awaiters.add(
             awaiter(
                 lock,
@@ -431,7 +449,7 @@ public abstract class ConditionContractTest {
                 }));
         awaitQueued(i + 1);
       }
-      RedisDistributedLock signaller = lock();
+      ConditionLock signaller = lock();
       Condition condition = signaller.newCondition();
       for (int i = 0; i < 4; i++) {
         int expected = i + 1;
@@ -452,7 +470,7 @@ public abstract class ConditionContractTest {
       Awaiter second = awaiter();
       Awaiter third = awaiter();
       awaitQueued(3);
-      RedisDistributedLock signaller = lock();
+      ConditionLock signaller = lock();
       Condition condition = signaller.newCondition();
       underLock(signaller, condition::signal);
       assertThat(first.result()).isEqualTo("signalled");
@@ -467,7 +485,7 @@ public abstract class ConditionContractTest {
 
     @Test
     void signalAllWakesEveryAwaiterOfEveryFactory() throws Exception {
-      RedisDistributedLock shared = lock();
+      ConditionLock shared = lock();
       Condition sharedCondition = shared.newCondition();
       List<Awaiter> awaiters = new ArrayList<>();
       awaiters.add(awaiter(shared, sharedCondition, c -> awaitAndReturn(c)));
@@ -475,7 +493,7 @@ public abstract class ConditionContractTest {
       awaiters.add(awaiter());
       awaiters.add(awaiter());
       awaitQueued(4);
-      RedisDistributedLock signaller = lock();
+      ConditionLock signaller = lock();
       underLock(signaller, signaller.newCondition()::signalAll);
       for (Awaiter awaiter : awaiters) {
         assertThat(awaiter.result()).isEqualTo("signalled");
@@ -486,7 +504,7 @@ public abstract class ConditionContractTest {
 
     @Test
     void aSignalWithNobodyWaitingIsNotRemembered() throws Exception {
-      RedisDistributedLock lock = lock();
+      ConditionLock lock = lock();
       Condition condition = lock.newCondition();
       underLock(lock, condition::signal);
       underLock(lock, condition::signalAll);
@@ -503,7 +521,7 @@ public abstract class ConditionContractTest {
 
     @Test
     void aSignalAfterAnotherAwaiterTimedOutGoesToTheNextAwaiter() throws Exception {
-      RedisDistributedLock timedLock = lock();
+      ConditionLock timedLock = lock();
       Awaiter timed =
           awaiter(
               timedLock,
@@ -514,14 +532,14 @@ public abstract class ConditionContractTest {
       Awaiter patient = awaiter();
       assertThat(timed.result()).isEqualTo(false);
       awaitQueued(1);
-      RedisDistributedLock signaller = lock();
+      ConditionLock signaller = lock();
       underLock(signaller, signaller.newCondition()::signal);
       assertThat(patient.result()).isEqualTo("signalled");
     }
 
     @Test
     void anAwaiterWaitsLongerThanItsLeaseAndIsStillSignalled() throws Exception {
-      RedisDistributedLock lock = lock(factory(b -> b.leaseTime(SHORT_LEASE)));
+      ConditionLock lock = lock(factory(b -> b.leaseTime(SHORT_LEASE)));
       Awaiter awaiter = awaiter(lock, lock.newCondition(), c -> awaitAndReturn(c));
       awaitQueued(1);
       long start = System.nanoTime();
@@ -529,7 +547,7 @@ public abstract class ConditionContractTest {
           .atMost(Timing.awaitAtMost())
           .until(() -> System.nanoTime() - start > 3 * SHORT_LEASE.toNanos());
       assertThat(queued()).as("its entry, renewed").isOne();
-      RedisDistributedLock signaller = lock();
+      ConditionLock signaller = lock();
       underLock(signaller, signaller.newCondition()::signal);
       assertThat(awaiter.result()).isEqualTo("signalled");
       assertThat(spuriousWakeUps()).isZero();
@@ -545,7 +563,7 @@ public abstract class ConditionContractTest {
       Awaiter awaiter = awaiter();
       awaitQueued(1);
       assertThat(rawGet()).isNull();
-      RedisDistributedLock other = lock();
+      ConditionLock other = lock();
       assertThat(other.tryLock()).isTrue();
       other.newCondition().signal();
       other.unlock();
@@ -554,7 +572,7 @@ public abstract class ConditionContractTest {
 
     @Test
     void aProcessWaitingForTheLockHoldsItInRedisWhenTheHolderAwaits() throws Exception {
-      RedisDistributedLock holder = lock();
+      ConditionLock holder = lock();
       Condition condition = holder.newCondition();
       CountDownLatch held = new CountDownLatch(1);
       CountDownLatch goAwait = new CountDownLatch(1);
@@ -574,8 +592,8 @@ public abstract class ConditionContractTest {
               },
               threads);
       assertThat(held.await(Timing.awaitAtMost().toMillis(), TimeUnit.MILLISECONDS)).isTrue();
-      RedisDistributedLock waiter = lock();
-      RedisDistributedLock third = lock();
+      ConditionLock waiter = lock();
+      ConditionLock third = lock();
       AtomicReference<Thread> waiterThread = new AtomicReference<>();
       CompletableFuture<String> whileWaiterHeld =
           CompletableFuture.supplyAsync(
@@ -609,7 +627,7 @@ public abstract class ConditionContractTest {
     void awaitRestoresTheHoldCountWithANewHoldAndAGreaterFencingToken() throws Exception {
       Awaiter awaiter = awaiter();
       awaitQueued(1);
-      RedisDistributedLock signaller = lock();
+      ConditionLock signaller = lock();
       underLock(signaller, signaller.newCondition()::signal);
       awaiter.result();
       assertThat(awaiter.heldAfter).isTrue();
@@ -623,7 +641,7 @@ public abstract class ConditionContractTest {
     void aSignalForAnotherProcessGoesWithTheReleaseThatEndsTheHold() throws Exception {
       Awaiter awaiter = awaiter(); // a factory of its own: another process
       awaitQueued(1);
-      RedisDistributedLock signaller = lock();
+      ConditionLock signaller = lock();
       signaller.lock();
       signaller.lock();
       try {
@@ -643,7 +661,7 @@ public abstract class ConditionContractTest {
     void aSignalForAnotherProcessHandsItTheLockWhenNobodyElseWaitsForIt() throws Exception {
       RedisLockFactory awaiting = factory(b -> b.recordStats());
       Awaiter awaiter = awaiter(awaiting);
-      RedisDistributedLock signaller = lock();
+      ConditionLock signaller = lock();
       underLock(signaller, signaller.newCondition()::signal);
       assertThat(awaiter.result()).isEqualTo("signalled");
       assertThat(awaiter.heldAfter).isTrue();
@@ -661,8 +679,8 @@ public abstract class ConditionContractTest {
         throws Exception {
       RedisLockFactory awaiting = factory(b -> b.recordStats());
       Awaiter awaiter = awaiter(awaiting);
-      RedisDistributedLock signaller = lock();
-      RedisDistributedLock waiter = lock(factory());
+      ConditionLock signaller = lock();
+      ConditionLock waiter = lock(factory());
       CompletableFuture<Void> waited;
       signaller.lock();
       try {
@@ -696,7 +714,7 @@ public abstract class ConditionContractTest {
       RedisLockFactory awaiting = factory();
       Awaiter awaiter = awaiter(awaiting);
       String id = handInRedisOnly();
-      RedisDistributedLock other = lock(awaiting);
+      ConditionLock other = lock(awaiting);
       CompletableFuture<String> otherSaw =
           CompletableFuture.supplyAsync(
               () -> {
@@ -721,7 +739,7 @@ public abstract class ConditionContractTest {
     void aSignalForAnAwaiterOfTheSameFactoryIsRecordedAtOnce() throws Exception {
       RedisLockFactory shared = factory();
       Awaiter awaiter = awaiter(shared);
-      RedisDistributedLock signaller = lock(shared);
+      ConditionLock signaller = lock(shared);
       signaller.lock();
       signaller.lock();
       try {
@@ -740,7 +758,7 @@ public abstract class ConditionContractTest {
     void signalsGivenBeforeAnAwaitOfTheSignallerAreNotLost() throws Exception {
       Awaiter awaiter = awaiter();
       awaitQueued(1);
-      RedisDistributedLock signaller = lock();
+      ConditionLock signaller = lock();
       Condition first = signaller.newCondition();
       Condition second = signaller.newCondition();
       signaller.lock();
@@ -758,16 +776,16 @@ public abstract class ConditionContractTest {
     @Test
     void signalsOfTwoConditionsGoWithOneRelease() throws Exception {
       RedisLockFactory other = factory();
-      RedisDistributedLock awaitingFirst = lock(other);
+      ConditionLock awaitingFirst = lock(other);
       Awaiter onFirst =
           awaiter(awaitingFirst, awaitingFirst.newCondition(), c -> awaitAndReturn(c));
       awaitQueued(1);
-      RedisDistributedLock awaitingSecond = lock(other);
+      ConditionLock awaitingSecond = lock(other);
       awaitingSecond.newCondition(); // the second condition is the second one made
       Awaiter onSecond =
           awaiter(awaitingSecond, awaitingSecond.newCondition(), c -> awaitAndReturn(c));
       await().atMost(Timing.awaitAtMost()).until(() -> queued(conditionKey("2", true, 'q')) == 1);
-      RedisDistributedLock signaller = lock();
+      ConditionLock signaller = lock();
       Condition first = signaller.newCondition();
       Condition second = signaller.newCondition();
       signaller.lock();
@@ -788,7 +806,7 @@ public abstract class ConditionContractTest {
   @Nested
   class Timeouts {
     private Awaiter timedAwaiter(AwaitCall call) {
-      RedisDistributedLock lock = lock();
+      ConditionLock lock = lock();
       return awaiter(lock, lock.newCondition(), call);
     }
 
@@ -828,7 +846,7 @@ public abstract class ConditionContractTest {
       assertThat((Long) nanos.result()).isLessThanOrEqualTo(0L);
       Awaiter future = timedAwaiter(c -> c.awaitUntil(new Date(Long.MAX_VALUE)));
       awaitQueued(1);
-      RedisDistributedLock signaller = lock();
+      ConditionLock signaller = lock();
       underLock(signaller, signaller.newCondition()::signal);
       assertThat(future.result()).isEqualTo(true);
     }
@@ -842,7 +860,7 @@ public abstract class ConditionContractTest {
       Awaiter until =
           timedAwaiter(c -> c.awaitUntil(new Date(System.currentTimeMillis() + 86_400_000)));
       awaitQueued(3);
-      RedisDistributedLock signaller = lock();
+      ConditionLock signaller = lock();
       underLock(signaller, signaller.newCondition()::signalAll);
       assertThat((Long) nanos.result()).isPositive().isLessThan(day);
       assertThat(time.result()).isEqualTo(true);
@@ -852,7 +870,7 @@ public abstract class ConditionContractTest {
     @Test
     void aSignalThatReachedRedisBeforeTheTimeoutIsNotLost() throws Exception {
       // A long lease: the awaiter renews (and would learn of the signal) only after the timeout.
-      RedisDistributedLock lock = lock(factory(b -> b.leaseTime(Duration.ofMinutes(2))));
+      ConditionLock lock = lock(factory(b -> b.leaseTime(Duration.ofMinutes(2))));
       Awaiter awaiter =
           awaiter(
               lock,
@@ -871,7 +889,7 @@ public abstract class ConditionContractTest {
   class Interrupts {
     @Test
     void anAwaitWithTheInterruptStatusSetThrowsAtOnceAndKeepsTheLock() {
-      RedisDistributedLock lock = lock();
+      ConditionLock lock = lock();
       Condition condition = lock.newCondition();
       lock.lock();
       String key = rawGet();
@@ -901,7 +919,7 @@ public abstract class ConditionContractTest {
     @Test
     void anInterruptAfterASignalSetsTheInterruptStatusAndReturnsNormally() throws Exception {
       // Signalled in Redis, its message not heard: the interrupt finds the signal was first.
-      RedisDistributedLock lock = lock(factory(b -> b.leaseTime(Duration.ofMinutes(2))));
+      ConditionLock lock = lock(factory(b -> b.leaseTime(Duration.ofMinutes(2))));
       Awaiter awaiter = awaiter(lock, lock.newCondition(), c -> awaitAndReturn(c));
       awaitQueued(1);
       signalInRedisOnly();
@@ -917,7 +935,7 @@ public abstract class ConditionContractTest {
       // so the awaiter is signalled while the signaller still holds the lock.
       RedisLockFactory shared = factory();
       Awaiter awaiter = awaiter(shared);
-      RedisDistributedLock signaller = lock(shared);
+      ConditionLock signaller = lock(shared);
       signaller.lock();
       try {
         signaller.newCondition().signal();
@@ -932,7 +950,7 @@ public abstract class ConditionContractTest {
 
     @Test
     void awaitUninterruptiblyKeepsWaitingThroughAnInterrupt() throws Exception {
-      RedisDistributedLock lock = lock();
+      ConditionLock lock = lock();
       Awaiter awaiter =
           awaiter(
               lock,
@@ -948,7 +966,7 @@ public abstract class ConditionContractTest {
           .until(() -> awaiter.thread.getState() != Thread.State.RUNNABLE);
       assertThat(awaiter.isWaiting()).isTrue();
       assertThat(queued()).isOne();
-      RedisDistributedLock signaller = lock();
+      ConditionLock signaller = lock();
       underLock(signaller, signaller.newCondition()::signal);
       assertThat(awaiter.result()).isEqualTo("signalled");
       assertThat(awaiter.interruptedAfter).isTrue();
@@ -956,7 +974,7 @@ public abstract class ConditionContractTest {
 
     @Test
     void timedAwaitInterruptedBeforeASignalThrows() throws Exception {
-      RedisDistributedLock lock = lock();
+      ConditionLock lock = lock();
       Awaiter awaiter = awaiter(lock, lock.newCondition(), c -> c.await(1, TimeUnit.DAYS));
       awaitQueued(1);
       awaiter.thread.interrupt();
@@ -993,25 +1011,96 @@ public abstract class ConditionContractTest {
     @Test
     void aClosingFactoryTakesItsAwaitersOutOfTheQueue() throws Exception {
       RedisLockFactory closing = factory(b -> b.leaseTime(Duration.ofMinutes(1)));
-      RedisDistributedLock lock = lock(closing);
+      ConditionLock lock = lock(closing);
       Awaiter awaiter = awaiter(lock, lock.newCondition(), c -> awaitAndReturn(c));
       awaitQueued(1);
       closing.close();
       assertThat(awaiter.failure()).isInstanceOf(IllegalStateException.class);
       awaitQueued(0); // long before its one-minute lease runs out
-      RedisDistributedLock signaller = lock();
+      ConditionLock signaller = lock();
       underLock(signaller, signaller.newCondition()::signal);
       assertThat(rawGet()).as("nobody was handed the lock").isNull();
+    }
+
+    /**
+     * The awaiter of a closing factory was signalled (in Redis; it had not heard yet): the signal
+     * is not its any more, and passes on to the next awaiter at once.
+     */
+    @Test
+    void aSignalForAnAwaiterOfAClosingFactoryPassesOnAtOnce() throws Exception {
+      RedisLockFactory closing = factory(b -> b.leaseTime(Duration.ofMinutes(1)));
+      ConditionLock lock = lock(closing);
+      Awaiter awaiter = awaiter(lock, lock.newCondition(), c -> awaitAndReturn(c));
+      awaitQueued(1);
+      ConditionLock nextLock = lock();
+      Awaiter next = awaiter(nextLock, nextLock.newCondition(), c -> awaitAndReturn(c));
+      awaitQueued(2);
+      signalInRedisOnly(); // to the first awaiter, with a signal lease that never runs out
+      closing.close();
+      assertThat(awaiter.failure()).isInstanceOf(IllegalStateException.class);
+      assertThat(next.result()).isEqualTo("signalled");
+      assertThat(spuriousWakeUps()).isZero();
+    }
+
+    /**
+     * The awaiter of a closing factory was signalled and handed the lock (in Redis; it had not
+     * heard yet): the lock is released and the signal passes on, so the next awaiter returns
+     * holding the lock long before the closed awaiter's entry would have run out.
+     */
+    @Test
+    void aLockHandedToAnAwaiterOfAClosingFactoryIsReleasedAndItsSignalPassesOn() throws Exception {
+      RedisLockFactory closing = factory(b -> b.leaseTime(Duration.ofMinutes(1)));
+      ConditionLock lock = lock(closing);
+      Awaiter awaiter = awaiter(lock, lock.newCondition(), c -> awaitAndReturn(c));
+      awaitQueued(1);
+      ConditionLock nextLock = lock();
+      Awaiter next = awaiter(nextLock, nextLock.newCondition(), c -> awaitAndReturn(c));
+      awaitQueued(2);
+      String id = handInRedisOnly(); // the key holds the first awaiter's id for a minute
+      closing.close();
+      assertThat(awaiter.failure()).isInstanceOf(IllegalStateException.class);
+      assertThat(next.result()).isEqualTo("signalled");
+      assertThat(next.heldAfter).isTrue();
+      assertThat(next.keyAfter).isNotEqualTo(id);
+    }
+
+    /**
+     * An entry whose lease entry is gone (evicted, or deleted by hand) would never run out: it is
+     * no awaiter, and a signal skips it, as the fair queue skips a place without a lease.
+     */
+    @Test
+    void anEntryWithoutALeaseIsNoAwaiterAndASignalSkipsIt() throws Exception {
+      String queue = conditionKey("1", true, 'q');
+      try (Jedis jedis = deployment.raw(name)) {
+        String meta = "{" + name + "}:lock-meta";
+        jedis.zadd(queue, jedis.hincrBy(meta, "condadb", 1), "rl1:leaseless");
+        jedis.pexpire(queue, 120_000);
+        jedis.pexpire(meta, 120_000);
+      }
+      ConditionLock lock = lock();
+      Awaiter living = awaiter(lock, lock.newCondition(), c -> awaitAndReturn(c));
+      String leases = conditionKey("1", true, 't');
+      await().atMost(Timing.awaitAtMost()).until(() -> queued(leases) == 1); // the living one
+      // A long lease: a signal taken by the leaseless entry would pass on only when it ran out.
+      ConditionLock signaller = lock(factory(b -> b.leaseTime(Duration.ofMinutes(10))));
+      underLock(signaller, signaller.newCondition()::signal);
+      assertThat(living.result()).isEqualTo("signalled");
+      assertThat(spuriousWakeUps()).isZero();
+      try (Jedis jedis = deployment.raw(name)) {
+        assertThat(jedis.zrange(queue, 0, -1)).as("the leaseless entry is gone").isEmpty();
+        assertThat(jedis.zrange(conditionKey("1", true, 's'), 0, -1))
+            .doesNotContain("rl1:leaseless");
+      }
     }
 
     @Test
     void anAwaiterWhoseProcessDiedIsSkipped() throws Exception {
       deadAwaiter(Timing.scaled(Duration.ofSeconds(2)));
-      RedisDistributedLock lock = lock(factory(b -> b.leaseTime(SHORT_LEASE)));
+      ConditionLock lock = lock(factory(b -> b.leaseTime(SHORT_LEASE)));
       Awaiter living = awaiter(lock, lock.newCondition(), c -> awaitAndReturn(c));
       awaitQueued(2);
       awaitQueued(1); // the living awaiter's renewals sweep the dead entry out
-      RedisDistributedLock signaller = lock();
+      ConditionLock signaller = lock();
       underLock(signaller, signaller.newCondition()::signal);
       assertThat(living.result()).isEqualTo("signalled");
     }
@@ -1024,10 +1113,10 @@ public abstract class ConditionContractTest {
     @Test
     void aSignalThatWentToADeadAwaiterPassesOnToTheNext() throws Exception {
       deadAwaiter(Timing.scaled(Duration.ofSeconds(3))); // its entry is there at the signal
-      RedisDistributedLock lock = lock(factory(b -> b.leaseTime(SHORT_LEASE)));
+      ConditionLock lock = lock(factory(b -> b.leaseTime(SHORT_LEASE)));
       Awaiter living = awaiter(lock, lock.newCondition(), c -> awaitAndReturn(c));
       awaitQueued(2);
-      RedisDistributedLock signaller = lock(factory(b -> b.leaseTime(SHORT_LEASE)));
+      ConditionLock signaller = lock(factory(b -> b.leaseTime(SHORT_LEASE)));
       underLock(signaller, signaller.newCondition()::signal); // to the dead awaiter, first
       assertThat(living.result()).isEqualTo("signalled");
       assertThat(spuriousWakeUps()).as("woken by the signal, passed on").isZero();
@@ -1040,12 +1129,12 @@ public abstract class ConditionContractTest {
   class Identity {
     @Test
     void theNthNewConditionOfALockObjectIsConditionNInEveryFactory() throws Exception {
-      RedisDistributedLock lock = lock();
+      ConditionLock lock = lock();
       lock.newCondition();
       Condition second = lock.newCondition();
       Awaiter awaiter = awaiter(lock, second, c -> awaitAndReturn(c));
       await().atMost(Timing.awaitAtMost()).until(() -> queued(conditionKey("2", true, 'q')) == 1);
-      RedisDistributedLock other = lock();
+      ConditionLock other = lock();
       Condition otherFirst = other.newCondition();
       Condition otherSecond = other.newCondition();
       underLock(other, otherFirst::signalAll);
@@ -1056,10 +1145,10 @@ public abstract class ConditionContractTest {
 
     @Test
     void namedConditionsMatchAcrossFactoriesAndNeverANumberedOne() throws Exception {
-      RedisDistributedLock lock = lock();
+      ConditionLock lock = lock();
       Awaiter awaiter = awaiter(lock, lock.newCondition("1"), c -> awaitAndReturn(c));
       await().atMost(Timing.awaitAtMost()).until(() -> queued(conditionKey("1", false, 'q')) == 1);
-      RedisDistributedLock other = lock();
+      ConditionLock other = lock();
       underLock(other, other.newCondition()::signalAll); // numbered 1: another condition
       assertThat(awaiter.isWaiting()).isTrue();
       underLock(other, other.newCondition("1")::signal);
@@ -1068,7 +1157,7 @@ public abstract class ConditionContractTest {
 
     @Test
     void aConditionsKeysAreBesideTheLockKeyAndExpire() throws Exception {
-      RedisDistributedLock lock = lock();
+      ConditionLock lock = lock();
       Awaiter awaiter = awaiter(lock, lock.newCondition("not ready ☕"), c -> awaitAndReturn(c));
       String queue = conditionKey("not ready ☕", false, 'q');
       await().atMost(Timing.awaitAtMost()).until(() -> queued(queue) == 1);
@@ -1076,7 +1165,7 @@ public abstract class ConditionContractTest {
         assertThat(jedis.pttl(queue)).isPositive();
         assertThat(jedis.pttl(conditionKey("not ready ☕", false, 't'))).isPositive();
       }
-      RedisDistributedLock other = lock();
+      ConditionLock other = lock();
       underLock(other, other.newCondition("not ready ☕")::signal);
       awaiter.result();
     }
@@ -1093,7 +1182,7 @@ public abstract class ConditionContractTest {
   class WhenRedisIsDown {
     @Test
     void anAwaitThatCannotReachRedisThrowsRedisLockExceptionAndHoldsNothing() {
-      RedisDistributedLock lock = lock();
+      ConditionLock lock = lock();
       Condition condition = lock.newCondition();
       lock.lock();
       deployment.stop();

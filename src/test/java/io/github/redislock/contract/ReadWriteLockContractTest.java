@@ -16,6 +16,7 @@ import io.github.redislock.testing.RedisInvariants;
 import io.github.redislock.testing.Timing;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Date;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Callable;
@@ -26,6 +27,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.Lock;
 import java.util.function.Consumer;
 import org.junit.jupiter.api.AfterAll;
@@ -849,6 +851,181 @@ public abstract class ReadWriteLockContractTest {
           .isInstanceOf(IllegalArgumentException.class);
       assertThatThrownBy(() -> factory.getReadWriteLock(null))
           .isInstanceOf(NullPointerException.class);
+    }
+  }
+
+  // ---- conditions of the write lock ----
+
+  /**
+   * The rules a condition of the write lock adds to those of {@link ConditionContractTest} (which
+   * runs on write locks too): who may await and signal, and what an await and a signal's release do
+   * to readers.
+   */
+  @Nested
+  class WriteLockConditions {
+    /** Condition 1's awaiters, beside the lock key. */
+    private String queued() {
+      return "{" + name + "}:lock-condadbq";
+    }
+
+    private String signalled() {
+      return "{" + name + "}:lock-condadbs";
+    }
+
+    /** The clients subscribed to the lock's wake-up channel (plain or sharded Pub/Sub). */
+    private long lockChannelListeners() {
+      String channel = "{" + name + "}:lock-wake";
+      try (Jedis jedis = deployment.raw(name)) {
+        return jedis.pubsubNumSub(channel).getOrDefault(channel, 0L)
+            + jedis.pubsubShardNumSub(channel).getOrDefault(channel, 0L);
+      }
+    }
+
+    /** A thread that takes the write lock of {@code rw}, awaits its first condition, unlocks. */
+    private Future<String> awaiter(RedisReadWriteLock rw) {
+      Condition condition = rw.writeLock().newCondition();
+      Future<String> awaited =
+          threads.submit(
+              () -> {
+                rw.writeLock().lock();
+                try {
+                  condition.await();
+                  return rw.getWriteHoldCount() + " write hold(s)";
+                } finally {
+                  rw.writeLock().unlock();
+                }
+              });
+      await().atMost(Timing.awaitAtMost()).until(() -> zcard(queued()) == 1);
+      return awaited;
+    }
+
+    private <T> T result(Future<T> future) throws Exception {
+      return future.get(Timing.awaitAtMost().toMillis(), TimeUnit.MILLISECONDS);
+    }
+
+    @Test
+    void aThreadHoldingOnlyTheReadLockCanNeitherAwaitNorSignal() {
+      RedisReadWriteLock rw = rw();
+      Condition condition = rw.writeLock().newCondition();
+      rw.readLock().lock();
+      try {
+        assertThatThrownBy(condition::await).isInstanceOf(IllegalMonitorStateException.class);
+        assertThatThrownBy(condition::awaitUninterruptibly)
+            .isInstanceOf(IllegalMonitorStateException.class);
+        assertThatThrownBy(() -> condition.awaitNanos(1))
+            .isInstanceOf(IllegalMonitorStateException.class);
+        assertThatThrownBy(() -> condition.await(1, TimeUnit.MILLISECONDS))
+            .isInstanceOf(IllegalMonitorStateException.class);
+        assertThatThrownBy(() -> condition.awaitUntil(new Date()))
+            .isInstanceOf(IllegalMonitorStateException.class);
+        assertThatThrownBy(condition::signal).isInstanceOf(IllegalMonitorStateException.class);
+        assertThatThrownBy(condition::signalAll).isInstanceOf(IllegalMonitorStateException.class);
+        assertThat(rw.getReadHoldCount()).isOne();
+        assertThat(zcard(queued())).isZero();
+      } finally {
+        rw.readLock().unlock();
+      }
+    }
+
+    /**
+     * A writer that also reads may not await: its read share would keep every other writer out
+     * (nobody could signal it) and itself from the write lock afterwards. Refused at once, with
+     * nothing released; signalling is allowed.
+     */
+    @Test
+    void aWriterThatAlsoReadsCannotAwaitAndKeepsBothHolds() {
+      RedisReadWriteLock rw = rw();
+      Condition condition = rw.writeLock().newCondition();
+      rw.writeLock().lock();
+      rw.readLock().lock();
+      try {
+        String token = get(name);
+        assertThatThrownBy(condition::await)
+            .isInstanceOf(IllegalMonitorStateException.class)
+            .hasMessageContaining("read lock");
+        assertThatThrownBy(() -> condition.awaitNanos(0))
+            .isInstanceOf(IllegalMonitorStateException.class);
+        assertThatThrownBy(condition::awaitUninterruptibly)
+            .isInstanceOf(IllegalMonitorStateException.class);
+        assertThat(rw.isWriteLockedByCurrentThread()).isTrue();
+        assertThat(rw.getReadHoldCount()).isOne();
+        assertThat(get(name)).as("the write hold, kept").isEqualTo(token);
+        assertThat(zcard(queued())).isZero();
+        condition.signal();
+        condition.signalAll();
+      } finally {
+        rw.readLock().unlock();
+        rw.writeLock().unlock();
+      }
+    }
+
+    @Test
+    void whileAWriterAwaitsReadersAndWritersOfOtherProcessesGoIn() throws Exception {
+      Future<String> awaited = awaiter(rw());
+      RedisReadWriteLock other = rw();
+      assertThat(other.readLock().tryLock()).as("a reader goes in").isTrue();
+      assertThat(other.getReadLockCount()).isOne();
+      other.readLock().unlock();
+      assertThat(other.writeLock().tryLock()).as("a writer goes in").isTrue();
+      try {
+        other.writeLock().newCondition().signal();
+      } finally {
+        other.writeLock().unlock();
+      }
+      assertThat(result(awaited)).isEqualTo("1 write hold(s)");
+    }
+
+    /**
+     * The signaller took the read lock before it released the write lock (a downgrade): the release
+     * that carries its signal must not hand the write lock to the awaiter, a writer, while the
+     * signaller reads.
+     */
+    @Test
+    void aSignallersReleaseDoesNotHandTheWriteLockPastItsOwnReadHold() throws Exception {
+      Future<String> awaited = awaiter(rw());
+      RedisReadWriteLock signaller = rw();
+      signaller.writeLock().lock();
+      signaller.writeLock().newCondition().signal(); // goes with the release
+      signaller.readLock().lock();
+      signaller.writeLock().unlock();
+      try {
+        assertThat(get(name)).as("the write lock, not handed to the awaiter").isNull();
+        assertThat(zcard(signalled())).as("the awaiter, signalled").isOne();
+        assertThat(awaited.isDone()).as("the awaiter waits for the reader").isFalse();
+      } finally {
+        signaller.readLock().unlock();
+      }
+      assertThat(result(awaited)).isEqualTo("1 write hold(s)");
+    }
+
+    /** A reader of another process waits: the write lock is released for it, not handed over. */
+    @Test
+    void aSignalWhileAReaderOfAnotherProcessWaitsReleasesTheWriteLockForIt() throws Exception {
+      RedisLockFactory awaiting = factory(b -> b.recordStats());
+      Future<String> awaited = awaiter(awaiting.getReadWriteLock(name));
+      RedisReadWriteLock signaller = rw();
+      RedisReadWriteLock reader = rw();
+      Future<Integer> read;
+      signaller.writeLock().lock();
+      try {
+        read =
+            threads.submit(
+                () -> {
+                  reader.readLock().lock();
+                  try {
+                    return reader.getReadHoldCount();
+                  } finally {
+                    reader.readLock().unlock();
+                  }
+                });
+        await().atMost(Timing.awaitAtMost()).until(() -> lockChannelListeners() == 1);
+        signaller.writeLock().newCondition().signal();
+      } finally {
+        signaller.writeLock().unlock();
+      }
+      assertThat(result(read)).isOne();
+      assertThat(result(awaited)).isEqualTo("1 write hold(s)");
+      assertThat(awaiting.stats().handoffCount()).as("took the lock from Redis").isZero();
     }
   }
 }

@@ -8,7 +8,7 @@ class StandaloneFairConditionContractTest extends ConditionContractTest {
   }
 
   @Override
-  protected boolean fair() {
-    return true;
+  protected Form form() {
+    return Form.FAIR;
   }
 }

@@ -13,6 +13,7 @@ import io.github.redislock.testing.Timing;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -20,6 +21,7 @@ import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInfo;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -82,5 +84,52 @@ class CloseTest {
       failure = e.getCause();
     }
     assertThat(failure).isInstanceOf(IllegalStateException.class);
+  }
+
+  /**
+   * Timed {@code tryLock}s wait for attempts that a frozen Redis never answers, some of them still
+   * queued behind the others for a background thread, when the factory closes: each throws the
+   * closed factory's {@link IllegalStateException}, never a {@code RedisLockException} for Redis
+   * not answering, whether its attempt was running, queued or dropped by the close.
+   */
+  @Test
+  void timedTryLocksWaitingOnAFrozenRedisThrowIllegalStateWhenTheFactoryCloses() throws Exception {
+    int callers = 24;
+    RedisLockFactory factory = factory();
+    List<Thread> started = new CopyOnWriteArrayList<>();
+    ExecutorService callerThreads =
+        Executors.newFixedThreadPool(
+            callers,
+            task -> {
+              Thread thread = new Thread(task, "close-test-caller");
+              started.add(thread);
+              return thread;
+            });
+    threads.shutdown();
+    threads = callerThreads;
+    redis.server().pause();
+    List<Future<Boolean>> waiters = new ArrayList<>();
+    for (int i = 0; i < callers; i++) {
+      RedisDistributedLock lock = factory.getLock(name + ":" + i);
+      // Within three times the command timeout: the attempt runs on a background thread.
+      waiters.add(threads.submit(() -> lock.tryLock(3, TimeUnit.SECONDS)));
+    }
+    // Each caller waits for its attempt, which runs on a background thread or queues for one.
+    await()
+        .atMost(Timing.awaitAtMost())
+        .until(
+            () ->
+                started.size() == callers
+                    && started.stream().allMatch(t -> t.getState() == Thread.State.TIMED_WAITING));
+    factory.close();
+    for (Future<Boolean> waiter : waiters) {
+      Throwable failure = null;
+      try {
+        waiter.get(Timing.awaitAtMost().toMillis(), TimeUnit.MILLISECONDS);
+      } catch (ExecutionException e) {
+        failure = e.getCause();
+      }
+      assertThat(failure).isInstanceOf(IllegalStateException.class);
+    }
   }
 }

@@ -16,7 +16,9 @@ import java.util.EnumMap;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.CountDownLatch;
+import java.util.function.Function;
 import java.util.function.Supplier;
 
 /**
@@ -34,6 +36,10 @@ import java.util.function.Supplier;
  * #loseReplyNext} throws after it took effect (a lost reply), {@link #answerNotOursNext} answers as
  * if the hold were gone, {@link #stallNext} blocks the call until the test opens its gate. Every
  * call is counted and logged, faulty or not. Thread-safe.
+ *
+ * <p>Keys live on nodes (one, {@value #ONE_NODE}, unless the test says otherwise with {@link
+ * #nodes}); {@link #freeze} makes every call on one node's keys block until the test thaws it, as a
+ * stopped server would.
  */
 final class FakeBackend implements LockBackend {
 
@@ -79,6 +85,9 @@ final class FakeBackend implements LockBackend {
   /** The holder of one key: its token, and when its lease ends ({@code null}: never). */
   private record Entry(String token, Long leaseEnd) {}
 
+  /** The node of every key unless a test places keys with {@link #nodes}. */
+  static final String ONE_NODE = "fake-node";
+
   private final Ticker ticker;
   private final long leaseNanos;
 
@@ -91,6 +100,12 @@ final class FakeBackend implements LockBackend {
   private String server;
   private long safetyMarginNanos;
   private boolean closed;
+  private Function<String, String> nodeOfKey = key -> ONE_NODE;
+  private final Map<String, Frozen> frozen = new HashMap<>();
+  private int blocked;
+
+  /** A frozen node: the operations that block on it, until the gate opens. */
+  private record Frozen(Set<Op> ops, CountDownLatch gate) {}
 
   /** A node on which every acquisition and renewal sets a lease of {@code lease}. */
   FakeBackend(Ticker ticker, Duration lease) {
@@ -132,6 +147,26 @@ final class FakeBackend implements LockBackend {
     CountDownLatch gate = new CountDownLatch(1);
     add(op, new Fault(Kind.STALL, 1, null, gate));
     return gate;
+  }
+
+  /** Places each lock key on the node {@code nodeOfKey} names. */
+  synchronized void nodes(Function<String, String> nodeOfKey) {
+    this.nodeOfKey = nodeOfKey;
+  }
+
+  /**
+   * Every later call of {@code ops} (every operation when none is given) on a key of {@code node}
+   * blocks, before taking effect, until the returned gate is opened: then the node answers again.
+   */
+  synchronized CountDownLatch freeze(String node, Op... ops) {
+    CountDownLatch gate = new CountDownLatch(1);
+    frozen.put(node, new Frozen(ops.length == 0 ? Set.of(Op.values()) : Set.of(ops), gate));
+    return gate;
+  }
+
+  /** How many calls are blocked on a frozen node now. */
+  synchronized int blocked() {
+    return blocked;
   }
 
   /** Forgets every programmed fault: Redis is back. */
@@ -204,6 +239,11 @@ final class FakeBackend implements LockBackend {
 
   synchronized boolean isClosed() {
     return closed;
+  }
+
+  @Override
+  public synchronized String nodeOf(LockKeys keys) {
+    return nodeOfKey.apply(keys.lock());
   }
 
   // ---- LockBackend ----
@@ -314,6 +354,7 @@ final class FakeBackend implements LockBackend {
    * caller to apply after the operation, or {@code null}.
    */
   private Kind enter(Op op, LockKeys keys, String token, long fencingToken) {
+    awaitThaw(op, keys);
     Fault fault;
     synchronized (this) {
       calls.add(new Call(op, keys.lock(), token, fencingToken));
@@ -339,6 +380,28 @@ final class FakeBackend implements LockBackend {
       }
       default -> fault.kind;
     };
+  }
+
+  /** Blocks while the node of {@code keys} is frozen for {@code op}. */
+  private void awaitThaw(Op op, LockKeys keys) {
+    Frozen node;
+    synchronized (this) {
+      node = frozen.get(nodeOfKey.apply(keys.lock()));
+      if (node == null || !node.ops().contains(op) || node.gate().getCount() == 0) {
+        return;
+      }
+      blocked++;
+    }
+    try {
+      node.gate().await();
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new RedisLockException("interrupted while the node was frozen", e);
+    } finally {
+      synchronized (this) {
+        blocked--;
+      }
+    }
   }
 
   private <T> T reply(Kind fault, Op op, T answer) {

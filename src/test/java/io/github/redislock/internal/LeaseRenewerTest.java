@@ -37,7 +37,7 @@ class LeaseRenewerTest {
         LEASE.toNanos(),
         LEASE.toNanos() - backend.safetyMarginNanos(),
         new LossReporter(lost::add, hold -> {}),
-        executor,
+        NodeExecutor.of(executor),
         holds::forEach,
         ticker);
   }
@@ -221,7 +221,7 @@ class LeaseRenewerTest {
             lease.toNanos(),
             lease.toNanos(),
             new LossReporter(lost::add, hold -> {}),
-            failingOnce,
+            NodeExecutor.of(failingOnce),
             live::forEach,
             Ticker.SYSTEM);
     LockKeys keys = LockKeys.of("renewer-error");

@@ -27,7 +27,8 @@ class LocalHandoffTest {
 
   private final ManualTicker ticker = new ManualTicker();
   private final FakeBackend backend = new FakeBackend(ticker, LEASE);
-  private final Releases releases = new Releases(Runnable::run, ticker, LEASE.toNanos());
+  private final Releases releases =
+      new Releases(NodeExecutor.of(Runnable::run), ticker, LEASE.toNanos());
   private final LocalHandoff handoff = new LocalHandoff(ticker, releases);
   private final NameState state = new NameState("handoff-test", KEYS, new Lifecycle(), false);
   private final List<Thread> threads = new ArrayList<>();

@@ -13,6 +13,8 @@ import io.github.redislock.testing.Timing;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.BooleanSupplier;
@@ -196,5 +198,86 @@ class LockEngineTest {
     locks.lock(name);
     locks.unlock(name);
     assertThat(engine.turnsGiven()).isZero();
+  }
+
+  // ---- the maximum hold time of a hold a thread got from another ----
+
+  /** Moves the clock to {@code millis} after the test's start and waits for a renewal there. */
+  private void renewedAt(long start, long millis) {
+    int before = backend.calls(Op.EXTEND);
+    ticker.advance(start + TimeUnit.MILLISECONDS.toNanos(millis) - ticker.read());
+    awaitUntil(() -> backend.calls(Op.EXTEND) > before);
+  }
+
+  /**
+   * A thread queued for a lock object with a maximum hold time gets the hold by handoff from one
+   * without: for that thread it is a new hold, whose maximum is its own lock object's, counted from
+   * the handoff (as a condition's await that takes its signaller's hold does).
+   */
+  @Test
+  void aHolderByHandoffHasTheMaximumOfItsOwnLockCountedFromTheHandoff() {
+    long start = ticker.read();
+    LockName limited = name.withMaxHoldTime(Duration.ofMillis(100));
+    locks.lock(name); // no maximum
+    AtomicBoolean held = new AtomicBoolean();
+    AtomicBoolean done = new AtomicBoolean();
+    AtomicReference<Throwable> unlocked = new AtomicReference<>();
+    start(
+        () -> {
+          locks.lock(limited);
+          held.set(true);
+          awaitUntil(done::get);
+          try {
+            locks.unlock(limited);
+          } catch (Throwable t) {
+            unlocked.set(t);
+          }
+        });
+    try {
+      awaitUntil(() -> other.getState() == Thread.State.WAITING);
+      ticker.advance(Duration.ofMillis(15)); // within the handoff window
+      locks.unlock(name);
+      awaitUntil(held::get);
+      for (long millis = 20; millis <= 100; millis += 20) {
+        renewedAt(start, millis); // the maximum ends at 115 ms, 100 ms after the handoff
+      }
+      ticker.advance(Duration.ofMillis(150)); // not renewed after 115 ms: its lease runs out
+      awaitUntil(() -> !lost.isEmpty());
+      assertThat(lost)
+          .singleElement()
+          .extracting(LockLostEvent::reason)
+          .asString()
+          .contains("max hold time");
+    } finally {
+      done.set(true);
+    }
+    awaitUntil(() -> !other.isAlive());
+    assertThat(unlocked.get()).isInstanceOf(LockLostException.class);
+  }
+
+  /**
+   * An awaiter that a signal's release handed the lock to takes that hold: its maximum hold time
+   * counts from then, not from the start of the call that last renewed its entry, which its lease
+   * counts from.
+   */
+  @Test
+  void anAwaiterHandedTheLockHasItsMaximumCountedFromWhenItTakesIt() {
+    long start = ticker.read(); // the awaiter's entry was last renewed now
+    LockName limited = name.withMaxHoldTime(Duration.ofMillis(100));
+    backend.steal(key, "rl1:handed"); // the release handed the key to the awaiter's id
+    ticker.advance(Duration.ofMillis(50));
+    assertThat(locks.takeHanded(limited, 1, "rl1:handed", start)).isTrue();
+    // Its lease counts from the start: a renewal is due at once, then every 20 ms.
+    for (long millis = 50; millis <= 130; millis += 20) {
+      renewedAt(start, millis); // the maximum ends at 150 ms, 100 ms after it took the hold
+    }
+    ticker.advance(Duration.ofMillis(150)); // not renewed after 150 ms: its lease runs out
+    awaitUntil(() -> !lost.isEmpty());
+    assertThat(lost)
+        .singleElement()
+        .extracting(LockLostEvent::reason)
+        .asString()
+        .contains("max hold time");
+    assertThatThrownBy(() -> locks.unlock(limited)).isInstanceOf(LockLostException.class);
   }
 }

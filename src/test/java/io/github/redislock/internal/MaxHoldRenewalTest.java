@@ -29,7 +29,7 @@ class MaxHoldRenewalTest {
           LEASE.toNanos(),
           LEASE.toNanos(),
           new LossReporter(lost::add, hold -> {}),
-          Runnable::run,
+          NodeExecutor.of(Runnable::run),
           holds::forEach,
           ticker);
 

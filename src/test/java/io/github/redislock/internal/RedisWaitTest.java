@@ -38,7 +38,7 @@ class RedisWaitTest {
   private final Lifecycle lifecycle = new Lifecycle();
   private Ticker ticker = Ticker.SYSTEM;
   private FakeBackend backend = new FakeBackend(ticker, LEASE);
-  private Releases releases = new Releases(Runnable::run, ticker, LEASE.toNanos());
+  private Releases releases = new Releases(NodeExecutor.of(Runnable::run), ticker, LEASE.toNanos());
   private Turns turns = new Turns(ticker);
   private WakeUpHub wakeUps = new WakeUpHub(List.of(), io, ticker);
   private Thread waiter;
@@ -59,7 +59,7 @@ class RedisWaitTest {
   private void useTicker(Ticker clock) {
     ticker = clock;
     backend = new FakeBackend(clock, LEASE);
-    releases = new Releases(Runnable::run, clock, LEASE.toNanos());
+    releases = new Releases(NodeExecutor.of(Runnable::run), clock, LEASE.toNanos());
     turns = new Turns(clock);
     wakeUps = new WakeUpHub(List.of(), io, clock);
   }
@@ -70,7 +70,15 @@ class RedisWaitTest {
   private RedisWait wait(Mode mode, long timeoutNanos, Duration slowCall) {
     RedisWait.Context context =
         new RedisWait.Context(
-            wakeUps, turns, releases, io, lifecycle, ticker, slowCall.toNanos(), LEASE.toNanos());
+            wakeUps,
+            turns,
+            releases,
+            io,
+            lifecycle,
+            ticker,
+            slowCall.toNanos(),
+            LEASE.toNanos(),
+            NodeExecutor.of(io));
     return new RedisWait(
         context, NAME, KEYS, new ExclusiveKind(backend), mode, ticker.read() + timeoutNanos);
   }

@@ -31,7 +31,8 @@ class ReleasesTest {
 
   private final ManualTicker ticker = new ManualTicker();
   private final FakeBackend backend = new FakeBackend(ticker, LEASE);
-  private final Releases releases = new Releases(Runnable::run, ticker, LEASE.toNanos());
+  private final Releases releases =
+      new Releases(NodeExecutor.of(Runnable::run), ticker, LEASE.toNanos());
 
   private Hold acquire() {
     String token = Tokens.next();
@@ -202,7 +203,7 @@ class ReleasesTest {
     Hold hold = acquire();
     ExecutorService closed = Executors.newSingleThreadExecutor();
     closed.shutdown();
-    Releases late = new Releases(closed, ticker, LEASE.toNanos());
+    Releases late = new Releases(NodeExecutor.of(closed), ticker, LEASE.toNanos());
     assertThatNoException().isThrownBy(() -> late.releaseLater(hold.kind, KEYS, hold.token));
     assertThat(backend.calls(Op.RELEASE)).isZero();
   }

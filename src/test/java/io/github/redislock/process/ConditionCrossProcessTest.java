@@ -15,7 +15,8 @@ import redis.clients.jedis.Jedis;
 
 /**
  * Conditions across real JVM processes: the bounded buffer of {@code Condition}'s Javadoc shared by
- * three JVMs, and an awaiting JVM killed (SIGKILL) after a signal went to it.
+ * three JVMs, on a plain lock and on the write lock of a read-write lock (with readers), and an
+ * awaiting JVM killed (SIGKILL) after a signal went to it.
  */
 class ConditionCrossProcessTest extends ProcessTestBase {
   private static final int JVMS = 3;
@@ -23,21 +24,44 @@ class ConditionCrossProcessTest extends ProcessTestBase {
   private static final int CONSUMERS = 2;
   private static final int ITEMS = 60;
   private static final int CAPACITY = 4;
+  private static final int READERS = 2;
 
   @Test
   void aBoundedBufferSharedByThreeJvmsDeliversEveryItemExactlyOnce() {
+    runBuffer();
+  }
+
+  /**
+   * The same buffer on the write lock of a read-write lock and its conditions, with reader threads
+   * in every JVM: writers exclude each other and every reader, readers get in between, and every
+   * item is delivered once.
+   */
+  @Test
+  void aBoundedBufferOnAWriteLockWithReadersInThreeJvmsDeliversEveryItemExactlyOnce() {
+    long reads = runBuffer("write", Integer.toString(READERS));
+    assertThat(reads).as("reads made beside the writers").isPositive();
+  }
+
+  /**
+   * Runs the buffer in {@value #JVMS} JVMs ({@code extra}: the worker's optional arguments) and
+   * checks every item was delivered once, with no overlap and no spurious wake-up.
+   *
+   * @return the reads made by every JVM's readers
+   */
+  private long runBuffer(String... extra) {
     ownKeys(
         ConditionWorker.itemsKey(name),
         ConditionWorker.takenKey(name),
         ConditionWorker.deliveredKey(name),
         ConditionWorker.insideKey(name),
+        ConditionWorker.readersKey(name),
         ConditionWorker.goKey(name));
     long total = (long) JVMS * PRODUCERS * ITEMS;
     List<JvmProcess> workers = new ArrayList<>();
     for (int jvm = 0; jvm < JVMS; jvm++) {
-      workers.add(
-          child(
-              ConditionWorker.start(
+      List<String> args =
+          new ArrayList<>(
+              List.of(
                   "buffer",
                   redis.uri(),
                   name,
@@ -46,7 +70,9 @@ class ConditionCrossProcessTest extends ProcessTestBase {
                   Integer.toString(CONSUMERS),
                   Integer.toString(ITEMS),
                   Long.toString(total),
-                  Integer.toString(jvm))));
+                  Integer.toString(jvm)));
+      args.addAll(List.of(extra));
+      workers.add(child(ConditionWorker.start(args.toArray(String[]::new))));
     }
     for (JvmProcess worker : workers) {
       worker.awaitOutputLine("ready", Timing.awaitAtMost());
@@ -56,6 +82,7 @@ class ConditionCrossProcessTest extends ProcessTestBase {
     }
     long consumed = 0;
     long rechecks = 0;
+    long reads = 0;
     for (JvmProcess worker : workers) {
       awaitExit(worker);
       assertThat(worker.exitValue()).as("exit code; output:%n%s", worker.output()).isZero();
@@ -64,6 +91,7 @@ class ConditionCrossProcessTest extends ProcessTestBase {
       assertThat(valueIn(worker, "spurious")).as("spurious wake-ups").isZero();
       consumed += valueIn(worker, "consumed");
       rechecks += valueIn(worker, "rechecks");
+      reads += valueIn(worker, "reads");
     }
     try (Jedis jedis = redis.jedis()) {
       assertThat(consumed).as("items consumed by all JVMs").isEqualTo(total);
@@ -83,8 +111,9 @@ class ConditionCrossProcessTest extends ProcessTestBase {
     }
     System.out.printf(
         "%d JVMs x (%d producers + %d consumers), %d items through a buffer of %d:"
-            + " %d awaits returned with their condition taken by another thread%n",
-        JVMS, PRODUCERS, CONSUMERS, total, CAPACITY, rechecks);
+            + " %d awaits returned with their condition taken by another thread, %d reads%n",
+        JVMS, PRODUCERS, CONSUMERS, total, CAPACITY, rechecks, reads);
+    return reads;
   }
 
   @Test

@@ -3,6 +3,7 @@ package io.github.redislock.process;
 import io.github.redislock.FactoryInspector;
 import io.github.redislock.RedisDistributedLock;
 import io.github.redislock.RedisLockFactory;
+import io.github.redislock.RedisReadWriteLock;
 import io.github.redislock.testing.JvmProcess;
 import io.github.redislock.testing.Timing;
 import java.net.URI;
@@ -13,6 +14,8 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.locks.Condition;
+import java.util.concurrent.locks.Lock;
+import java.util.concurrent.locks.LockSupport;
 import redis.clients.jedis.DefaultJedisClientConfig;
 import redis.clients.jedis.HostAndPort;
 import redis.clients.jedis.Jedis;
@@ -23,17 +26,22 @@ import redis.clients.jedis.Jedis;
  *
  * <ul>
  *   <li>{@code buffer <redisUri> <lockName> <capacity> <producers> <consumers> <itemsPerProducer>
- *       <totalItems> <jvm>}: the bounded buffer of {@code Condition}'s Javadoc, its items in a
- *       Redis list ({@link #itemsKey}) shared by every JVM, with the conditions {@code notFull} and
- *       {@code notEmpty} (the first and second {@code newCondition()} of the lock). Prints {@code
- *       ready}, waits until the key {@link #goKey} exists, then runs the producer threads (each
- *       puts its items, named by JVM, thread and number) and the consumer threads (each takes until
- *       {@code totalItems} were taken by all JVMs, adding every item to the set {@link
- *       #deliveredKey}). Every critical section checks, in Redis, that nobody else is inside
- *       ({@code INCR} {@link #insideKey} must answer 1). Prints {@code done produced=P consumed=C
- *       duplicates=D violations=V rechecks=R spurious=S}: items added to the set twice, overlaps,
- *       awaits that returned with their condition still false (another thread took the item first),
- *       and the factory's spurious wake-ups; exits 0.
+ *       <totalItems> <jvm> [write <readers>]}: the bounded buffer of {@code Condition}'s Javadoc,
+ *       its items in a Redis list ({@link #itemsKey}) shared by every JVM, with the conditions
+ *       {@code notFull} and {@code notEmpty} (the first and second {@code newCondition()} of the
+ *       lock: the plain lock of the name, or with {@code write} the write lock of the read-write
+ *       lock of the name). Prints {@code ready}, waits until the key {@link #goKey} exists, then
+ *       runs the producer threads (each puts its items, named by JVM, thread and number) and the
+ *       consumer threads (each takes until {@code totalItems} were taken by all JVMs, adding every
+ *       item to the set {@link #deliveredKey}). Every critical section checks, in Redis, that
+ *       nobody else is inside ({@code INCR} {@link #insideKey} must answer 1) and, with {@code
+ *       write}, that no reader is ({@link #readersKey} is 0). With {@code write}, {@code readers}
+ *       reader threads read until every item was taken, each read checking that no writer is inside
+ *       ({@code INCR} {@link #readersKey}, then {@link #insideKey} must be 0). Prints {@code done
+ *       produced=P consumed=C duplicates=D violations=V rechecks=R spurious=S reads=N}: items added
+ *       to the set twice, overlaps (of writers, or of a writer and a reader), awaits that returned
+ *       with their condition still false (another thread took the item first), the factory's
+ *       spurious wake-ups and the reads made; exits 0.
  *   <li>{@code await <redisUri> <lockName> <leaseMillis>}: locks, prints {@code awaiting}, awaits
  *       the lock's first condition, prints {@code woken}, unlocks and exits 0.
  * </ul>
@@ -43,6 +51,9 @@ import redis.clients.jedis.Jedis;
 public final class ConditionWorker {
   private static final Duration RAW_TIMEOUT = Duration.ofSeconds(5);
   private static final Duration GO_TIMEOUT = Duration.ofSeconds(60);
+
+  /** A reader's pause between two reads, so that readers share the lock with the writers. */
+  private static final long READ_PAUSE_NANOS = TimeUnit.MILLISECONDS.toNanos(2);
 
   private ConditionWorker() {}
 
@@ -68,6 +79,10 @@ public final class ConditionWorker {
 
   static String goKey(String lockName) {
     return lockName + ":go";
+  }
+
+  static String readersKey(String lockName) {
+    return lockName + ":readers";
   }
 
   /**
@@ -96,7 +111,7 @@ public final class ConditionWorker {
 
   /** The bounded buffer of {@code Condition}'s Javadoc, across processes. */
   private static final class BoundedBuffer {
-    final RedisDistributedLock lock;
+    final Lock lock;
     final Condition notFull;
     final Condition notEmpty;
     final String name;
@@ -105,8 +120,8 @@ public final class ConditionWorker {
     final AtomicLong violations = new AtomicLong();
     final AtomicLong rechecks = new AtomicLong();
 
-    BoundedBuffer(RedisLockFactory factory, String name, int capacity, long total) {
-      this.lock = factory.getLock(name);
+    BoundedBuffer(Lock lock, String name, int capacity, long total) {
+      this.lock = lock;
       this.notFull = lock.newCondition();
       this.notEmpty = lock.newCondition();
       this.name = name;
@@ -174,9 +189,32 @@ public final class ConditionWorker {
     }
 
     private void enter(Jedis jedis) {
-      if (jedis.incr(insideKey(name)) != 1) {
+      if (jedis.incr(insideKey(name)) != 1 || count(jedis, readersKey(name)) != 0) {
         violations.incrementAndGet();
       }
+    }
+
+    /** One read under {@code readLock}: no writer may be inside meanwhile. */
+    void read(Jedis jedis, Lock readLock) {
+      readLock.lock();
+      try {
+        jedis.incr(readersKey(name));
+        if (count(jedis, insideKey(name)) != 0) {
+          violations.incrementAndGet();
+        }
+        jedis.decr(readersKey(name));
+      } finally {
+        readLock.unlock();
+      }
+    }
+
+    boolean allTaken(Jedis jedis) {
+      return count(jedis, takenKey(name)) >= total;
+    }
+
+    private static long count(Jedis jedis, String key) {
+      String value = jedis.get(key);
+      return value == null ? 0 : Long.parseLong(value);
     }
 
     private void exit(Jedis jedis) {
@@ -193,22 +231,42 @@ public final class ConditionWorker {
     int items = Integer.parseInt(args[6]);
     long total = Long.parseLong(args[7]);
     String jvm = args[8];
+    boolean write = args.length > 9 && args[9].equals("write");
+    int readers = write ? Integer.parseInt(args[10]) : 0;
     AtomicLong consumed = new AtomicLong();
+    AtomicLong reads = new AtomicLong();
     AtomicLong duplicates = new AtomicLong();
     AtomicReference<Throwable> failure = new AtomicReference<>();
     long spurious;
     BoundedBuffer buffer;
     try (RedisLockFactory factory = RedisLockFactory.builder().standalone(uri).build()) {
-      buffer = new BoundedBuffer(factory, name, capacity, total);
+      RedisReadWriteLock rw = write ? factory.getReadWriteLock(name) : null;
+      Lock lock = write ? rw.writeLock() : factory.getLock(name);
+      buffer = new BoundedBuffer(lock, name, capacity, total);
       List<Jedis> connections = new ArrayList<>();
       try {
-        for (int t = 0; t < producers + consumers; t++) {
+        for (int t = 0; t < producers + consumers + readers; t++) {
           connections.add(connect(uri));
         }
         System.out.println("ready");
         System.out.flush();
         awaitGo(connections.get(0), goKey(name));
         List<Thread> threads = new ArrayList<>();
+        for (int t = producers + consumers; t < producers + consumers + readers; t++) {
+          Jedis jedis = connections.get(t);
+          Thread reader =
+              new Thread(
+                  () -> {
+                    while (failure.get() == null && !buffer.allTaken(jedis)) {
+                      run(() -> buffer.read(jedis, rw.readLock()), failure);
+                      reads.incrementAndGet();
+                      LockSupport.parkNanos(READ_PAUSE_NANOS);
+                    }
+                  },
+                  "reader-" + t);
+          threads.add(reader);
+          reader.start();
+        }
         for (int t = 0; t < producers + consumers; t++) {
           Jedis jedis = connections.get(t);
           int me = t;
@@ -260,7 +318,9 @@ public final class ConditionWorker {
             + " rechecks="
             + buffer.rechecks.get()
             + " spurious="
-            + spurious);
+            + spurious
+            + " reads="
+            + reads.get());
   }
 
   private interface Step {

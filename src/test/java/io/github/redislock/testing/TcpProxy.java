@@ -214,6 +214,22 @@ public final class TcpProxy implements AutoCloseable {
   }
 
   /**
+   * Whether the connection whose server side uses local port {@code serverSidePort} is still open:
+   * a {@linkplain #blackHole black-holed} one stays open until its client closes it.
+   *
+   * @param serverSidePort the local port of the proxy's connection to the server
+   * @return whether it is open
+   */
+  public boolean isOpen(int serverSidePort) {
+    for (Connection c : connections) {
+      if (c.upstream.getLocalPort() == serverSidePort) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /**
    * The number of connections the proxy has opened to its target so far, closed ones included.
    *
    * @return the count

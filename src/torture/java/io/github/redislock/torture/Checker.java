@@ -53,7 +53,16 @@ import java.util.stream.Collectors;
  *       server that lost its data cannot tell a release from a loss), which is counted, not failed.
  * </ol>
  *
- * Besides: every contract check the workers make during the run (interrupt flags, hold counts,
+ * <ol start="7">
+ *   <li>A frozen shard costs only its own holds. While one Cluster master is frozen ({@code
+ *       shard-freeze}), and for one lease after, no hold on a name served by another master is
+ *       reported lost (a {@code LockLostEvent}, or {@code unlock()} throwing {@code
+ *       LockLostException}), unless its JVM stalled for a third of the lease.
+ * </ol>
+ *
+ * <p>The orphan check ({@link Orphans}, check 6) runs after the workers stopped, before this one.
+ *
+ * <p>Besides: every contract check the workers make during the run (interrupt flags, hold counts,
  * {@code lock()} never giving up) that failed, and every worker thread that died.
  */
 final class Checker {
@@ -73,15 +82,18 @@ final class Checker {
   private final PhaseResult result;
   private final Set<String> overlappedNames = new HashSet<>();
   private final List<FaultWindow> scheduled;
+  private final Map<String, String> shardOf;
 
   Checker(
       TortureSettings settings,
       PhaseHistory history,
       Map<String, Map<String, Long>> finalState,
+      Map<String, String> shardOf,
       PhaseResult result) {
     this.settings = settings;
     this.h = history;
     this.finalState = finalState;
+    this.shardOf = shardOf;
     this.result = result;
     this.scheduled = history.scheduled();
   }
@@ -96,6 +108,7 @@ final class Checker {
     checkCounters();
     checkLiveness();
     checkLossReports();
+    checkFrozenShards();
     for (Rec x : h.problems) {
       result.violation("worker: " + x.f()[1], x.f()[0] + ": " + x.f()[2], List.of(x.line()));
     }
@@ -582,6 +595,7 @@ final class Checker {
       boolean told =
           x.unlockOutcome().startsWith("lost")
               || x.unlockOutcome().startsWith("unconfirmed")
+              || x.unlockOutcome().startsWith("closed")
               || h.lost.stream().anyMatch(l -> matches(l, x));
       if (told) {
         continue;
@@ -600,6 +614,87 @@ final class Checker {
             excerpt(x, y, null));
       }
     }
+  }
+
+  // ---- 7. a frozen shard costs only its own holds ----
+
+  /**
+   * While one Cluster master is frozen ({@code shard-freeze}), and for one lease after it resumes,
+   * no hold on a name another master serves is lost: neither a {@code LockLostEvent} nor an {@code
+   * unlock()} throwing {@code LockLostException}, unless its JVM stalled for a third of the lease
+   * meanwhile. Losses on the frozen shard's names are allowed, and counted.
+   */
+  private void checkFrozenShards() {
+    long lease = settings.lease().toMillis() * 1000;
+    for (FaultWindow f : scheduled) {
+      if (!f.kind.equals("shard-freeze")) {
+        continue;
+      }
+      result.shardFreezes++;
+      long to = f.healUs == Long.MAX_VALUE ? Long.MAX_VALUE : f.healUs + lease;
+      for (Rec l : h.lost) {
+        long atUs = Long.parseLong(l.f()[3]);
+        if (atUs >= f.startUs && atUs <= to) {
+          frozenShardLoss(f, l.f()[0], l.f()[1], Long.parseLong(l.f()[2]), atUs, l.f()[4], l);
+        }
+      }
+      for (Section x : h.sections) {
+        long atUs = x.unlockStartUs();
+        if (x.unlockOutcome().startsWith("lost")
+            && atUs >= f.startUs
+            && atUs <= to
+            && h.lost.stream().noneMatch(l -> matches(l, x))) {
+          frozenShardLoss(
+              f, x.worker, x.name, x.token, atUs, "unlock: LockLostException", x.unlock);
+        }
+      }
+    }
+  }
+
+  private void frozenShardLoss(
+      FaultWindow f, String worker, String name, long token, long atUs, String how, Rec rec) {
+    String shard = shardOf.get(name);
+    if (shard == null) {
+      return;
+    }
+    if (shard.equals(f.target)) {
+      result.frozenShardLosses++;
+      return;
+    }
+    long lease = settings.lease().toMillis() * 1000;
+    if (longStall(worker, atUs - lease, atUs, lease / 3)) {
+      result.healthyShardLossesExcused++;
+      return;
+    }
+    List<String> lines = new ArrayList<>(f.records.stream().map(Rec::line).toList());
+    lines.add(rec.line());
+    result.violation(
+        "7. hold lost on a healthy shard",
+        worker
+            + " lost "
+            + name
+            + " (token "
+            + token
+            + ", "
+            + shard
+            + ") during "
+            + f.describe()
+            + " for "
+            + f.plannedMillis
+            + " ms: "
+            + how,
+        lines);
+  }
+
+  /** Whether {@code worker}'s JVM stalled for {@code minUs} or more between the two times. */
+  private boolean longStall(String worker, long fromUs, long toUs, long minUs) {
+    return h.stalls.stream()
+        .anyMatch(
+            g ->
+                g.f()[0].equals(worker)
+                    && Long.parseLong(g.f()[2]) >= fromUs
+                    && Long.parseLong(g.f()[1]) <= toUs
+                    && Long.parseLong(g.f()[2]) - Long.parseLong(g.f()[1]) >= minUs);
   }
 
   /** Another holder that started on the name after this one and before it released, or null. */

@@ -4,9 +4,12 @@ import io.github.redislock.testing.RedisServer;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.stream.Collectors;
 import redis.clients.jedis.Jedis;
+import redis.clients.jedis.util.JedisClusterCRC16;
 
 /**
  * A Redis Cluster of three masters, each with a replica (six {@link RedisServer}s with {@code
@@ -16,7 +19,7 @@ import redis.clients.jedis.Jedis;
  * either of which may be its master as failovers go.
  */
 final class ClusterDeployment implements Deployment {
-  static final int NODE_TIMEOUT_MILLIS = 3000;
+  static final int NODE_TIMEOUT_MILLIS = 5000;
   private static final int SLOTS = 16_384;
   private static final int SHARDS = 3;
   private static final Duration READY = Duration.ofSeconds(90);
@@ -128,8 +131,21 @@ final class ClusterDeployment implements Deployment {
             "master-pause",
             2,
             true,
-            "SIGSTOP of a master for less than a third of the node timeout: no failover",
+            "SIGSTOP of a master for less than a sixth of the node timeout: no failover",
             (rnd, s) -> new Object[] {"shard" + rnd.nextInt(SHARDS), Fault.between(rnd, 100, 800)}),
+        new Fault.Type(
+            "shard-freeze",
+            3,
+            true,
+            "SIGSTOP of one master for longer than the lease but shorter than the node timeout"
+                + " (no failover): holds on its names may be lost, holds on the other shards must"
+                + " be kept and renewed all along (RedisLockFactory: a stalled node delays only"
+                + " its own holds' renewals)",
+            (rnd, s) -> {
+              long from = s.lease().toMillis() + 200;
+              long to = Math.max(from + 300, NODE_TIMEOUT_MILLIS - 2500);
+              return new Object[] {"shard" + rnd.nextInt(SHARDS), Fault.between(rnd, from, to)};
+            }),
         new Fault.Type(
             "client-kill",
             2,
@@ -139,7 +155,7 @@ final class ClusterDeployment implements Deployment {
   }
 
   @Override
-  public void inject(Fault fault) throws InterruptedException {
+  public String inject(Fault fault) throws InterruptedException {
     int shard =
         fault.target().startsWith("shard")
             ? Integer.parseInt(fault.target().substring("shard".length()))
@@ -168,7 +184,7 @@ final class ClusterDeployment implements Deployment {
         replica.restart();
         awaitReady();
       }
-      case "master-pause" -> {
+      case "master-pause", "shard-freeze" -> {
         RedisServer master = masterOf(shard);
         master.pause();
         ServerFaults.sleep(fault.millis());
@@ -177,6 +193,7 @@ final class ClusterDeployment implements Deployment {
       case "client-kill" -> servers.forEach(ServerFaults::clientKill);
       default -> throw new IllegalArgumentException("unknown fault " + fault);
     }
+    return "";
   }
 
   @Override
@@ -192,6 +209,38 @@ final class ClusterDeployment implements Deployment {
       ports.add(master);
     }
     return String.join(",", ports);
+  }
+
+  @Override
+  public boolean keepers() {
+    return true;
+  }
+
+  /**
+   * The shard whose master serves each lock name ({@code shard0}...): the slot of its key (the
+   * workers use no key prefix) in the ranges the shards were made with, which failovers keep.
+   */
+  @Override
+  public Map<String, String> shardsOf(List<String> names) {
+    Map<String, String> out = new LinkedHashMap<>();
+    for (String name : names) {
+      int slot = JedisClusterCRC16.getSlot(name);
+      int shard = SHARDS - 1;
+      while (slot < SLOTS * shard / SHARDS) {
+        shard--;
+      }
+      out.put(name, "shard" + shard);
+    }
+    return out;
+  }
+
+  @Override
+  public Map<String, RedisServer> keyServers() {
+    Map<String, RedisServer> out = new LinkedHashMap<>();
+    for (int shard = 0; shard < SHARDS; shard++) {
+      out.put("shard" + shard, masterOf(shard));
+    }
+    return out;
   }
 
   @Override

@@ -1,6 +1,8 @@
 package io.github.redislock.torture;
 
+import io.github.redislock.testing.RedisServer;
 import java.util.List;
+import java.util.Map;
 
 /**
  * A deployment under torture: its servers (started by the test fixtures), what the workers' factory
@@ -20,8 +22,13 @@ interface Deployment extends AutoCloseable {
   /** The faults the nemesis draws from, besides the worker faults every deployment gets. */
   List<Fault.Type> faultTypes();
 
-  /** Does the fault, and returns once it is healed (the servers answer again). */
-  void inject(Fault fault) throws InterruptedException;
+  /**
+   * Does the fault, and returns once it is healed (the servers answer again).
+   *
+   * @return what it hit, for the log and the history (a fault aimed at one command names the
+   *     command), or an empty string
+   */
+  String inject(Fault fault) throws InterruptedException;
 
   /**
    * The current masters, as text that changes when a failover happens: the nemesis records a change
@@ -30,6 +37,29 @@ interface Deployment extends AutoCloseable {
    */
   default String masters() {
     return "";
+  }
+
+  /**
+   * The servers that hold the deployment's keys now, by label ({@code m1}, {@code shard0}...):
+   * every master, not their replicas. The orphan check looks for keys left on them after a phase.
+   */
+  Map<String, RedisServer> keyServers();
+
+  /**
+   * For a deployment of several shards, the shard that serves each of {@code names} ({@code
+   * shard0}, as the faults name them); empty for a deployment of one.
+   */
+  default Map<String, String> shardsOf(List<String> names) {
+    return Map.of();
+  }
+
+  /**
+   * Whether each worker runs a keeper besides its threads: a thread that only takes holds of one to
+   * three leases ({@link TortureKind.KeeperKind}), so that renewals are under way when a fault
+   * strikes. The Cluster's {@code shard-freeze} check needs them.
+   */
+  default boolean keepers() {
+    return false;
   }
 
   /** Heals anything still broken (the end of the run, or an aborted fault). */

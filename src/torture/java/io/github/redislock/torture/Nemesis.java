@@ -1,5 +1,6 @@
 package io.github.redislock.torture;
 
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -77,6 +78,19 @@ final class Nemesis {
             "a client killed (SIGKILL) holds its locks until their leases end; a new worker"
                 + " takes its place",
             (rnd, s) -> new Object[] {"slot" + rnd.nextInt(s.workers()), 0L}));
+    menu.add(
+        new Fault.Type(
+            "factory-close",
+            2,
+            true,
+            "a worker closes its factory while its threads use it, some waiting in lock(),"
+                + " tryLock(t) or an await: each waiting one must end with IllegalStateException,"
+                + " holds are reported lost and released by their leases; a new factory takes its"
+                + " place",
+            (rnd, s) -> new Object[] {"slot" + rnd.nextInt(s.workers()), 0L}));
+    if (!settings.faults().isEmpty()) {
+      menu.removeIf(t -> !settings.faults().contains(t.kind()));
+    }
   }
 
   List<Fault.Type> menu() {
@@ -90,6 +104,11 @@ final class Nemesis {
     watcher.start();
     try {
       Thread.sleep(WARM_UP_MILLIS);
+      if (menu.isEmpty()) {
+        log("no fault of torture.faults=" + settings.faults() + " here: the workers run alone");
+        Thread.sleep(Math.max(0, TimeUnit.NANOSECONDS.toMillis(endNanos - System.nanoTime())));
+        return 0;
+      }
       while (System.nanoTime() - endNanos < 0) {
         Fault fault = draw(++faults);
         runOne(fault);
@@ -147,7 +166,17 @@ final class Nemesis {
                   + fresh.pid()
                   + ") replaces it");
         }
-        default -> deployment.inject(fault);
+        case "factory-close" -> {
+          String reopened = workers.in(slot).closeFactory(Duration.ofSeconds(60));
+          log("  worker " + workers.in(slot).id + " " + reopened);
+        }
+        default -> {
+          String note = deployment.inject(fault);
+          if (!note.isEmpty()) {
+            log("  " + note);
+            record(fault, "note", Worker.clean(note), 0);
+          }
+        }
       }
     } catch (RuntimeException e) {
       log("  fault " + fault.number() + " failed: " + e + "; healing everything");
@@ -250,7 +279,7 @@ final class Nemesis {
                   + now
                   + " (unscheduled failover)");
         }
-        known = now;
+        knownMasters = now;
       }
     }
   }

@@ -61,6 +61,24 @@ final class PhaseResult {
   long stalls;
   long longestStallMillis;
 
+  /** Keys of the library left after the phase (the orphan check), each a violation. */
+  long orphanKeys;
+
+  /** Fencing counters left after the phase: they outlive their last use by design. */
+  long countersLeft;
+
+  /** Scheduled {@code shard-freeze} faults (Cluster). */
+  long shardFreezes;
+
+  /** Holds lost on a frozen shard's names during its freeze (allowed). */
+  long frozenShardLosses;
+
+  /** Holds lost on a healthy shard during a freeze while their JVM stalled (not counted). */
+  long healthyShardLossesExcused;
+
+  /** The number of lock names each shard serves (Cluster), for the report. */
+  Map<String, Long> namesPerShard = Map.of();
+
   /** Read sections of read-write locks. */
   long readSections;
 

@@ -125,6 +125,30 @@ final class Report {
               r.longestStallMillis,
               r.longCalls.isEmpty() ? "" : " Calls over 10 s (longest, ms): " + r.longCalls + "."));
       md.append(kindsSentence(r)).append("\n\n");
+      md.append(
+              String.format(
+                  Locale.ROOT,
+                  "Orphan check, one lease and %d ms after the last worker stopped: %d key(s) of"
+                      + " the library left, besides %d fencing counter(s).",
+                  Torture.ORPHAN_WAIT_MARGIN_MILLIS,
+                  r.orphanKeys,
+                  r.countersLeft))
+          .append("\n\n");
+      if (!r.namesPerShard.isEmpty()) {
+        md.append(
+                String.format(
+                    Locale.ROOT,
+                    "Shards: the names spread over the masters as %s. Freezes of one master"
+                        + " (`shard-freeze`): %d; holds lost on the frozen shard's names: %d"
+                        + " (allowed); on the other shards: %d violations (check 7), %d more"
+                        + " while their JVM stalled for a third of the lease.",
+                    r.namesPerShard,
+                    r.shardFreezes,
+                    r.frozenShardLosses,
+                    r.violations.stream().filter(v -> v.check().startsWith("7.")).count(),
+                    r.healthyShardLossesExcused))
+            .append("\n\n");
+      }
       if (!r.lateCallSites.isEmpty()) {
         md.append(
             "Timed `tryLock` calls still running 100 ms past their deadline, by where they were: ");
@@ -294,6 +318,18 @@ final class Report {
          unreported (a server that lost its data cannot tell a release from a loss); that is
          counted, not failed.
 
+      6. **Orphans.** Once every worker stopped, and one lease and a second later, no key of the
+         library is left in any server but the fencing counters (`...:lock-meta` hashes), which
+         outlive their last use by design: every lock key, fair queue (`:lock-fq`, `:lock-ft`),
+         read share and writer intent (`:lock-rs`, `:lock-wi`), condition key and holder hash
+         left is a violation, reported with its type, time to live and contents.
+
+      7. **A frozen shard costs only its own holds** (Cluster). While one master is frozen
+         (`shard-freeze`, longer than the lease and shorter than the node timeout, so no
+         failover), and for one lease after, no hold on a name another master serves is lost: no
+         `LockLostEvent` and no `unlock()` throwing `LockLostException` for it, unless its JVM
+         stalled for a third of the lease. Holds on the frozen master's names may be lost.
+
       Besides, every contract check the workers make while they run (an interrupt flag set on
       entry makes `lockInterruptibly` and timed `tryLock` throw, clears the flag and keeps no
       hold, and survives `lock()`, `tryLock()` and `unlock()`; a reentrant acquisition counts
@@ -310,6 +346,15 @@ final class Report {
       may lose a key not yet replicated, and a server (or a Redlock master) restarted without its
       keys before the leases it granted ran out. There, overlaps may happen, but every write of
       the stale holder must still be refused.
+
+      In the model too, and added for the faults a second review found unguarded: one reply of
+      one chosen command held back past the node (or command) timeout, or lost in a reset after
+      the command ran (single node and Redlock, through a RESP-aware proxy); push frames between
+      replies on connections that track keys (`redlock-caching`); one Cluster master frozen for
+      longer than the lease, during which holds on the other masters must be kept and renewed
+      (check 7); and a factory closed under threads waiting on it, each of which must end with
+      `IllegalStateException`. The workers also lock pairs of names that a careless key layout
+      would make share keys (`m0` and `{m0}`): each name is checked on its own.
 
       """;
 }

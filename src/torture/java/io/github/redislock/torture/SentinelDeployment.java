@@ -74,7 +74,7 @@ final class SentinelDeployment implements Deployment {
   }
 
   @Override
-  public void inject(Fault fault) throws InterruptedException {
+  public String inject(Fault fault) throws InterruptedException {
     switch (fault.kind()) {
       case "failover" -> {
         RedisServer old = group.master();
@@ -99,6 +99,7 @@ final class SentinelDeployment implements Deployment {
       case "client-kill" -> ServerFaults.clientKill(group.master());
       default -> throw new IllegalArgumentException("unknown fault " + fault);
     }
+    return "";
   }
 
   @Override
@@ -108,6 +109,11 @@ final class SentinelDeployment implements Deployment {
     } catch (RuntimeException e) {
       return "?";
     }
+  }
+
+  @Override
+  public Map<String, RedisServer> keyServers() {
+    return Map.of("master", group.master());
   }
 
   @Override

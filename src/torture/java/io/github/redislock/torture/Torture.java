@@ -85,6 +85,7 @@ public final class Torture {
     return switch (id) {
       case "single" -> ProxiedDeployment.single();
       case "redlock" -> ProxiedDeployment.redlock();
+      case "redlock-caching" -> ProxiedDeployment.redlockCaching();
       case "sentinel" -> SentinelDeployment.start();
       case "cluster" -> ClusterDeployment.start();
       default -> throw new IllegalArgumentException(id);
@@ -107,8 +108,15 @@ public final class Torture {
       for (TortureKind kind : TortureKind.ALL) {
         if (workers.kinds().contains(kind.id())) {
           for (int i = 0; i < settings.names(); i++) {
-            names.add(kind.namePrefix() + i);
+            names.add(kind.name(i));
           }
+        }
+      }
+      List<String> allNames = new ArrayList<>(names); // the liveness wait leaves out the keepers'
+      if (deployment.keepers()) {
+        TortureKind keeper = new TortureKind.KeeperKind();
+        for (int i = 0; i < TortureKind.KeeperKind.NAMES; i++) {
+          allNames.add(keeper.name(i));
         }
       }
       long startNanos = System.nanoTime();
@@ -130,13 +138,28 @@ public final class Torture {
         }
       }
       long endUs = History.nowMicros();
-      Map<String, Map<String, Long>> state = admin.finalState(names);
+      Orphans.Found orphans = awaitOrphans(settings, deployment);
+      Map<String, Map<String, Long>> state = admin.finalState(allNames);
       List<String> lines = admin.drain(work.resolve("history-" + id + ".log.gz"));
       PhaseHistory history = new PhaseHistory(id, lines);
       result.startUs = startUs;
       result.endUs = endUs;
       result.faults = history.faults;
-      new Checker(settings, history, state, result).check();
+      Map<String, String> shards = deployment.shardsOf(allNames);
+      result.namesPerShard = new java.util.TreeMap<>();
+      shards.values().forEach(shard -> result.namesPerShard.merge(shard, 1L, Long::sum));
+      new Checker(settings, history, state, shards, result).check();
+      result.countersLeft = orphans.counters();
+      for (Orphans.Orphan o : orphans.orphans()) {
+        result.orphanKeys++;
+        result.violation(
+            "6. orphan key",
+            o.describe()
+                + ", "
+                + ORPHAN_WAIT_MARGIN_MILLIS
+                + " ms more than one lease after the last worker stopped",
+            List.of());
+      }
       result.perSecond = perSecond(history, startUs, endUs);
       result.stalls = history.stalls.size();
       for (PhaseHistory.Rec d : history.samples) {
@@ -162,6 +185,31 @@ public final class Torture {
           lines.size());
     }
     return result;
+  }
+
+  /**
+   * How long past one lease after the last worker stopped the orphan check looks: every key a
+   * worker left with a lease has expired by then.
+   */
+  static final long ORPHAN_WAIT_MARGIN_MILLIS = 1000;
+
+  /**
+   * Waits one lease and {@link #ORPHAN_WAIT_MARGIN_MILLIS} from now (every worker has stopped),
+   * then looks for keys the library left in the deployment's servers.
+   */
+  private static Orphans.Found awaitOrphans(TortureSettings settings, Deployment deployment)
+      throws InterruptedException {
+    Thread.sleep(settings.lease().toMillis() + ORPHAN_WAIT_MARGIN_MILLIS);
+    Orphans.Found found = Orphans.find(deployment.keyServers());
+    System.out.println(
+        "torture: "
+            + deployment.id()
+            + ": orphan check: "
+            + found.orphans().size()
+            + " key(s) left besides "
+            + found.counters()
+            + " fencing counter(s)");
+    return found;
   }
 
   /** The innermost frame of the library's code in a sampled stack, and the one that called it. */

@@ -16,10 +16,11 @@ import java.util.function.Supplier;
  * under it (see {@link Worker}).
  *
  * <p>To add a kind: implement this interface and list it in {@link #ALL}. Its names are its own
- * ({@link #namePrefix()}), so kinds never share a key. A kind whose sections may overlap (the read
- * side of a read-write lock, {@link ReadWriteKind}) gives its read sections mode {@code 'r'}: the
- * checker lets read sections overlap each other, never a write, and they make no fenced writes. A
- * kind whose lock has conditions ({@link ConditionKind}) gives its {@link Target#condition()}: the
+ * ({@link #name(int)}), so kinds never share a name; {@link AliasKind}'s names are the ones a
+ * careless key layout would make share keys. A kind whose sections may overlap (the read side of a
+ * read-write lock, {@link ReadWriteKind}) gives its read sections mode {@code 'r'}: the checker
+ * lets read sections overlap each other, never a write, and they make no fenced writes. A kind
+ * whose lock has conditions ({@link ConditionKind}) gives its {@link Target#condition()}: the
  * worker then signals it or awaits it inside some sections (see {@link Worker}).
  *
  * <p>A factory built with {@code redlock(...)} throws {@link UnsupportedOperationException} from
@@ -29,13 +30,20 @@ import java.util.function.Supplier;
 interface TortureKind {
 
   /** Every kind, in the order workers weigh them; those a factory lacks are skipped. */
-  TortureKind[] ALL = {new MutexKind(), new FairKind(), new ReadWriteKind(), new ConditionKind()};
+  TortureKind[] ALL = {
+    new MutexKind(), new FairKind(), new ReadWriteKind(), new ConditionKind(), new AliasKind()
+  };
 
   /** A short id, for logs and reports. */
   String id();
 
-  /** The prefix of this kind's lock names: {@code prefix + index}. */
+  /** The prefix of this kind's lock names, and of its probe's name. */
   String namePrefix();
+
+  /** The name of index {@code index}: {@code prefix + index}, unless the kind says otherwise. */
+  default String name(int index) {
+    return namePrefix() + index;
+  }
 
   /**
    * Whether the factory offers this kind (it may throw {@link UnsupportedOperationException} until
@@ -85,6 +93,38 @@ interface TortureKind {
     @Override
     public String namePrefix() {
       return "x";
+    }
+
+    @Override
+    public boolean available(RedisLockFactory locks) {
+      return true;
+    }
+
+    @Override
+    public Target target(RedisLockFactory locks, String name, SplittableRandom random) {
+      return Target.exclusive(locks.getLock(name));
+    }
+  }
+
+  /**
+   * The keepers' kind ({@link RedisLockFactory#getLock}, names {@code k0} to {@code k5}): one
+   * thread of each worker, the keeper, takes only holds of one to three leases of these names, so
+   * that renewals are under way whatever fault strikes (with short holds alone, a fault rarely
+   * finds a hold old enough to need one). On a Redis Cluster of three shards the six names fall two
+   * on each. Not in {@link #ALL}: the other threads leave these names to the keepers.
+   */
+  final class KeeperKind implements TortureKind {
+    /** The number of keeper names. */
+    static final int NAMES = 6;
+
+    @Override
+    public String id() {
+      return "keeper";
+    }
+
+    @Override
+    public String namePrefix() {
+      return "k";
     }
 
     @Override

@@ -32,6 +32,9 @@ import java.util.stream.Stream;
  *     /usr/lib/jvm} or {@code /opt/java})
  * @param sabotagePerMille the checker's self-test ({@code torture.sabotage}, default 0): so many
  *     sections in a thousand hold a broken lock ({@link Sabotage}), and the run must fail
+ * @param faults the fault kinds the nemesis may draw ({@code torture.faults}, e.g. {@code
+ *     shard-freeze,worker-kill}; default empty: every kind the deployment offers), to aim a short
+ *     run at a few of them
  */
 record TortureSettings(
     int seconds,
@@ -44,9 +47,11 @@ record TortureSettings(
     Duration commandTimeout,
     Path out,
     Optional<Path> virtualJava,
-    int sabotagePerMille) {
+    int sabotagePerMille,
+    List<String> faults) {
 
-  static final List<String> ALL_DEPLOYMENTS = List.of("single", "sentinel", "cluster", "redlock");
+  static final List<String> ALL_DEPLOYMENTS =
+      List.of("single", "sentinel", "cluster", "redlock", "redlock-caching");
 
   /** The longest section a worker holds on purpose: renewal must carry it. */
   Duration maxHold() {
@@ -88,6 +93,11 @@ record TortureSettings(
     Duration commandTimeout =
         Duration.ofMillis(intProperty("torture.commandTimeoutMillis", 500, 50));
     Path out = Path.of(System.getProperty("torture.out", "target/torture"));
+    List<String> faults =
+        Arrays.stream(System.getProperty("torture.faults", "").split(","))
+            .map(String::trim)
+            .filter(f -> !f.isEmpty())
+            .toList();
     return new TortureSettings(
         seconds,
         deployments,
@@ -99,14 +109,15 @@ record TortureSettings(
         commandTimeout,
         out,
         findVirtualJava(),
-        intProperty("torture.sabotage", 0, 0));
+        intProperty("torture.sabotage", 0, 0),
+        faults);
   }
 
   String describe() {
     return String.format(
         Locale.ROOT,
         "seconds=%d per deployment, deployments=%s, seed=%d, %d workers x %d threads%s,"
-            + " %d names per kind, lease %d ms, command timeout %d ms%s",
+            + " %d names per kind, lease %d ms, command timeout %d ms%s%s",
         seconds,
         String.join(",", deployments),
         seed,
@@ -118,7 +129,8 @@ record TortureSettings(
         commandTimeout.toMillis(),
         sabotagePerMille > 0
             ? ", SABOTAGED: " + sabotagePerMille + " sections in 1000 hold a broken lock"
-            : "");
+            : "",
+        faults.isEmpty() ? "" : ", only the faults " + String.join(",", faults));
   }
 
   private static int intProperty(String name, int fallback, int min) {

@@ -23,6 +23,7 @@ import java.util.concurrent.atomic.LongAdder;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.LockSupport;
 import java.util.concurrent.locks.ReentrantLock;
+import redis.clients.jedis.UnifiedJedis;
 
 /**
  * One worker JVM of the torture run (started by {@link WorkerJvm}): threads that lock names of a
@@ -56,8 +57,11 @@ public final class Worker {
   /** Timed tryLock: past its deadline by more than this is recorded ({@code C} record). */
   static final long DEADLINE_SLACK_MICROS = 25_000;
 
+  /** The keepers' kind: long holds, which renewal must carry through every fault. */
+  private static final TortureKind KEEPER = new TortureKind.KeeperKind();
+
   private final String id;
-  private final RedisLockFactory locks;
+  private final Factories factories;
   private final History history;
   private final List<TortureKind> kinds;
   private final int names;
@@ -70,7 +74,7 @@ public final class Worker {
 
   private Worker(
       String id,
-      RedisLockFactory locks,
+      Factories factories,
       History history,
       List<TortureKind> kinds,
       int names,
@@ -78,7 +82,7 @@ public final class Worker {
       long commandTimeoutMillis,
       int sabotagePerMille) {
     this.id = id;
-    this.locks = locks;
+    this.factories = factories;
     this.history = history;
     this.kinds = kinds;
     this.names = names;
@@ -105,34 +109,35 @@ public final class Worker {
     long commandTimeout = Long.parseLong(a.get("commandTimeoutMillis"));
     History history = new History(Integer.parseInt(a.get("history")));
     AtomicLong lost = new AtomicLong();
-    RedisLockFactory locks =
-        factory(a.get("spec"), lease, commandTimeout)
-            .onLockLost(
-                e -> {
-                  lost.incrementAndGet();
-                  history.record(
-                      "L|"
-                          + id
-                          + "|"
-                          + e.lockName()
-                          + "|"
-                          + e.fencingToken()
-                          + "|"
-                          + History.nowMicros()
-                          + "|"
-                          + clean(e.reason()));
-                })
-            .build();
+    Factories factories =
+        new Factories(
+            a.get("spec"),
+            lease,
+            commandTimeout,
+            e -> {
+              lost.incrementAndGet();
+              history.record(
+                  "L|"
+                      + id
+                      + "|"
+                      + e.lockName()
+                      + "|"
+                      + e.fencingToken()
+                      + "|"
+                      + History.nowMicros()
+                      + "|"
+                      + clean(e.reason()));
+            });
     List<TortureKind> kinds = new ArrayList<>();
     for (TortureKind kind : TortureKind.ALL) {
-      if (probe(kind, locks)) {
+      if (probe(kind, factories.current().locks(), history, id)) {
         kinds.add(kind);
       }
     }
     Worker worker =
         new Worker(
             id,
-            locks,
+            factories,
             history,
             kinds,
             Integer.parseInt(a.get("names")),
@@ -150,17 +155,29 @@ public final class Worker {
         worker.actors.add(worker.new Actor(id + ".v" + t, seeds.split(), true));
       }
     }
+    if (Boolean.parseBoolean(a.getOrDefault("keeper", "false"))) {
+      worker.actors.add(worker.new Actor(id + ".k0", seeds.split(), false, true));
+    }
     history.record("K|" + id + "|started|" + ProcessHandle.current().pid() + "|" + kindIds(kinds));
     startDaemon("torture-stall-monitor", worker::watchStalls);
     startDaemon("torture-interrupter", () -> worker.interrupt(seeds.split()));
     worker.actors.forEach(Actor::start);
-    System.out.println("ready kinds=" + kindIds(kinds) + " java=" + Runtime.version().feature());
+    System.out.println(
+        "ready kinds="
+            + kindIds(kinds)
+            + " java="
+            + Runtime.version().feature()
+            + (a.get("spec").startsWith("redlock-caching ")
+                ? " tracking=" + TrackingClients.mode
+                : ""));
     System.out.flush();
 
     BufferedReader in =
         new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
     for (String line = in.readLine(); line != null && !line.equals("stop"); line = in.readLine()) {
-      // only "stop" means anything
+      if (line.equals("close-factory")) {
+        worker.closeFactory();
+      }
     }
     worker.stopping = true;
     List<String> hung = worker.awaitActors();
@@ -170,16 +187,19 @@ public final class Worker {
     System.out.println("stopped " + summary);
     System.out.flush();
     if (hung.isEmpty()) {
-      locks.close();
+      factories.closeAll();
     }
     System.exit(0);
   }
 
   /**
    * A factory builder for a deployment spec: {@code standalone URI}, {@code sentinel URI}, {@code
-   * cluster URI} or {@code redlock URI,URI,...}.
+   * cluster URI}, {@code redlock URI,URI,...} or {@code redlock-caching URI,URI,...} (Redlock over
+   * clients of the worker's own whose connections track keys, {@link TrackingClients}, made once
+   * and kept in {@code owned}: the factory never closes them).
    */
-  static RedisLockFactory.Builder factory(String spec, long leaseMillis, long commandTimeout) {
+  static RedisLockFactory.Builder factory(
+      String spec, long leaseMillis, long commandTimeout, List<UnifiedJedis> owned) {
     int space = spec.indexOf(' ');
     String kind = spec.substring(0, space);
     String uri = spec.substring(space + 1);
@@ -192,12 +212,25 @@ public final class Worker {
       case "sentinel" -> b.sentinel(uri);
       case "cluster" -> b.cluster(uri);
       case "redlock" -> b.redlock(uri.split(","));
+      case "redlock-caching" -> {
+        if (owned.isEmpty()) {
+          for (String master : uri.split(",")) {
+            owned.add(TrackingClients.of(master, commandTimeout));
+          }
+        }
+        yield b.redlockClients(owned);
+      }
       default -> throw new IllegalArgumentException("unknown spec " + spec);
     };
   }
 
-  /** Whether a kind works on this factory: its probe name can be locked and unlocked. */
-  private static boolean probe(TortureKind kind, RedisLockFactory locks) {
+  /**
+   * Whether a kind works on this factory: its probe name can be locked and unlocked. A kind the
+   * factory offers whose probe fails otherwise (Redis failed, or the library did) is run anyway,
+   * and the failure recorded as an error of the worker.
+   */
+  private static boolean probe(
+      TortureKind kind, RedisLockFactory locks, History history, String id) {
     if (!kind.available(locks)) {
       return false;
     }
@@ -213,6 +246,15 @@ public final class Worker {
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       return false;
+    } catch (RuntimeException e) {
+      history.record(
+          "X|"
+              + id
+              + ".probe|error|probing "
+              + kind.id()
+              + ": "
+              + clean(e + " at " + Actor.where(e)));
+      return true;
     }
   }
 
@@ -229,6 +271,26 @@ public final class Worker {
   /** Text safe inside a record: no separators, no line breaks. */
   static String clean(String text) {
     return String.valueOf(text).replace('|', '/').replace('\n', ' ').replace('\r', ' ');
+  }
+
+  /**
+   * The nemesis's {@code factory-close} fault: closes the factory under the threads that use it
+   * (some of them waiting in a lock call or an {@code await}), and goes on with a new one; each
+   * thread then judges its own call against {@code close()}'s contract. Prints {@code reopened}.
+   */
+  private void closeFactory() {
+    long waiting =
+        actors.stream()
+            .map(a -> a.call)
+            .filter(
+                c -> c.startsWith("lock") || c.startsWith("tryLock(t)") || c.startsWith("await"))
+            .count();
+    Factories.Window w = factories.closeAndReopen();
+    long millis = TimeUnit.NANOSECONDS.toMillis(w.endNanos() - w.startNanos());
+    history.record("K|" + id + "|factory-closed|" + waiting + " in lock calls|" + millis + " ms");
+    stats.count("factory closes");
+    System.out.println("reopened waiting=" + waiting + " closeMillis=" + millis);
+    System.out.flush();
   }
 
   /** Records every time this JVM did not run for a while (GC, CPU starvation, SIGSTOP). */
@@ -322,7 +384,9 @@ public final class Worker {
     INTERRUPTED,
     REDIS_FAILURE,
     LOST,
-    FAILED
+    FAILED,
+    /** The factory was closed under the call: {@link IllegalStateException}. */
+    CLOSED
   }
 
   /** One worker thread, platform or virtual. */
@@ -343,9 +407,20 @@ public final class Worker {
 
     private History.Conn conn;
 
+    /** The factory of the section under way: one for the whole section. */
+    private Factories.Generation generation;
+
+    /** A keeper: takes only long holds of the keeper's names ({@link TortureKind.KeeperKind}). */
+    final boolean keeper;
+
     Actor(String holder, SplittableRandom random, boolean virtual) {
+      this(holder, random, virtual, false);
+    }
+
+    Actor(String holder, SplittableRandom random, boolean virtual, boolean keeper) {
       this.holder = holder;
       this.random = random;
+      this.keeper = keeper;
       this.thread = virtual ? newVirtualThread(holder, this::run) : new Thread(this::run, holder);
       if (!virtual) {
         thread.setDaemon(true);
@@ -405,12 +480,17 @@ public final class Worker {
       conn = history.connect();
       try {
         while (!stopping) {
-          TortureKind kind = kinds.get(random.nextInt(kinds.size()));
-          int index = random.nextInt(names);
+          TortureKind kind = keeper ? KEEPER : kinds.get(random.nextInt(kinds.size()));
+          int index = random.nextInt(keeper ? TortureKind.KeeperKind.NAMES : names);
           try {
             attempt(kind, index, 0);
           } catch (RuntimeException e) {
             Thread.interrupted();
+            if (generation != null && factories.closedUnder(generation, e)) {
+              stats.count("closed under a section");
+              LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(5));
+              continue;
+            }
             history.record("X|" + holder + "|error|" + clean(e + " at " + where(e)));
             if (++errors == MAX_ERRORS) {
               history.record("X|" + holder + "|died|" + MAX_ERRORS + " errors");
@@ -437,14 +517,20 @@ public final class Worker {
 
     /** One acquisition of {@code kind}'s name {@code index}, and its section when it succeeds. */
     private void attempt(TortureKind kind, int index, int depth) {
-      String name = kind.namePrefix() + index;
-      TortureKind.Target target = kind.target(locks, name, random);
+      String name = kind.name(index);
+      if (depth == 0) {
+        generation = factories.current();
+      }
+      TortureKind.Target target = kind.target(generation.locks(), name, random);
       if (sabotagePerMille > 0 && random.nextInt(1000) < sabotagePerMille) {
         target = Sabotage.of(target);
       }
       Form form;
       long timeoutMillis = 0;
-      if (depth > 0) {
+      if (keeper) {
+        form = Form.TIMED_TRY_LOCK;
+        timeoutMillis = leaseMillis;
+      } else if (depth > 0) {
         form = random.nextBoolean() ? Form.TRY_LOCK : Form.TIMED_TRY_LOCK;
         timeoutMillis = random.nextInt(50);
       } else {
@@ -457,7 +543,7 @@ public final class Worker {
         timeoutMillis =
             t < 5 ? 0 : t < 10 ? -1 : t < 80 ? random.nextInt(100) : 100 + random.nextInt(900);
       }
-      boolean selfInterrupt = form != Form.TRY_LOCK && random.nextInt(100) < 3;
+      boolean selfInterrupt = !keeper && form != Form.TRY_LOCK && random.nextInt(100) < 3;
       Outcome outcome = acquire(target, name, form, timeoutMillis, selfInterrupt, false);
       if (outcome == Outcome.ACQUIRED) {
         section(kind, target, index, name, form.label + (selfInterrupt ? "+intr" : ""), depth);
@@ -524,9 +610,10 @@ public final class Worker {
         outcome = Outcome.REDIS_FAILURE;
         failure = e.getMessage();
       } catch (RuntimeException e) {
-        outcome = Outcome.FAILED;
+        outcome = factories.closedUnder(generation, e) ? Outcome.CLOSED : Outcome.FAILED;
         failure = e + " at " + where(e);
       }
+      long returned = System.nanoTime();
       callDeadline = 0;
       long elapsed = System.nanoTime() - start;
       long endUs = History.nowMicros();
@@ -542,7 +629,10 @@ public final class Worker {
             }
           }
           case LOCK_INTERRUPTIBLY, TIMED_TRY_LOCK -> {
-            if (!reentrant && outcome != Outcome.INTERRUPTED && outcome != Outcome.FAILED) {
+            if (!reentrant
+                && outcome != Outcome.INTERRUPTED
+                && outcome != Outcome.FAILED
+                && outcome != Outcome.CLOSED) {
               contract(
                   label
                       + " with the interrupt flag set did not throw InterruptedException: "
@@ -568,6 +658,21 @@ public final class Worker {
       }
       if (form == Form.TIMED_TRY_LOCK && !reentrant && timeoutMillis <= 0) {
         stats.max("tryLock(t<=0) max ms", TimeUnit.NANOSECONDS.toMillis(elapsed));
+      }
+      if (!reentrant
+          && (form == Form.LOCK
+              || form == Form.LOCK_INTERRUPTIBLY
+              || (form == Form.TIMED_TRY_LOCK && timeoutMillis > 0))) {
+        closeCheck(
+            label + " " + name,
+            start,
+            returned,
+            outcome.name().toLowerCase(Locale.ROOT)
+                + (failure.isEmpty() ? "" : " (" + failure + ")"),
+            outcome == Outcome.CLOSED || outcome == Outcome.INTERRUPTED,
+            outcome == Outcome.REDIS_FAILURE
+                || (outcome == Outcome.BUSY
+                    && returned - start < TimeUnit.MILLISECONDS.toNanos(timeoutMillis)));
       }
       if (deadlineBound) {
         long overshootUs = (endUs - startUs) - timeoutMillis * 1000;
@@ -613,6 +718,47 @@ public final class Worker {
       }
     }
 
+    /**
+     * {@code close()}'s contract for a call that waits ({@code lock()}, {@code
+     * lockInterruptibly()}, a timed {@code tryLock} with a positive time, an {@code await}): one in
+     * progress when its factory's {@code close()} began ends with {@link IllegalStateException}
+     * ({@code fine} covers that, and the outcomes a race allows), promptly. An acquisition or an
+     * await that returned while {@code close()} ran may have won the race; one that returned once
+     * it was over did not; a {@link RedisLockException}, or a timeout before the call's deadline
+     * ({@code failure}), is never the answer.
+     */
+    private void closeCheck(
+        String what, long callStart, long returned, String outcome, boolean fine, boolean failure) {
+      Factories.Window w = factories.window(generation);
+      if (w == null || callStart - w.startNanos() >= 0) {
+        return; // its factory is open, or was already closing when the call began
+      }
+      boolean after = w.endNanos() != Long.MAX_VALUE && returned - w.endNanos() > 0;
+      long afterMillis = after ? TimeUnit.NANOSECONDS.toMillis(returned - w.endNanos()) : 0;
+      stats.count("waiting at close: " + outcome.split(" ")[0]);
+      String when =
+          after
+              ? afterMillis + " ms after close() returned"
+              : "while close() ran ("
+                  + TimeUnit.NANOSECONDS.toMillis(returned - w.startNanos())
+                  + " ms after it began)";
+      if (fine) {
+        if (afterMillis > TimeUnit.SECONDS.toMillis(5)) {
+          contract(what + " was waiting when its factory closed, and ended only " + when);
+        }
+        return;
+      }
+      if (after || failure) {
+        contract(
+            what
+                + " was waiting when its factory's close() began, and ended "
+                + when
+                + " with "
+                + outcome
+                + ", not IllegalStateException");
+      }
+    }
+
     private void contract(String what) {
       stats.count("contract violations");
       history.record("X|" + holder + "|contract|" + clean(what));
@@ -635,6 +781,13 @@ public final class Worker {
         noUnexpectedReply(e);
         // Lost (or Redis unreachable) before the section began: nothing was written under it.
         stats.count("token " + (e instanceof LockLostException ? "lost" : "unreachable"));
+        unlock(target, name, 0, false, acqUs, "before-token");
+        return;
+      } catch (IllegalStateException e) {
+        if (!factories.closedUnder(generation, e)) {
+          throw e;
+        }
+        stats.count("token closed");
         unlock(target, name, 0, false, acqUs, "before-token");
         return;
       }
@@ -692,6 +845,12 @@ public final class Worker {
             } catch (LockLostException e) {
               stats.count("lost told at reentry");
               toldLost = true;
+            } catch (IllegalStateException e) {
+              if (!factories.closedUnder(generation, e)) {
+                throw e;
+              }
+              stats.count("closed at reentry");
+              toldLost = true;
             }
           }
           if (!toldLost) {
@@ -712,18 +871,26 @@ public final class Worker {
                 stats.count("lost told at inner unlock");
                 toldLost = true;
               } catch (RuntimeException e) {
-                contract("inner unlock after an await threw " + e);
+                if (factories.closedUnder(generation, e)) {
+                  stats.count("closed at inner unlock");
+                  toldLost = true;
+                } else {
+                  contract("inner unlock after an await threw " + e);
+                }
               }
               valid = target.heldByCurrentThread().getAsBoolean();
             }
           }
         }
       }
-      int plan = random.nextInt(10_000);
+      int plan = keeper ? 0 : random.nextInt(10_000);
       if (!toldLost) {
         if (plan < 5) { // longer than the lease at times: renewal must carry it
           long holdNanos =
-              TimeUnit.MILLISECONDS.toNanos(leaseMillis / 2 + random.nextLong(leaseMillis + 1));
+              TimeUnit.MILLISECONDS.toNanos(
+                  keeper
+                      ? leaseMillis + random.nextLong(2 * leaseMillis + 1)
+                      : leaseMillis / 2 + random.nextLong(leaseMillis + 1));
           long until = System.nanoTime() + holdNanos;
           stats.count("long holds");
           while (System.nanoTime() - until < 0) {
@@ -743,7 +910,7 @@ public final class Worker {
         } else if (plan < 1_000) {
           LockSupport.parkNanos(random.nextLong(TimeUnit.MILLISECONDS.toNanos(5)));
         }
-        if (depth == 0 && index + 1 < names && random.nextInt(100) < 4) {
+        if (!keeper && depth == 0 && index + 1 < names && random.nextInt(100) < 4) {
           attempt(kind, index + 1 + random.nextInt(names - index - 1), depth + 1);
         }
       }
@@ -790,7 +957,11 @@ public final class Worker {
         noUnexpectedReply(e);
         stats.count(label + " unreachable");
       } catch (RuntimeException e) {
-        contract(label + " threw " + e + " at " + where(e));
+        if (factories.closedUnder(generation, e)) {
+          stats.count(label + " closed");
+        } else {
+          contract(label + " threw " + e + " at " + where(e));
+        }
       }
       leaveCall();
     }
@@ -808,6 +979,11 @@ public final class Worker {
       } catch (InterruptedException e) {
         threw = true;
       } catch (RuntimeException e) {
+        if (factories.closedUnder(generation, e)) {
+          leaveCall();
+          stats.count("await+intr closed");
+          return;
+        }
         contract("await with the interrupt flag set threw " + e);
       }
       boolean flag = leaveCall();
@@ -846,7 +1022,6 @@ public final class Worker {
         int holds,
         boolean validAfterEnd,
         long acqUsBefore) {
-      Condition condition = target.condition().get();
       int how = random.nextInt(3);
       int t = random.nextInt(100);
       long timeoutMillis =
@@ -859,6 +1034,7 @@ public final class Worker {
       String outcome = "await";
       boolean reacquired = false;
       try {
+        Condition condition = target.condition().get();
         boolean signalled =
             switch (how) {
               case 0 -> condition.awaitNanos(TimeUnit.MILLISECONDS.toNanos(timeoutMillis)) > 0;
@@ -878,11 +1054,26 @@ public final class Worker {
         result = "unreachable";
         outcome = "unconfirmed-at-await";
       } catch (RuntimeException e) {
-        result = "failed";
-        outcome = "failed-at-await";
-        contract(label + " threw " + e + " at " + where(e));
+        if (factories.closedUnder(generation, e)) {
+          result = "closed";
+          outcome = "closed-at-await";
+        } else {
+          result = "failed";
+          outcome = "failed-at-await";
+          contract(label + " threw " + e + " at " + where(e));
+        }
       }
+      long returned = System.nanoTime();
       leaveCall();
+      closeCheck(
+          label + " " + name,
+          started,
+          returned,
+          result,
+          result.equals("closed") || result.equals("interrupted") || result.equals("lost"),
+          result.equals("unreachable")
+              || (result.equals("timeout")
+                  && returned - started < TimeUnit.MILLISECONDS.toNanos(timeoutMillis)));
       long elapsed = System.nanoTime() - started;
       long endUs = History.nowMicros();
       stats.count(label + " " + result);
@@ -915,7 +1106,7 @@ public final class Worker {
         for (int i = 0; i < holds; i++) {
           try {
             target.lock().unlock();
-          } catch (IllegalMonitorStateException | RedisLockException e) {
+          } catch (IllegalMonitorStateException | RedisLockException | IllegalStateException e) {
             noUnexpectedReply(e);
             break;
           }
@@ -926,14 +1117,20 @@ public final class Worker {
       long token;
       try {
         token = target.token().getAsLong();
-      } catch (LockLostException | RedisLockException e) {
+      } catch (LockLostException | RedisLockException | IllegalStateException e) {
+        if (e instanceof IllegalStateException && !factories.closedUnder(generation, e)) {
+          throw e;
+        }
         noUnexpectedReply(e);
         stats.count(
-            "token after await " + (e instanceof LockLostException ? "lost" : "unreachable"));
+            "token after await "
+                + (e instanceof LockLostException
+                    ? "lost"
+                    : e instanceof RedisLockException ? "unreachable" : "closed"));
         for (int i = 0; i < holds; i++) {
           try {
             target.lock().unlock();
-          } catch (IllegalMonitorStateException | RedisLockException e2) {
+          } catch (IllegalMonitorStateException | RedisLockException | IllegalStateException e2) {
             break;
           }
         }
@@ -965,6 +1162,10 @@ public final class Worker {
         stats.count("lost told at reentry");
         return true;
       }
+      if (outcome == Outcome.CLOSED) {
+        stats.count("closed at reentry");
+        return true;
+      }
       if (outcome != Outcome.ACQUIRED) {
         if (outcome != Outcome.INTERRUPTED) {
           contract("reentrant " + form.label + " while holding: " + outcome);
@@ -981,6 +1182,10 @@ public final class Worker {
         stats.count("lost told at inner unlock");
         return true;
       } catch (RuntimeException e) {
+        if (factories.closedUnder(generation, e)) {
+          stats.count("closed at inner unlock");
+          return true;
+        }
         contract("inner unlock threw " + e);
       }
       return false;
@@ -1013,8 +1218,12 @@ public final class Worker {
         outcome = "imse";
         contract("unlock threw " + e);
       } catch (RuntimeException e) {
-        outcome = "failed";
-        contract("unlock threw " + e + " at " + where(e));
+        if (factories.closedUnder(generation, e)) {
+          outcome = "closed";
+        } else {
+          outcome = "failed";
+          contract("unlock threw " + e + " at " + where(e));
+        }
       }
       long elapsed = System.nanoTime() - start;
       boolean flag = leaveCall();

@@ -98,6 +98,22 @@ final class WorkerJvm implements AutoCloseable {
     }
   }
 
+  /**
+   * Tells the worker to close its factory under its threads and build a new one, and waits until it
+   * did.
+   *
+   * @return its {@code reopened ...} line
+   */
+  String closeFactory(Duration timeout) throws InterruptedException {
+    try {
+      process.getOutputStream().write("close-factory\n".getBytes(StandardCharsets.UTF_8));
+      process.getOutputStream().flush();
+    } catch (IOException e) {
+      throw new UncheckedIOException("worker " + id + " is gone", e);
+    }
+    return await("reopened", timeout);
+  }
+
   /** SIGKILL, and waits until it is gone. */
   void kill() throws InterruptedException {
     process.destroyForcibly();

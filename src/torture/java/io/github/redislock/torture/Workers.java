@@ -92,7 +92,8 @@ final class Workers implements AutoCloseable {
             "seed=" + (settings.seed() * 1000 + nextId),
             "leaseMillis=" + settings.lease().toMillis(),
             "commandTimeoutMillis=" + settings.commandTimeout().toMillis(),
-            "sabotage=" + settings.sabotagePerMille());
+            "sabotage=" + settings.sabotagePerMille(),
+            "keeper=" + deployment.keepers());
     return WorkerJvm.start(
         id, java, virtual, args, logDir.resolve(deployment.id() + "-" + id + ".log"));
   }

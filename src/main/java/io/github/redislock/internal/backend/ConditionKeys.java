@@ -37,7 +37,7 @@ public record ConditionKeys(
    * @param numbered whether it is the n-th {@code newCondition()} rather than a named one
    */
   public static ConditionKeys of(LockKeys lock, String name, boolean numbered) {
-    String base = "cond" + (numbered ? 'a' : 'b') + letters(name);
+    String base = LockKeys.CONDITION + (numbered ? 'a' : 'b') + letters(name);
     return new ConditionKeys(
         lock.beside(base + "q"),
         lock.beside(base + "t"),

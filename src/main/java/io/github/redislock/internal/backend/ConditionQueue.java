@@ -24,6 +24,34 @@ public final class ConditionQueue {
   private final String ttl;
   private final String publish;
 
+  /** The kind of lock a condition belongs to: how an await's or a signal's release releases it. */
+  public enum Kind {
+    /** A plain lock: the release deletes the key and announces it. */
+    PLAIN("plain"),
+    /** A fair lock: the release hands the key to the first waiter of its queue. */
+    FAIR("fair"),
+    /**
+     * The write lock of a read-write lock: released as the plain lock is (which wakes the waiting
+     * readers and writers), and never handed to an awaiter while a read share is live.
+     */
+    WRITE("write");
+
+    private final String argument;
+
+    Kind(String argument) {
+      this.argument = argument;
+    }
+
+    /** The keys beside the lock that its release reads: the fair queue, or the read shares. */
+    private List<String> keys(LockKeys lock) {
+      return switch (this) {
+        case PLAIN -> List.of();
+        case FAIR -> List.of(lock.fairQueue(), lock.fairLeases());
+        case WRITE -> List.of(lock.readShares());
+      };
+    }
+  }
+
   /** Where an awaiter stands. */
   public enum Standing {
     /** In the queue, its lease renewed. */
@@ -94,24 +122,18 @@ public final class ConditionQueue {
   }
 
   /**
-   * Enqueues awaiter {@code id} and releases the lock, if {@code token} holds it, in one step. A
-   * repeated call with the same id (after a lost reply) finds it enqueued, and changes nothing.
-   *
-   * @param fairQueue on a fair lock, its queue and the queue's leases (its first live waiter is
-   *     woken by the release), else {@code null}
+   * Enqueues awaiter {@code id} and releases the lock of kind {@code kind}, if {@code token} holds
+   * it, in one step. A repeated call with the same id (after a lost reply) finds it enqueued, and
+   * changes nothing.
    */
   public Enqueued await(
-      LockKeys lock, ConditionKeys condition, String token, String id, List<String> fairQueue) {
-    List<String> keys = keys(lock, condition);
-    if (fairQueue != null) {
-      keys.addAll(fairQueue);
-    }
+      LockKeys lock, Kind kind, ConditionKeys condition, String token, String id) {
     return new ScriptCall<>(
             "await a condition of",
             lock,
             Script.CONDITION,
-            keys,
-            args("await", id, token, condition, lock),
+            keys(lock, condition, kind),
+            args("await", id, token, condition, lock, kind),
             ConditionQueue::enqueued)
         .call(client);
   }
@@ -124,6 +146,26 @@ public final class ConditionQueue {
   /** Awaiter {@code id} stops waiting: it leaves the queue, unless it was signalled. */
   public Standing cancel(LockKeys lock, ConditionKeys condition, String id) {
     return run("leave a condition of", lock, condition, "cancel", id, "", ConditionQueue::left);
+  }
+
+  /**
+   * Awaiter {@code id} will take neither a signal nor the lock: it leaves the queue; a signal it
+   * had passes on to the longest-waiting awaiter at once, and a lock handed to it is released.
+   *
+   * @param kind the lock's kind, whose release this is
+   * @return {@link Standing#LEFT}, {@link Standing#SIGNALLED} (its signal passed on), {@link
+   *     Standing#HELD} (its signal passed on, and the lock handed to it released) or {@link
+   *     Standing#GONE}
+   */
+  public Standing abandon(LockKeys lock, Kind kind, ConditionKeys condition, String id) {
+    return new ScriptCall<>(
+            "abandon a wait on a condition of",
+            lock,
+            Script.CONDITION,
+            keys(lock, condition, kind),
+            args("abandon", id, "", condition, lock, kind),
+            ConditionQueue::left)
+        .call(client);
   }
 
   /** Awaiter {@code id} holds the lock again: its signal is used, and passes on no more. */
@@ -153,26 +195,24 @@ public final class ConditionQueue {
    * lock free. Repeated after a lost reply, it finds the lock released and does nothing. With
    * {@code ownSubscribers} 0 or 1, on a lock that is not fair, the lock goes to the first awaiter
    * woken instead (the key takes its id, and its message says so), unless a client other than the
-   * caller's subscription waits on the lock's channel.
+   * caller's subscription waits on the lock's channel. A fair lock is never handed to an awaiter
+   * (its release hands it to the first waiter of its queue), nor a write lock while a read share is
+   * live.
    *
-   * @param fairQueue on a fair lock, its queue and the queue's leases (its first live waiter is
-   *     handed the lock), else {@code null}
+   * @param kind the lock's kind, whose release this is
    * @param ownSubscribers how many of the lock channel's subscribers are the caller's (0 or 1), or
    *     -1 for no hand-over
    */
   public SignalledRelease signalAndRelease(
       LockKeys lock,
+      Kind kind,
       ConditionKeys condition,
       String token,
       int count,
-      List<String> fairQueue,
       int ownSubscribers) {
     firstContact.accept(lock);
-    List<String> keys = keys(lock, condition);
-    if (fairQueue != null) {
-      keys.addAll(fairQueue);
-    }
-    List<String> args = new ArrayList<>(args("release", "", token, condition, lock));
+    List<String> keys = keys(lock, condition, kind);
+    List<String> args = new ArrayList<>(args("release", "", token, condition, lock, kind));
     args.add(count == 0 ? "all" : Integer.toString(count));
     if (ownSubscribers >= 0) {
       args.add(Integer.toString(ownSubscribers));
@@ -194,24 +234,33 @@ public final class ConditionQueue {
             operation,
             lock,
             Script.CONDITION,
-            keys(lock, condition),
-            args(op, id, token, condition, lock),
+            keys(lock, condition, Kind.PLAIN),
+            args(op, id, token, condition, lock, Kind.PLAIN),
             parser)
         .call(client);
   }
 
-  private static List<String> keys(LockKeys lock, ConditionKeys condition) {
+  /**
+   * The script's keys: the lock's, the condition's, and those beside the lock that a release of
+   * {@code kind} reads.
+   */
+  private static List<String> keys(LockKeys lock, ConditionKeys condition, Kind kind) {
     List<String> keys = new ArrayList<>(7);
     keys.add(lock.lock());
     keys.add(condition.queue());
     keys.add(condition.leases());
     keys.add(condition.signalled());
     keys.add(lock.companion());
+    keys.addAll(kind.keys(lock));
     return keys;
   }
 
+  /**
+   * The script's arguments, but for a release's count and hand-over: {@code kind} matters only to
+   * the operations that release (for the others, which release nothing, it is {@code PLAIN}).
+   */
   private List<String> args(
-      String op, String id, String token, ConditionKeys condition, LockKeys lock) {
+      String op, String id, String token, ConditionKeys condition, LockKeys lock, Kind kind) {
     return List.of(
         op,
         id,
@@ -221,7 +270,8 @@ public final class ConditionQueue {
         condition.channel(),
         lock.channel(),
         publish,
-        condition.sequence());
+        condition.sequence(),
+        kind.argument);
   }
 
   private static Enqueued enqueued(Object reply) {

@@ -39,7 +39,7 @@ final class FairCommands {
         "acquire",
         keys,
         Script.FAIR_ACQUIRE,
-        List.of(keys.lock(), keys.beside("fq"), keys.beside("ft"), keys.companion()),
+        List.of(keys.lock(), keys.fairQueue(), keys.fairLeases(), keys.companion()),
         List.of(
             token,
             lease,
@@ -55,14 +55,18 @@ final class FairCommands {
         FairCommands::acquisition);
   }
 
-  /** The leave script: the waiter's entry goes; the next waiter is told if it is first now. */
-  Request<Boolean> leave(LockKeys keys, String waiterId) {
+  /**
+   * The leave script: the waiter's entry goes; the next waiter is told if it is first now, or is
+   * handed the lock if the waiter held it; with {@code unsettled} (else {@code null}), the waiter's
+   * id is barred for a lease, and a lock that token holds is passed on.
+   */
+  Request<Boolean> leave(LockKeys keys, String waiterId, String unsettled) {
     return new ScriptCall<>(
         "leave the queue of",
         keys,
         Script.FAIR_LEAVE,
-        List.of(keys.beside("fq"), keys.beside("ft"), keys.lock()),
-        List.of(waiterId, keys.channel(), publish),
+        List.of(keys.fairQueue(), keys.fairLeases(), keys.lock()),
+        List.of(waiterId, keys.channel(), publish, unsettled == null ? "" : unsettled, waiterLease),
         reply -> ((Number) reply).longValue() == 1);
   }
 
@@ -72,7 +76,7 @@ final class FairCommands {
         "release",
         keys,
         Script.FAIR_RELEASE,
-        List.of(keys.lock(), keys.beside("fq"), keys.beside("ft")),
+        List.of(keys.lock(), keys.fairQueue(), keys.fairLeases()),
         List.of(token, keys.channel(), publish),
         LockCommands::release);
   }

@@ -48,10 +48,15 @@ public final class FairQueue {
   }
 
   /**
-   * The waiter stops waiting: its entry goes at once, and the next waiter learns if it is first.
+   * The waiter stops waiting: its entry goes at once, and the next waiter learns if it is first. A
+   * lock handed to the waiter, or taken by {@code unsettled}, goes to the next waiter.
+   *
+   * @param unsettled the token of an attempt of the wait that may still reach Redis, which its
+   *     waiter id then bars for a lease (it takes nothing and queues nothing); {@code null} when
+   *     none may
    */
-  public void leave(LockKeys keys, String waiterId) {
-    commands.leave(keys, waiterId).call(client);
+  public void leave(LockKeys keys, String waiterId, String unsettled) {
+    commands.leave(keys, waiterId, unsettled).call(client);
   }
 
   /** Releases {@code token}'s hold and wakes the first waiter alone; sent once, as any release. */

@@ -8,9 +8,6 @@ import java.util.List;
  * description that inspection reads ({@code describe.lua}).
  */
 final class InspectCommands {
-  /** The suffix of the holder's description key, beside the lock key. */
-  static final String HOLDER = "holder";
-
   private final long leaseMillis;
   private final String publish;
 
@@ -30,11 +27,7 @@ final class InspectCommands {
         "inspect",
         keys,
         Script.INSPECT,
-        List.of(
-            keys.lock(),
-            keys.companion(),
-            keys.beside(HOLDER),
-            keys.beside(ReadWriteCommands.SHARES)),
+        List.of(keys.lock(), keys.companion(), keys.holder(), keys.readShares()),
         List.of(keys.channel()),
         LockState::parse);
   }
@@ -44,7 +37,7 @@ final class InspectCommands {
         "force-unlock",
         keys,
         Script.FORCE_UNLOCK,
-        List.of(keys.lock(), keys.beside(ReadWriteCommands.SHARES), keys.beside(HOLDER)),
+        List.of(keys.lock(), keys.readShares(), keys.holder()),
         List.of(keys.channel(), publish),
         InspectCommands::number);
   }
@@ -58,7 +51,7 @@ final class InspectCommands {
         "describe the holder of",
         keys,
         Script.DESCRIBE,
-        List.of(keys.lock(), keys.beside(HOLDER)),
+        List.of(keys.lock(), keys.holder()),
         List.of(
             token,
             host == null ? "" : host,

@@ -11,6 +11,9 @@ import io.github.redislock.RedisLockException;
  */
 public interface LockBackend extends AutoCloseable {
 
+  /** The name {@link #nodeOf} gives every key by default. */
+  String ONE_NAME = "redis";
+
   /**
    * One attempt to take the lock with {@code token}. The engine says what it knows, and the backend
    * picks the cheapest commands for it.
@@ -57,6 +60,18 @@ public interface LockBackend extends AutoCloseable {
    * process and the servers: zero on one node, Redlock's drift allowance otherwise.
    */
   long safetyMarginNanos();
+
+  /**
+   * The name of the node that serves {@code keys}: the same for every key of one node and different
+   * between nodes, so that the engine can keep each node's background calls apart (a node that
+   * stops answering then holds up only its own). Answered from memory, without a call to Redis; a
+   * name out of date after a failover or a resharding costs only that separation, never a command
+   * (the client routes each command itself). By default every key has one name, {@value #ONE_NAME}:
+   * right for one server, and for Redlock, whose every key is on every master.
+   */
+  default String nodeOf(LockKeys keys) {
+    return ONE_NAME;
+  }
 
   /** Whether anyone holds the lock. */
   boolean isLocked(LockKeys keys);

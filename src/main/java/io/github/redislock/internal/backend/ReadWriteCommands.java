@@ -11,12 +11,6 @@ import java.util.List;
  * sorted sets scored by the server time (ms) each entry's lease ends.
  */
 final class ReadWriteCommands {
-  /** The suffix of the read shares' key (see {@link LockKeys#beside}). */
-  static final String SHARES = "rs";
-
-  /** The suffix of the writers' intents' key. */
-  static final String INTENTS = "wi";
-
   private final String lease;
   private final String companionTtl;
   private final String publish;
@@ -42,7 +36,7 @@ final class ReadWriteCommands {
         "acquire the write lock of",
         keys,
         Script.RW_WRITE,
-        List.of(keys.lock(), keys.beside(SHARES), keys.beside(INTENTS), keys.companion()),
+        List.of(keys.lock(), keys.readShares(), keys.writerIntents(), keys.companion()),
         List.of(token, lease, writerId, companionTtl, fenced ? "1" : "0"),
         LockCommands::acquisition);
   }
@@ -56,7 +50,7 @@ final class ReadWriteCommands {
         "acquire the read lock of",
         keys,
         Script.RW_READ,
-        List.of(keys.lock(), keys.beside(SHARES), keys.beside(INTENTS)),
+        List.of(keys.lock(), keys.readShares(), keys.writerIntents()),
         List.of(token, lease, companionTtl, writeToken, barge ? "1" : "0"),
         LockCommands::acquisition);
   }
@@ -67,7 +61,7 @@ final class ReadWriteCommands {
         "renew a read share of",
         keys,
         Script.RW_READ_EXTEND,
-        List.of(keys.beside(SHARES)),
+        List.of(keys.readShares()),
         List.of(token, lease, companionTtl),
         reply -> ((Number) reply).longValue() == 1);
   }
@@ -78,19 +72,23 @@ final class ReadWriteCommands {
         "release a read share of",
         keys,
         Script.RW_READ_RELEASE,
-        List.of(keys.beside(SHARES)),
+        List.of(keys.readShares()),
         List.of(token, keys.channel(), publish),
         LockCommands::release);
   }
 
-  /** A waiting writer's intent goes; readers behind it are woken when none is left. */
-  Request<Boolean> leave(LockKeys keys, String writerId) {
+  /**
+   * A waiting writer's intent goes; readers behind it are woken when none is left. With {@code
+   * unsettled} (else {@code null}), the writer's id is barred for a lease, and a write lock that
+   * token holds is released.
+   */
+  Request<Boolean> leave(LockKeys keys, String writerId, String unsettled) {
     return new ScriptCall<>(
         "withdraw a writer's intent on",
         keys,
         Script.RW_LEAVE,
-        List.of(keys.beside(INTENTS), keys.lock()),
-        List.of(writerId, keys.channel(), publish),
+        List.of(keys.writerIntents(), keys.lock()),
+        List.of(writerId, keys.channel(), publish, unsettled == null ? "" : unsettled, lease),
         reply -> ((Number) reply).longValue() == 1);
   }
 
@@ -100,7 +98,7 @@ final class ReadWriteCommands {
         "count the readers of",
         keys,
         Script.RW_READERS,
-        List.of(keys.beside(SHARES)),
+        List.of(keys.readShares()),
         List.of(),
         reply -> Math.toIntExact(((Number) reply).longValue()));
   }

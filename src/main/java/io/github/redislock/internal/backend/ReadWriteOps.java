@@ -62,9 +62,15 @@ public final class ReadWriteOps {
     return reply.value().released() ? reply.value() : Release.notOurs(reply.server());
   }
 
-  /** A waiting writer gives up: its intent goes at once. */
-  public void leave(LockKeys keys, String writerId) {
-    commands.leave(keys, writerId).call(client);
+  /**
+   * A waiting writer gives up: its intent goes at once.
+   *
+   * @param unsettled the token of an attempt of the wait that may still reach Redis, which its
+   *     writer id then bars for a lease (it takes nothing and leaves no intent), and whose write
+   *     lock is released if it took it; {@code null} when none may
+   */
+  public void leave(LockKeys keys, String writerId, String unsettled) {
+    commands.leave(keys, writerId, unsettled).call(client);
   }
 
   /** The number of live read shares, in every process. */

@@ -31,9 +31,11 @@ import redis.clients.jedis.UnifiedJedis;
  * time it took leaves a positive validity (lease - elapsed - drift, drift = 1% of the lease + 2
  * ms); otherwise it is released on every node that did not refuse it, also those that failed or did
  * not answer (their reply may have been lost). Renewal keeps the hold while a majority confirms;
- * release goes to every node. A release, like every request meant to follow another, is sent with
- * {@link Transport#sendAfter}: a node that has not answered the acquisition yet gets it behind the
- * acquisition, so that a late grant is released when it lands, never before.
+ * release goes to every node. A release is sent with {@link Transport#undo}: a node that has not
+ * answered the acquisition yet gets it behind the acquisition, so that a late grant is released
+ * when it lands, never before, and a node that the transport skips for now (it stopped answering)
+ * gets it once it answers again. A release that knows only the token (a clean-up) goes behind the
+ * token's acquisition rounds still missing replies ({@link InFlight}).
  *
  * <p>Fencing: each node issues its own token, with the acquisition when asked to ({@link
  * Ask#FENCED}), else at the holder's first request ({@link #reissueFence}, only where the key still
@@ -54,6 +56,7 @@ public final class RedlockBackend implements LockBackend {
   private final long nodeTimeoutNanos;
   private final long releaseTimeoutNanos;
   private final ExecutorService executor;
+  private final InFlight inFlight = new InFlight();
   private final MasterIdentities identities;
   private final AccessCheck access = new AccessCheck();
   private final InspectCommands inspection;
@@ -118,20 +121,30 @@ public final class RedlockBackend implements LockBackend {
     // than giving up after the node timeout and retrying, since by then another holder may have
     // come and gone, and the retry could no longer tell that the first attempt released.
     this.releaseTimeoutNanos = Math.max(nodeTimeoutNanos, commandTimeoutNanos);
-    this.executor =
-        new ThreadPoolExecutor(
-            0,
-            Integer.MAX_VALUE,
-            10,
-            TimeUnit.SECONDS,
-            new SynchronousQueue<>(),
-            Threads.daemon("redis-lock-redlock"));
-    this.identities = new MasterIdentities(nodes, executor, ticker);
+    // After this, a key an acquisition set has expired, and nobody waits for its reply: a late
+    // reply is waited for no longer, nor a release for a master that does not answer.
+    long lateBoundNanos = Math.max(TimeUnit.MILLISECONDS.toNanos(leaseMillis), releaseTimeoutNanos);
     this.plainFirst = Pipelined.supports(nodes);
+    // Background work is bounded by the transport: the pipelined one's by its connections per
+    // master (a drainer or an opening each, and one probe), the thread fan-out's calls by its lanes
+    // per master, to which the pool holds it, with one thread per master that says who it is.
+    this.executor =
+        plainFirst
+            ? new ThreadPoolExecutor(
+                0,
+                Integer.MAX_VALUE,
+                10,
+                TimeUnit.SECONDS,
+                new SynchronousQueue<>(),
+                Threads.daemon("redis-lock-redlock"))
+            : Threads.boundedPool(
+                "redis-lock-redlock", nodes.size() * (FanOut.MAX_CALLS_PER_NODE + 1));
+    this.identities = new MasterIdentities(nodes, executor, ticker);
     this.transport =
         plainFirst
-            ? new Pipelined(nodes, ticker, nodeTimeoutNanos, executor, Script.loadAll())
-            : new FanOut(nodes, executor, ticker);
+            ? new Pipelined(
+                nodes, ticker, nodeTimeoutNanos, lateBoundNanos, executor, Script.loadAll())
+            : new FanOut(nodes, executor, ticker, nodeTimeoutNanos, lateBoundNanos);
     this.acquisitionDecided =
         round ->
             quorum.decided(
@@ -173,22 +186,33 @@ public final class RedlockBackend implements LockBackend {
     long start = ticker.read();
     Round<Acquisition> round;
     if (ask == Ask.PLAIN && plainFirst) {
-      round = transport.send(commands.plainAcquire(keys, token), start + nodeTimeoutNanos);
+      round =
+          transport
+              .send(
+                  commands.plainAcquire(keys, token), start + nodeTimeoutNanos, acquisitionDecided)
+              .await(acquisitionDecided);
       if (!quorum.reached(round.count(Acquisition::acquired))
           && round.count(RedlockBackend::busy) > 0) {
         // Behind the first round on every master that has not answered it yet.
         round =
             transport
                 .sendAfter(
-                    round, commands.acquire(keys, token, false), ticker.read() + nodeTimeoutNanos)
+                    round,
+                    commands.acquire(keys, token, false),
+                    ticker.read() + nodeTimeoutNanos,
+                    acquisitionDecided)
                 .await(acquisitionDecided);
       }
     } else {
       round =
           transport
-              .send(commands.acquire(keys, token, ask == Ask.FENCED), start + nodeTimeoutNanos)
+              .send(
+                  commands.acquire(keys, token, ask == Ask.FENCED),
+                  start + nodeTimeoutNanos,
+                  acquisitionDecided)
               .await(acquisitionDecided);
     }
+    inFlight.remember(token, round);
     reports.recordRound(event, round, keys);
     return judge(round, keys, token, start);
   }
@@ -202,13 +226,12 @@ public final class RedlockBackend implements LockBackend {
    * acquisition asks again.
    */
   private void checkAccess(LockKeys keys) {
+    Predicate<Round<List<String>>> decided =
+        r -> quorum.decided(r.count(List::isEmpty), r.count(d -> !d.isEmpty()) + r.failed());
     Round<List<String>> round =
         transport
-            .send(commands.checkAccess(keys), ticker.read() + nodeTimeoutNanos)
-            .await(
-                r ->
-                    quorum.decided(
-                        r.count(List::isEmpty), r.count(d -> !d.isEmpty()) + r.failed()));
+            .send(commands.checkAccess(keys), ticker.read() + nodeTimeoutNanos, decided)
+            .await(decided);
     List<String> refusals = new ArrayList<>();
     int accepted = 0;
     List<Node> asked = round.nodes();
@@ -242,23 +265,31 @@ public final class RedlockBackend implements LockBackend {
 
   /** The outcome of an acquisition round that started at {@code start}. */
   private Acquisition judge(Round<Acquisition> round, LockKeys keys, String token, long start) {
-    if (quorum.reached(round.count(Acquisition::acquired))) {
+    // One snapshot: replies may still come, and counts read at two moments could call a free lock
+    // busy (a grant missing at the first count, which came before the second).
+    List<Acquisition> replies = round.replies();
+    int granted = 0;
+    int busy = 0;
+    long fence = 0;
+    for (Acquisition reply : replies) {
+      if (reply != null && reply.acquired()) {
+        granted++;
+        fence = Math.max(fence, reply.fencingToken());
+      } else if (reply != null) {
+        busy++;
+      }
+    }
+    if (quorum.reached(granted)) {
       if (quorum.validityNanos(start) > 0) {
         reports.warnAboutMinority(round, keys, "acquire");
-        long fence = 0;
-        for (Acquisition reply : round.replies()) {
-          if (reply != null && reply.acquired()) {
-            fence = Math.max(fence, reply.fencingToken());
-          }
-        }
         return Acquisition.acquired(fence, new Grant(round));
       }
       releaseEverywhere(round, keys, token);
       throw reports.slowerThanTheLease(keys, ticker.read() - start, commands.leaseMillis());
     }
     releaseEverywhere(round, keys, token);
-    if (quorum.busyRatherThanFailed(round.count(RedlockBackend::busy), round.failedOrMissing())) {
-      return busyEstimate(round);
+    if (quorum.busyRatherThanFailed(busy, replies.size() - granted - busy)) {
+      return busyEstimate(replies);
     }
     throw reports.noMajority(round, "acquire", keys, nodeTimeoutNanos);
   }
@@ -267,8 +298,7 @@ public final class RedlockBackend implements LockBackend {
    * How long the lock stays busy ({@link Quorum#freeInMillis}), and whether every busy node's
    * holder publishes its release.
    */
-  private Acquisition busyEstimate(Round<Acquisition> round) {
-    List<Acquisition> replies = round.replies();
+  private Acquisition busyEstimate(List<Acquisition> replies) {
     long[] ttls = new long[replies.size()];
     int busy = 0;
     boolean publishes = true;
@@ -295,33 +325,33 @@ public final class RedlockBackend implements LockBackend {
    * io.github.redislock.RedisLockException} naming them, not to be retried: their keys expire with
    * the lease, but nothing confirmed the release (a node failure is not a lost hold either). A node
    * that has not answered the acquisition yet gets the release behind it, so that a late grant is
-   * released when it comes; it does not count as granting.
+   * released when it comes; it does not count as granting. Without {@code grant}, the release goes
+   * behind the last acquisition round of {@code token} whose replies are not all in. A node that
+   * counts as down gets the release once it answers again (see {@link Transport#undo}).
    */
   @Override
   public Release release(LockKeys keys, String token, long fencingToken, Object grant) {
     long start = ticker.read();
-    boolean[] granting = new boolean[nodes.size()];
-    Request<Release> request = commands.release(keys, token, fencingToken);
-    Round<Release> round;
-    if (grant instanceof Grant held) {
-      List<Acquisition> replies = held.round().replies();
-      for (int i = 0; i < granting.length; i++) {
-        granting[i] = replies.get(i) != null && replies.get(i).acquired();
-      }
-      round = transport.sendAfter(held.round(), request, start + releaseTimeoutNanos);
-    } else {
-      Arrays.fill(granting, true); // an attempt that was not granted: ask all
-      round = transport.send(request, start + releaseTimeoutNanos);
-    }
-    int granted = countTrue(granting);
+    Round<Acquisition> acquisition =
+        grant instanceof Grant held ? held.round() : inFlight.of(token);
+    // Without a grant, an attempt that was not granted: every master may hold it.
+    Granting granting =
+        grant instanceof Grant ? Granting.of(acquisition) : Granting.all(nodes.size());
+    int granted = granting.count();
+    Predicate<Round<Release>> decided =
+        r ->
+            quorum.releaseDecided(granted, granting.answered(r, true), granting.answered(r, false));
+    Round<Release> round =
+        transport.undo(
+            acquisition,
+            commands.release(keys, token, fencingToken),
+            start + releaseTimeoutNanos,
+            decided);
     if (round.unanswered() > 0) {
-      round.await(
-          r ->
-              quorum.releaseDecided(
-                  granted, countGranting(r, granting, true), countGranting(r, granting, false)));
+      round.await(decided);
     }
-    int confirmed = countGranting(round, granting, true);
-    int denied = countGranting(round, granting, false);
+    int confirmed = granting.answered(round, true);
+    int denied = granting.answered(round, false);
     ReleaseVerdict verdict = quorum.release(granted, confirmed, denied);
     if (verdict == ReleaseVerdict.LOST) {
       reports.releaseOfALostHold(keys, denied, granted);
@@ -337,27 +367,6 @@ public final class RedlockBackend implements LockBackend {
     return Release.released(listeners);
   }
 
-  /** Granting nodes whose release reply says {@code released}. */
-  private static int countGranting(Round<Release> round, boolean[] granting, boolean released) {
-    List<Release> replies = round.replies();
-    int count = 0;
-    for (int i = 0; i < granting.length; i++) {
-      Release reply = replies.get(i);
-      if (granting[i] && reply != null && reply.released() == released) {
-        count++;
-      }
-    }
-    return count;
-  }
-
-  private static int countTrue(boolean[] values) {
-    int count = 0;
-    for (boolean value : values) {
-      count += value ? 1 : 0;
-    }
-    return count;
-  }
-
   /**
    * {@inheritDoc}
    *
@@ -370,7 +379,8 @@ public final class RedlockBackend implements LockBackend {
     identities.check();
     Round<Long> round =
         transport
-            .send(commands.reissueFence(keys, token), ticker.read() + nodeTimeoutNanos)
+            .send(
+                commands.reissueFence(keys, token), ticker.read() + nodeTimeoutNanos, fenceDecided)
             .await(fenceDecided);
     if (quorum.impossible(round.count(fence -> fence < 0))) {
       return -1;
@@ -440,9 +450,10 @@ public final class RedlockBackend implements LockBackend {
   }
 
   private <T> Round<T> everyMaster(Request<T> request) {
+    Predicate<Round<T>> everyReply = round -> round.unanswered() == 0;
     return transport
-        .send(request, ticker.read() + releaseTimeoutNanos)
-        .await(round -> round.unanswered() == 0);
+        .send(request, ticker.read() + releaseTimeoutNanos, everyReply)
+        .await(everyReply);
   }
 
   @Override
@@ -466,7 +477,9 @@ public final class RedlockBackend implements LockBackend {
    */
   private boolean decide(Request<Boolean> request, String operation, LockKeys keys) {
     Round<Boolean> round =
-        transport.send(request, ticker.read() + nodeTimeoutNanos).await(yesOrNoDecided);
+        transport
+            .send(request, ticker.read() + nodeTimeoutNanos, yesOrNoDecided)
+            .await(yesOrNoDecided);
     if (quorum.reached(round.count(Boolean::booleanValue))) {
       reports.warnAboutMinority(round, keys, operation);
       return true;

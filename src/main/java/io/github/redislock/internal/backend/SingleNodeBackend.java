@@ -1,8 +1,11 @@
 package io.github.redislock.internal.backend;
 
 import io.github.redislock.internal.transport.Direct;
+import io.github.redislock.internal.transport.SlotMasters;
+import io.github.redislock.internal.util.Ticker;
 import java.util.List;
 import redis.clients.jedis.RedisClusterClient;
+import redis.clients.jedis.RedisSentinelClient;
 import redis.clients.jedis.UnifiedJedis;
 
 /**
@@ -24,14 +27,35 @@ public final class SingleNodeBackend implements LockBackend {
   private final ConditionQueue conditionQueue;
   private final InspectCommands inspection;
 
+  /** On a Cluster, which master serves each slot; else {@code null}. */
+  private final SlotMasters slotMasters;
+
+  /** On Sentinel, the client that tells the current master; else {@code null}. */
+  private final RedisSentinelClient sentinel;
+
   /**
-   * A backend on {@code client}.
+   * A backend on {@code client}, whose nodes' names (on a Cluster) are refreshed on the system
+   * clock.
    *
    * @param client a standalone, Sentinel or Cluster client
    * @param ownsClient whether {@link #close()} closes it
    * @param leaseMillis the lease every acquisition and renewal sets
    */
   public SingleNodeBackend(UnifiedJedis client, boolean ownsClient, long leaseMillis) {
+    this(client, ownsClient, leaseMillis, Ticker.SYSTEM);
+  }
+
+  /**
+   * A backend on {@code client}.
+   *
+   * @param client a standalone, Sentinel or Cluster client
+   * @param ownsClient whether {@link #close()} closes it
+   * @param leaseMillis the lease every acquisition and renewal sets
+   * @param ticker the clock by which a Cluster's masters are asked for again (see {@link
+   *     SlotMasters})
+   */
+  public SingleNodeBackend(
+      UnifiedJedis client, boolean ownsClient, long leaseMillis, Ticker ticker) {
     this.client = client;
     this.ownsClient = ownsClient;
     // A Redis Cluster carries wake-ups by sharded Pub/Sub (see the engine's PubSubClient).
@@ -56,6 +80,39 @@ public final class SingleNodeBackend implements LockBackend {
             client instanceof RedisClusterClient,
             keys -> checkAccess(conditionAccess, keys, "cond"));
     this.inspection = new InspectCommands(leaseMillis, client instanceof RedisClusterClient);
+    this.slotMasters =
+        client instanceof RedisClusterClient cluster ? new SlotMasters(cluster, ticker) : null;
+    this.sentinel =
+        client instanceof RedisSentinelClient sentinelClient && knowsMaster(sentinelClient)
+            ? sentinelClient
+            : null;
+  }
+
+  /** Whether the client tells its current master (one built on a provider of its own may not). */
+  private static boolean knowsMaster(RedisSentinelClient sentinel) {
+    try {
+      return sentinel.getCurrentMaster() != null;
+    } catch (RuntimeException e) {
+      return false;
+    }
+  }
+
+  /**
+   * {@inheritDoc}
+   *
+   * <p>Here: on a Cluster, the master of the keys' slot ({@link SlotMasters}); on Sentinel, the
+   * current master, so that after a failover the new master's calls do not wait behind the old
+   * one's; else the one server.
+   */
+  @Override
+  public String nodeOf(LockKeys keys) {
+    if (slotMasters != null) {
+      return slotMasters.masterOf(keys.lock());
+    }
+    if (sentinel != null) {
+      return String.valueOf(sentinel.getCurrentMaster());
+    }
+    return ONE_NAME;
   }
 
   /**
@@ -174,6 +231,9 @@ public final class SingleNodeBackend implements LockBackend {
 
   @Override
   public void close() {
+    if (slotMasters != null) {
+      slotMasters.close();
+    }
     if (ownsClient) {
       client.close();
     }

@@ -1,9 +1,8 @@
 package io.github.redislock.internal.transport;
 
 import io.github.redislock.internal.util.Backoff;
-import java.util.ArrayDeque;
+import io.github.redislock.internal.util.Ticker;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
@@ -16,50 +15,71 @@ import org.slf4j.LoggerFactory;
 import redis.clients.jedis.CommandArguments;
 import redis.clients.jedis.RedisClient;
 import redis.clients.jedis.exceptions.JedisConnectionException;
-import redis.clients.jedis.exceptions.JedisDataException;
 
 /**
- * One node of the {@link Pipelined} transport: its connections ({@link Link}s) and its health.
+ * One node of the {@link Pipelined} transport: its connections ({@link Link}s, in a {@link
+ * LinkPool}) and its health.
  *
- * <p>Idle links wait in a stack, at most {@value #MAX_LINKS} links per node. A caller takes one
- * without blocking; a new one is opened on a background thread, never in the caller's, so that a
- * node that stopped answering cannot hold the caller in a connection's set-up. A link whose reply
- * is late goes to a background drainer, which reads the late replies as they come, records them,
- * and gives the link back.
+ * <p>A caller takes an idle link without blocking; a new one is opened on a background thread,
+ * never in the caller's, so that a node that stopped answering cannot hold the caller in a
+ * connection's set-up. A link whose reply the caller stopped waiting for goes to a background
+ * drainer, which reads the late replies as they come, records them, and gives the link back. A link
+ * that stays silent for the late-reply bound (the longer of the lease and the command timeout: by
+ * then any key its requests set has expired, and nobody waits for their replies) is closed, and its
+ * replies fail: a connection dropped without a reset would otherwise hold a thread and a link until
+ * TCP gave up.
  *
  * <p>A node is <em>down</em> from a late reply or a failed connection until it answers again (a
  * late reply comes, or a new connection is made): while down, requests skip it at once, and a
  * background probe reconnects with a capped exponential backoff, so that a node that keeps failing
- * is not reconnected on every operation.
+ * is not reconnected on every operation. A request meant to undo an earlier one (a release) is not
+ * skipped: it waits ({@link Undos}) and is sent once the node answers again, or fails once the
+ * late-reply bound has passed.
  */
-final class Endpoint {
+final class Endpoint implements Drainer.Owner {
   private static final Logger log = LoggerFactory.getLogger(Endpoint.class);
-  static final int MAX_LINKS = 64;
-  private static final long DRAIN_SLICE_MILLIS = 1_000;
 
   private final Node node;
   private final RedisClient client;
   private final Executor executor;
   private final List<CommandArguments> greeting;
+  private final Ticker ticker;
+  private final long nodeTimeoutNanos;
 
-  private Link[] idle = new Link[4]; // guarded by this, and the fields below
-  private int idleCount;
-  private int live;
-  private final ArrayDeque<CompletableFuture<Link>> waiters = new ArrayDeque<>();
-  private final Set<Link> draining = new HashSet<>();
+  private final LinkPool links;
+  private final Drainer drainer;
+  private final Set<Link> draining = new HashSet<>(); // guarded by this, and the fields below
+  private final Undos undos = new Undos();
   private boolean probing;
   private boolean closed;
 
-  private volatile boolean down;
+  private volatile boolean down; // written under this
   private volatile long downSinceNanos;
   private volatile String downCause = "";
   private volatile Throwable downFailure;
 
-  Endpoint(Node node, Executor executor, List<CommandArguments> greeting) {
+  /**
+   * An endpoint for {@code node}, whose background work runs on {@code executor}.
+   *
+   * @param nodeTimeoutNanos how long a request waits for this node before it counts as down
+   * @param lateBoundNanos how long a late reply is waited for, and a release for a node that is
+   *     down
+   */
+  Endpoint(
+      Node node,
+      Executor executor,
+      List<CommandArguments> greeting,
+      Ticker ticker,
+      long nodeTimeoutNanos,
+      long lateBoundNanos) {
     this.node = node;
     this.client = (RedisClient) node.client();
     this.executor = executor;
+    this.links = new LinkPool(executor);
+    this.drainer = new Drainer(ticker, nodeTimeoutNanos, lateBoundNanos, this);
     this.greeting = greeting;
+    this.ticker = ticker;
+    this.nodeTimeoutNanos = nodeTimeoutNanos;
   }
 
   Node node() {
@@ -77,7 +97,7 @@ final class Endpoint {
    * stays one.
    */
   JedisConnectionException downFailure() {
-    long millis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - downSinceNanos);
+    long millis = TimeUnit.NANOSECONDS.toMillis(ticker.read() - downSinceNanos);
     return new JedisConnectionException(
         "not asked: no answer for "
             + millis
@@ -87,42 +107,39 @@ final class Endpoint {
         downFailure);
   }
 
-  /** An idle link, or {@code null} when there is none. */
-  synchronized Link take() {
-    if (idleCount == 0) {
-      return null;
+  /**
+   * Queues {@code command}, a request meant to undo an earlier one, while this node is down: it is
+   * sent once the node answers again, its reply recorded by {@code late}, or fails once the
+   * late-reply bound has passed (or at once, when too many wait already).
+   *
+   * @return false when the node is up: send it now
+   */
+  boolean queueWhileDown(CommandArguments command, Late<?> late) {
+    long now = ticker.read();
+    List<Undos.Undo> expired;
+    boolean queued;
+    synchronized (this) {
+      if (!down || closed) {
+        return false;
+      }
+      expired = undos.takeExpired(now);
+      queued = undos.add(new Undos.Undo(command, late));
     }
-    Link link = idle[--idleCount];
-    idle[idleCount] = null;
-    return link;
+    Undos.fail(expired, Undos.EXPIRED);
+    if (!queued) {
+      late.fail(new JedisConnectionException(Undos.FULL));
+    }
+    return true;
   }
 
-  /**
-   * A link once there is one: opened on a background thread, or given back by another caller when
-   * this node has {@value #MAX_LINKS} already. A caller that stops waiting must {@linkplain
-   * #giveBack give back} what comes later.
-   */
+  /** An idle link, or {@code null} when there is none. */
+  Link take() {
+    return links.take();
+  }
+
+  /** A link once there is one (see {@link LinkPool#connect}), opened on a background thread. */
   CompletableFuture<Link> connect() {
-    synchronized (this) {
-      if (closed) {
-        return CompletableFuture.failedFuture(new JedisConnectionException("closed"));
-      }
-      if (idleCount > 0) {
-        return CompletableFuture.completedFuture(take());
-      }
-      if (live >= MAX_LINKS) {
-        CompletableFuture<Link> waiter = new CompletableFuture<>();
-        waiters.add(waiter);
-        return waiter;
-      }
-      live++;
-    }
-    try {
-      return CompletableFuture.supplyAsync(this::open, executor);
-    } catch (RejectedExecutionException e) {
-      lost();
-      return CompletableFuture.failedFuture(new JedisConnectionException("closed", e));
-    }
+    return links.connect(this::open);
   }
 
   /** Opens a link (blocking, in a background thread); the node is up if it answers. */
@@ -137,8 +154,8 @@ final class Endpoint {
         throw e;
       }
     } catch (RuntimeException e) {
-      lost();
-      markDown(e.getMessage(), e, false);
+      links.lost();
+      markDown(e.getMessage(), e);
       throw e;
     }
     markUp();
@@ -147,44 +164,39 @@ final class Endpoint {
 
   /** Returns a link whose every reply has been read. */
   void giveBack(Link link) {
-    CompletableFuture<Link> waiter;
-    synchronized (this) {
-      waiter = closed ? null : waiters.poll();
-      if (waiter == null && !closed) {
-        if (idleCount == idle.length) {
-          idle = Arrays.copyOf(idle, idleCount * 2);
-        }
-        idle[idleCount++] = link;
-        return;
-      }
-    }
-    if (waiter == null) {
-      lost();
-      link.close();
-    } else {
-      waiter.complete(link);
-    }
+    links.giveBack(link);
   }
 
   /** Closes a link that failed; the node is down, and so are its idle links, most likely. */
   void drop(Link link, RuntimeException cause) {
     link.close();
-    lost();
-    markDown(String.valueOf(cause.getMessage()), cause, true);
+    links.lost();
+    links.closeIdle();
+    markDown(String.valueOf(cause.getMessage()), cause);
   }
 
   /**
-   * Hands {@code link}, whose reply {@code late} did not come in time, to a background drainer; the
-   * node is down until it answers.
+   * Hands {@code link}, whose reply {@code late} the caller stopped waiting for, to a background
+   * drainer. The node is down from {@code downAtNanos} (at once, if it has passed) until it
+   * answers: a caller that stopped waiting because it had enough replies does not make a node down
+   * that answers within the node timeout.
    */
-  void late(Link link, Late<?> late, String cause) {
+  void late(Link link, Late<?> late, String cause, long downAtNanos) {
     link.owe(late);
-    markDown(cause, null, false);
+    drainLater(link, cause, downAtNanos);
+  }
+
+  /** Hands {@code link}, which owes replies, to a background drainer, as {@link #late} does. */
+  void drainLater(Link link, String cause, long downAtNanos) {
+    boolean downNow = downAtNanos - ticker.read() <= 0;
+    if (downNow) {
+      markDown(cause, null);
+    }
     synchronized (this) {
       if (!closed) {
         draining.add(link);
         try {
-          executor.execute(() -> drain(link));
+          executor.execute(() -> drainer.drain(link, cause, downNow, downAtNanos));
           return;
         } catch (RejectedExecutionException e) {
           draining.remove(link);
@@ -192,76 +204,179 @@ final class Endpoint {
       }
     }
     link.close();
-    link.failOwed(new JedisConnectionException("closed"));
-    lost();
+    failOwed(link, new JedisConnectionException("closed"), false);
+    links.lost();
   }
 
-  /** Reads the late replies {@code link} owes, as they come, then gives it back. */
-  private void drain(Link link) {
-    for (Late<?> next = link.nextOwed(); next != null; next = link.nextOwed()) {
-      try {
-        if (!link.awaitReply(DRAIN_SLICE_MILLIS)) {
-          continue;
-        }
-        Object reply;
-        try {
-          reply = link.read();
-        } catch (JedisDataException e) {
-          link.paidWithError(next, e);
-          markUp();
-          continue;
-        }
-        link.paid();
-        next.complete(reply);
-        markUp();
-      } catch (RuntimeException e) {
-        JedisConnectionException failure =
-            e instanceof JedisConnectionException c ? c : new JedisConnectionException(e);
-        synchronized (this) {
-          draining.remove(link);
-        }
-        drop(link, failure);
-        link.failOwed(failure);
-        return;
-      }
-    }
+  @Override
+  public void answered() {
+    markUp();
+  }
+
+  @Override
+  public void silent(String cause) {
+    markDown(cause, null);
+  }
+
+  @Override
+  public void failed(Link link, JedisConnectionException failure) {
     synchronized (this) {
       draining.remove(link);
     }
-    giveBack(link);
+    drop(link, failure);
+    failOwed(link, failure, true);
   }
 
-  /** A link is gone: one fewer counts against the limit. */
-  private synchronized void lost() {
-    live--;
+  @Override
+  public void gaveUp(Link link, JedisConnectionException failure) {
+    synchronized (this) {
+      draining.remove(link);
+    }
+    link.close();
+    links.lost();
+    log.debug("{}: {}", node.label(), failure.getMessage());
+    failOwed(link, failure, true);
   }
 
+  @Override
+  public void drained(Link link) {
+    synchronized (this) {
+      draining.remove(link);
+    }
+    links.giveBack(link);
+  }
+
+  /** Fails every reply {@code link} owes; with {@code resend}, an undo among them is sent again. */
+  private void failOwed(Link link, JedisConnectionException failure, boolean resend) {
+    resend(Undos.failAll(link.takeOwed(), failure, resend, ticker));
+  }
+
+  /**
+   * Sends {@code again}, undos whose connection failed, on another connection: once the node
+   * answers again, at once if it is up.
+   */
+  void resend(List<Undos.Undo> again) {
+    if (again.isEmpty()) {
+      return;
+    }
+    List<Undos.Undo> due;
+    synchronized (this) {
+      if (closed) {
+        due = null;
+      } else {
+        undos.putBack(again);
+        if (down) {
+          return;
+        }
+        due = undos.takeAll();
+      }
+    }
+    if (due == null) {
+      Undos.fail(again, "closed");
+      return;
+    }
+    try {
+      executor.execute(() -> sendUndos(due));
+    } catch (RejectedExecutionException e) {
+      Undos.fail(due, "closed");
+    }
+  }
+
+  /** The node answered: it is up, and the releases that waited for it are sent. */
   private void markUp() {
-    down = false;
-  }
-
-  private void markDown(String cause, Throwable failure, boolean closeIdle) {
-    List<Link> stale = List.of();
+    if (!down) {
+      return;
+    }
+    List<Undos.Undo> waiting;
     synchronized (this) {
       if (!down) {
-        downSinceNanos = System.nanoTime();
+        return;
+      }
+      down = false;
+      if (closed || undos.isEmpty()) {
+        return;
+      }
+      waiting = undos.takeAll();
+    }
+    try {
+      executor.execute(() -> sendUndos(waiting));
+    } catch (RejectedExecutionException e) {
+      Undos.fail(waiting, "closed");
+    }
+  }
+
+  /**
+   * Sends the releases that waited for the node on one link, in order, and drains their replies; if
+   * no link can be had, they wait again.
+   */
+  private void sendUndos(List<Undos.Undo> waiting) {
+    long now = ticker.read();
+    List<Undos.Undo> due = new ArrayList<>(waiting.size());
+    List<Undos.Undo> expired = new ArrayList<>(0);
+    for (Undos.Undo undo : waiting) {
+      (now - undo.expiresNanos() >= 0 ? expired : due).add(undo);
+    }
+    Undos.fail(expired, Undos.EXPIRED);
+    if (due.isEmpty()) {
+      return;
+    }
+    Link link = links.take();
+    if (link == null) {
+      if (!links.reserve()) {
+        Undos.fail(due, "closed");
+        return;
+      }
+      try {
+        link = open();
+      } catch (RuntimeException e) { // nothing was sent: they wait again, the node being down
+        synchronized (this) {
+          if (down && !closed) {
+            undos.putBack(due);
+            return;
+          }
+        }
+        Undos.fail(due, String.valueOf(e.getMessage()));
+        return;
+      }
+    }
+    try {
+      for (Undos.Undo undo : due) {
+        link.owe(undo.late());
+        link.write(undo.command());
+      }
+      link.flush();
+    } catch (JedisConnectionException e) {
+      drop(link, e);
+      failOwed(link, e, true);
+      return;
+    }
+    boolean open;
+    synchronized (this) {
+      open = !closed && draining.add(link);
+    }
+    if (!open) {
+      link.close();
+      failOwed(link, new JedisConnectionException("closed"), false);
+      links.lost();
+      return;
+    }
+    String cause = "no reply within " + millis(nodeTimeoutNanos) + " ms";
+    drainer.drain(link, cause, false, ticker.read() + nodeTimeoutNanos);
+  }
+
+  private void markDown(String cause, Throwable failure) {
+    synchronized (this) {
+      if (!down) {
+        downSinceNanos = ticker.read();
         down = true;
       }
       downCause = cause;
       downFailure = failure;
-      if (closeIdle && idleCount > 0) {
-        stale = new ArrayList<>(Arrays.asList(idle).subList(0, idleCount));
-        Arrays.fill(idle, null);
-        live -= idleCount;
-        idleCount = 0;
-      }
       if (probing || closed) {
-        stale.forEach(Link::close);
         return;
       }
       probing = true;
     }
-    stale.forEach(Link::close);
     try {
       executor.execute(this::probe);
     } catch (RejectedExecutionException e) {
@@ -271,20 +386,25 @@ final class Endpoint {
     }
   }
 
-  /** Reconnects in the background, with a capped exponential backoff, until the node answers. */
+  /**
+   * Reconnects in the background, with a capped exponential backoff, until the node answers;
+   * releases waiting for it past the late-reply bound fail meanwhile.
+   */
   private void probe() {
     Backoff backoff = new Backoff();
     try {
       while (down) {
         Thread.sleep(TimeUnit.NANOSECONDS.toMillis(backoff.nextNanos()));
+        List<Undos.Undo> expired;
         synchronized (this) {
-          if (closed) {
-            return;
-          }
-          live++;
+          expired = undos.takeExpired(ticker.read());
+        }
+        Undos.fail(expired, Undos.EXPIRED);
+        if (!links.reserve()) {
+          return; // closed
         }
         try {
-          giveBack(open());
+          links.giveBack(open());
           log.debug("{} answers again", node.label());
         } catch (RuntimeException e) {
           log.debug("{} still does not answer", node.label(), e);
@@ -299,20 +419,25 @@ final class Endpoint {
     }
   }
 
-  /** Closes every link; a drainer ends with an exception, a waiting caller too. */
+  /**
+   * Closes every link; a drainer ends with an exception, a waiting caller too, and so do the
+   * releases waiting for the node.
+   */
   void close() {
-    List<Link> links = new ArrayList<>();
-    List<CompletableFuture<Link>> waiting;
+    List<Link> drained;
+    List<Undos.Undo> unsent;
     synchronized (this) {
       closed = true;
-      links.addAll(Arrays.asList(idle).subList(0, idleCount));
-      links.addAll(draining);
-      Arrays.fill(idle, null);
-      idleCount = 0;
-      waiting = List.copyOf(waiters);
-      waiters.clear();
+      drained = new ArrayList<>(draining);
+      unsent = undos.takeAll();
     }
-    links.forEach(Link::close);
-    waiting.forEach(w -> w.completeExceptionally(new JedisConnectionException("closed")));
+    links.close();
+    drained.forEach(Link::close);
+    Undos.fail(unsent, "closed");
+  }
+
+  /** Whole milliseconds, rounded up, at least 1: the resolution of socket timeouts. */
+  static long millis(long nanos) {
+    return Math.max(1, (nanos + 999_999) / 1_000_000);
   }
 }

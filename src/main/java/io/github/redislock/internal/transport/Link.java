@@ -4,6 +4,7 @@ import java.io.IOException;
 import java.lang.invoke.MethodHandle;
 import java.lang.invoke.MethodHandles;
 import java.net.SocketTimeoutException;
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayDeque;
 import java.util.List;
 import java.util.concurrent.locks.ReentrantLock;
@@ -12,6 +13,9 @@ import org.slf4j.LoggerFactory;
 import redis.clients.jedis.CommandArguments;
 import redis.clients.jedis.Connection;
 import redis.clients.jedis.Protocol;
+import redis.clients.jedis.PushConsumer;
+import redis.clients.jedis.PushConsumerChain;
+import redis.clients.jedis.PushMessage;
 import redis.clients.jedis.RedisClient;
 import redis.clients.jedis.exceptions.JedisConnectionException;
 import redis.clients.jedis.exceptions.JedisDataException;
@@ -28,16 +32,32 @@ import redis.clients.jedis.util.RedisOutputStream;
  *
  * <p>The connection is made by the client's own factory (its handshake, credentials, TLS and
  * timeouts); its streams are used directly, so that a reply can be awaited without consuming it
- * ({@link #awaitReply}) and a late reply leaves the connection usable.
+ * ({@link #awaitReply}, {@link #ready}) and a late reply leaves the connection usable.
+ *
+ * <p>A RESP3 push frame ({@code >}) is never a reply: it is read and dropped wherever a reply is
+ * awaited or read. The client's factory may have turned key tracking on (a client-side caching
+ * client does), and the server then pushes an {@code invalidate} frame for a key a script read,
+ * such as the lock key the release reads; taken for the next reply, it would shift every reply by
+ * one. So each link also turns tracking off when it opens ({@link #greet}).
  */
 final class Link {
   private static final Logger log = LoggerFactory.getLogger(Link.class);
   private static final MethodHandle INPUT = getter("inputStream", RedisInputStream.class);
   private static final MethodHandle OUTPUT = getter("outputStream", RedisOutputStream.class);
+  private static final byte PUSH = '>';
+  private static final CommandArguments TRACKING_OFF =
+      new CommandArguments(Protocol.Command.CLIENT).add("TRACKING").add("OFF");
+
+  /** Reads a push frame as a reply, to drop it. */
+  private static final PushConsumerChain KEEP_PUSHES = new Pushes(true);
+
+  /** Drops every push frame, and reads on to the reply. */
+  private static final PushConsumerChain DROP_PUSHES = new Pushes(false);
 
   private final Connection connection;
   private final RedisInputStream in;
   private final RedisOutputStream out;
+  private final int socketTimeoutMillis;
   private int timeoutMillis;
 
   /** Guards {@link #owed} and writes while a drainer owns the link. */
@@ -50,7 +70,8 @@ final class Link {
     this.connection = connection;
     this.in = in;
     this.out = out;
-    this.timeoutMillis = connection.getSoTimeout();
+    this.socketTimeoutMillis = connection.getSoTimeout();
+    this.timeoutMillis = socketTimeoutMillis;
   }
 
   /** Whether links can be made here: Jedis's connection streams are accessible. */
@@ -83,20 +104,20 @@ final class Link {
   }
 
   /**
-   * Runs {@code commands} (a backend's {@code SCRIPT LOAD}s) and reads their replies, ignoring
-   * error replies; blocks up to the client's socket timeout per reply.
+   * Turns key tracking off ({@code CLIENT TRACKING OFF}, so that the server pushes no invalidation
+   * here), runs {@code commands} (a backend's {@code SCRIPT LOAD}s) and reads their replies,
+   * ignoring error replies (a server without tracking refuses to turn it off); blocks up to the
+   * client's socket timeout per reply.
    *
    * @throws JedisConnectionException when the connection fails
    */
   void greet(List<CommandArguments> commands) {
-    if (commands.isEmpty()) {
-      return;
-    }
+    write(TRACKING_OFF);
     commands.forEach(this::write);
     flush();
-    for (int i = 0; i < commands.size(); i++) {
+    for (int i = 0; i <= commands.size(); i++) {
       try {
-        read();
+        read(socketTimeoutMillis);
       } catch (JedisDataException e) {
         log.debug("a greeting command failed", e);
       }
@@ -119,20 +140,21 @@ final class Link {
 
   /**
    * Waits until a reply starts to arrive, for at most {@code millis} (at least 1), without reading
-   * it.
+   * it; push frames that come meanwhile are dropped.
    *
    * @return whether one is arriving; false when the time ran out, and the link is still usable
    * @throws JedisConnectionException when the connection failed
    */
   boolean awaitReply(long millis) {
-    int timeout = (int) Math.max(1, Math.min(millis, Integer.MAX_VALUE));
-    if (timeout != timeoutMillis) {
-      connection.setSoTimeout(timeout);
-      timeoutMillis = timeout;
-    }
+    timeout(millis);
     try {
-      in.peek((byte) 0);
-      return true;
+      while (true) {
+        in.peek((byte) 0); // blocks until a byte has come
+        if (!in.peek(PUSH)) {
+          return true;
+        }
+        dropPush();
+      }
     } catch (JedisConnectionException e) {
       if (e.getCause() instanceof SocketTimeoutException) {
         return false;
@@ -142,17 +164,59 @@ final class Link {
   }
 
   /**
-   * Reads one reply, which has started to arrive ({@link #awaitReply}).
+   * Whether a reply has started to arrive, without waiting; push frames that have come are dropped.
    *
+   * @throws JedisConnectionException when the connection failed
+   */
+  boolean ready() {
+    try {
+      while (in.available() > 0) {
+        if (!in.peek(PUSH)) {
+          return true;
+        }
+        dropPush();
+      }
+      return false;
+    } catch (IOException e) {
+      throw new JedisConnectionException(e);
+    }
+  }
+
+  /**
+   * Reads one reply, which has started to arrive ({@link #awaitReply}, {@link #ready}), skipping
+   * push frames.
+   *
+   * @param restMillis how long the rest of the reply may take to come
    * @throws JedisDataException for an error reply: the link stays usable
    * @throws JedisConnectionException when the connection failed, or the rest of the reply did not
    *     come in time: the link is not usable any more
    */
-  // Deprecated for its default treatment of RESP3 push messages, which it returns as replies; these
-  // connections never subscribe nor track keys, so no push comes.
-  @SuppressWarnings("deprecation")
-  Object read() {
-    return Protocol.read(in);
+  Object read(long restMillis) {
+    timeout(restMillis);
+    return Protocol.read(in, DROP_PUSHES);
+  }
+
+  /** Reads the push frame that has started to arrive, and drops it. */
+  private void dropPush() {
+    Object push = Protocol.read(in, KEEP_PUSHES);
+    if (log.isDebugEnabled()) {
+      log.debug("dropped a push frame on a Redlock connection: {}", describe(push));
+    }
+  }
+
+  private static String describe(Object push) {
+    return push instanceof List<?> list && !list.isEmpty() && list.get(0) instanceof byte[] type
+        ? new String(type, StandardCharsets.UTF_8)
+        : String.valueOf(push);
+  }
+
+  /** Sets the socket timeout of the next reads (Java keeps it: no system call). */
+  private void timeout(long millis) {
+    int timeout = (int) Math.max(1, Math.min(millis, Integer.MAX_VALUE));
+    if (timeout != timeoutMillis) {
+      connection.setSoTimeout(timeout);
+      timeoutMillis = timeout;
+    }
   }
 
   /** Notes a late reply for the drainer; the link is stuck until every owed reply is read. */
@@ -230,20 +294,15 @@ final class Link {
     }
   }
 
-  /** Fails every owed reply with {@code failure} and forgets them. */
-  void failOwed(JedisConnectionException failure) {
-    while (true) {
-      Late<?> late;
-      lock.lock();
-      try {
-        late = owed.poll();
-      } finally {
-        lock.unlock();
-      }
-      if (late == null) {
-        return;
-      }
-      late.fail(failure);
+  /** Removes and returns every owed reply, for the caller to fail. */
+  List<Late<?>> takeOwed() {
+    lock.lock();
+    try {
+      List<Late<?>> all = List.copyOf(owed);
+      owed.clear();
+      return all;
+    } finally {
+      lock.unlock();
     }
   }
 
@@ -253,6 +312,19 @@ final class Link {
       connection.forceDisconnect();
     } catch (IOException | RuntimeException e) {
       log.debug("closing a Redlock connection failed", e);
+    }
+  }
+
+  /** A chain of push consumers that hands every push on as a reply, or drops every one. */
+  private record Pushes(boolean keep) implements PushConsumerChain {
+    @Override
+    public PushMessage process(PushMessage message) {
+      return keep ? message : null;
+    }
+
+    @Override
+    public List<PushConsumer> getConsumers() {
+      return List.of();
     }
   }
 

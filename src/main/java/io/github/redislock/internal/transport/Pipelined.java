@@ -2,40 +2,41 @@ package io.github.redislock.internal.transport;
 
 import io.github.redislock.internal.util.Ticker;
 import java.util.List;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executor;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 import java.util.function.Predicate;
 import redis.clients.jedis.CommandArguments;
 import redis.clients.jedis.RedisClient;
-import redis.clients.jedis.exceptions.JedisConnectionException;
-import redis.clients.jedis.exceptions.JedisDataException;
 
 /**
  * The pipelined transport: one command to every node from the calling thread, without a thread per
  * node. The command is written and flushed on a connection of each node ({@link Link}, kept per
- * node by its {@link Endpoint}, without a pool), then the replies are read in turn, each bounded by
- * what is left of the node timeout. The nodes work in parallel, so a call costs about the slowest
- * node's round trip, at most the node timeout, and no thread is woken.
+ * node by its {@link Endpoint}, without a pool), then the replies are read as they come: in node
+ * order while each comes within a millisecond, else whichever has come. The nodes work in parallel,
+ * so a call costs about the round trip of the slowest node it needs, at most the node timeout, and
+ * no thread is woken.
  *
- * <p>A node that does not answer in time costs the caller nothing more: its connection goes to a
- * background drainer, which records the late reply in the round when it comes (where {@link
- * Round#whenEachDone} sees it) and keeps the connection. The node counts as down until it answers:
- * later requests skip it at once (a failure), and it is reconnected in the background with a
- * backoff. A connection is never set up in the caller's thread: when a node has no idle one, it is
- * opened in the background while the caller writes to the other nodes, and used if it is ready
- * within the node timeout.
+ * <p>Once the replies decide (the caller's predicate), the caller waits for the others no longer
+ * than it took to decide (at least a millisecond): a slow node costs a caller that has its majority
+ * little more than the majority's round trip. A node that does not answer by then costs the caller
+ * nothing more: its connection goes to a background drainer, which records the reply in the round
+ * when it comes (where {@link Round#whenEachDone} sees it) and keeps the connection. A node that
+ * has not answered within the node timeout counts as down until it answers: later requests skip it
+ * at once (a failure), and it is reconnected in the background with a backoff; a release for it
+ * waits until it answers, within the late-reply bound. A connection is never set up in the caller's
+ * thread: when a node has no idle one, it is opened in the background while the caller writes to
+ * the other nodes, and the request is written on it when it opens, if need be after the caller
+ * stopped waiting (its reply is then read in the background).
  *
  * <p>It needs each node's client to be a {@link RedisClient}, and Jedis's connection streams, which
  * Jedis keeps private; where either is missing, use {@link FanOut}.
  */
 public final class Pipelined implements Transport {
+
   private final List<Node> nodes;
   private final Endpoint[] endpoints;
   private final Ticker ticker;
   private final long nodeTimeoutNanos;
+  private final long lateBoundNanos;
 
   /**
    * A transport to {@code nodes}, which must be {@linkplain #supports supported}.
@@ -44,6 +45,9 @@ public final class Pipelined implements Transport {
    * @param ticker the clock of every deadline
    * @param nodeTimeoutNanos how long the caller waits for each node's reply; a release may wait
    *     longer for the replies it needs, which then come in the background
+   * @param lateBoundNanos how long a late reply is waited for in the background, and a release for
+   *     a node that is down: the longer of the lease and the command timeout (by then the keys are
+   *     gone, and nobody waits); a connection silent that long is closed
    * @param executor runs the background work (opening connections, reading late replies, probing
    *     nodes that are down); it must not queue tasks behind each other, and whoever made it shuts
    *     it down after {@link #close()}
@@ -55,6 +59,7 @@ public final class Pipelined implements Transport {
       List<Node> nodes,
       Ticker ticker,
       long nodeTimeoutNanos,
+      long lateBoundNanos,
       Executor executor,
       List<CommandArguments> greeting) {
     if (!supports(nodes)) {
@@ -63,10 +68,18 @@ public final class Pipelined implements Transport {
     this.nodes = List.copyOf(nodes);
     this.endpoints = new Endpoint[nodes.size()];
     for (int i = 0; i < endpoints.length; i++) {
-      endpoints[i] = new Endpoint(nodes.get(i), executor, List.copyOf(greeting));
+      endpoints[i] =
+          new Endpoint(
+              nodes.get(i),
+              executor,
+              List.copyOf(greeting),
+              ticker,
+              nodeTimeoutNanos,
+              lateBoundNanos);
     }
     this.ticker = ticker;
     this.nodeTimeoutNanos = nodeTimeoutNanos;
+    this.lateBoundNanos = lateBoundNanos;
   }
 
   /**
@@ -92,13 +105,15 @@ public final class Pipelined implements Transport {
   /**
    * {@inheritDoc}
    *
-   * <p>Here the call returns when every node has answered, failed, been skipped, or run out of the
-   * node timeout (or the deadline, if sooner). A node whose script cache was flushed answers
-   * through {@link Request#call}.
+   * <p>Here the call returns when every node has answered, failed or been skipped, when the replies
+   * have decided and the others have had as long again, or when the node timeout (or the deadline,
+   * if sooner) has passed. A node whose script cache was flushed answers through {@link
+   * Request#call}.
    */
   @Override
-  public <T> Round<T> send(Request<T> request, long deadlineNanos) {
-    return exchange(null, null, request, deadlineNanos);
+  public <T> Round<T> send(
+      Request<T> request, long deadlineNanos, Predicate<? super Round<T>> decided) {
+    return exchange(null, null, false, request, deadlineNanos, decided);
   }
 
   /**
@@ -108,15 +123,34 @@ public final class Pipelined implements Transport {
    * the same connection, even while the node counts as down; its reply is recorded when it comes.
    */
   @Override
-  public <T> Round<T> sendAfter(Round<?> earlier, Request<T> request, long deadlineNanos) {
-    return exchange(earlier, null, request, deadlineNanos);
+  public <T> Round<T> sendAfter(
+      Round<?> earlier,
+      Request<T> request,
+      long deadlineNanos,
+      Predicate<? super Round<T>> decided) {
+    return exchange(earlier, null, false, request, deadlineNanos, decided);
   }
 
-  /** {@inheritDoc} Here it reads the replies of the nodes that answer in time. */
+  /** {@inheritDoc} Here a node that is down gets the request once it answers again. */
+  @Override
+  public <T> Round<T> undo(
+      Round<?> earlier,
+      Request<T> request,
+      long deadlineNanos,
+      Predicate<? super Round<T>> decided) {
+    return exchange(earlier, null, true, request, deadlineNanos, decided);
+  }
+
+  /** {@inheritDoc} Here it takes the replies that come at once, and leaves the others. */
   @Override
   public <E> void followUp(
       Round<E> earlier, Predicate<? super E> needed, Request<?> request, long deadlineNanos) {
-    exchange(earlier, needed, request, deadlineNanos);
+    exchange(earlier, needed, true, request, deadlineNanos, Pipelined::nobodyWaits);
+  }
+
+  /** A follow-up's replies: nobody waits for them. */
+  private static boolean nobodyWaits(Round<?> round) {
+    return true;
   }
 
   @Override
@@ -126,170 +160,22 @@ public final class Pipelined implements Transport {
     }
   }
 
-  /** Writes to every node asked, then reads their replies. */
   private <T, E> Round<T> exchange(
-      Round<E> earlier, Predicate<? super E> needed, Request<T> request, long deadlineNanos) {
-    int n = endpoints.length;
-    Round<T> round = new Round<>(nodes, ticker, deadlineNanos);
-    CommandArguments command = request.command();
-    long start = ticker.read();
-    long readBy = Math.min(deadlineNanos, start + nodeTimeoutNanos);
-    Link[] links = new Link[n];
-    CompletableFuture<Link>[] opening = null;
-    for (int i = 0; i < n; i++) {
-      if (earlier != null
-          && ((needed != null && !earlier.needs(i, needed))
-              || behind(earlier, i, command, round, request))) {
-        continue;
-      }
-      Endpoint endpoint = endpoints[i];
-      if (endpoint.isDown()) {
-        round.record(i, null, request.failure(endpoint.downFailure()));
-        continue;
-      }
-      Link link = endpoint.take();
-      if (link == null) {
-        if (opening == null) {
-          opening = newFutures(n);
-        }
-        opening[i] = endpoint.connect();
-      } else if (write(i, link, command, round, request)) {
-        links[i] = link;
-      }
-    }
-    if (opening != null) {
-      for (int i = 0; i < n; i++) {
-        if (opening[i] != null) {
-          Link link = await(i, opening[i], start, readBy, round, request);
-          if (link != null && write(i, link, command, round, request)) {
-            links[i] = link;
-          }
-        }
-      }
-    }
-    for (int i = 0; i < n; i++) {
-      if (links[i] != null) {
-        read(i, links[i], start, readBy, round, request);
-      }
-    }
-    return round;
-  }
-
-  /**
-   * Writes {@code request} behind node {@code i}'s late reply to {@code earlier}, if it owes one.
-   */
-  private <T> boolean behind(
-      Round<?> earlier, int i, CommandArguments command, Round<T> round, Request<T> request) {
-    if (earlier.carrier(i) instanceof Link link
-        && link.appendIfOwing(command, new Late<>(round, i, nodes.get(i), request))) {
-      round.carry(i, link);
-      return true;
-    }
-    return false;
-  }
-
-  /** Writes and flushes; a link that fails is dropped and the node's failure recorded. */
-  private <T> boolean write(
-      int i, Link link, CommandArguments command, Round<T> round, Request<T> request) {
-    try {
-      link.write(command);
-      link.flush();
-      return true;
-    } catch (JedisConnectionException e) {
-      endpoints[i].drop(link, e);
-      round.record(i, null, request.failure(e));
-      return false;
-    }
-  }
-
-  /**
-   * Reads node {@code i}'s reply until {@code readBy}; a reply that has not started to come by then
-   * is left to the node's drainer.
-   */
-  private <T> void read(
-      int i, Link link, long start, long readBy, Round<T> round, Request<T> request) {
-    Endpoint endpoint = endpoints[i];
-    Object reply;
-    try {
-      // Past readBy (a slow node was read first), replies that have come are still taken.
-      if (!link.awaitReply(ceilMillis(readBy - ticker.read()))) {
-        round.carry(i, link);
-        endpoint.late(
-            link,
-            new Late<>(round, i, endpoint.node(), request),
-            "no reply within " + ceilMillis(readBy - start) + " ms");
-        return;
-      }
-      reply = link.read();
-    } catch (JedisDataException e) {
-      endpoint.giveBack(link);
-      Late.recordError(round, i, endpoint.node(), request, e);
-      return;
-    } catch (JedisConnectionException e) {
-      endpoint.drop(link, e);
-      round.record(i, null, request.failure(e));
-      return;
-    } catch (RuntimeException e) {
-      endpoint.drop(link, e);
-      round.record(i, null, e);
-      return;
-    }
-    endpoint.giveBack(link);
-    Late.recordReply(round, i, request, reply);
-  }
-
-  /**
-   * Waits until {@code readBy} for a link being opened for node {@code i}; if none comes, records
-   * the failure, and a link that comes later is given back.
-   */
-  private <T> Link await(
-      int i,
-      CompletableFuture<Link> opening,
-      long start,
-      long readBy,
-      Round<T> round,
-      Request<T> request) {
-    boolean interrupted = false;
-    try {
-      while (true) {
-        try {
-          return opening.get(Math.max(0, readBy - ticker.read()), TimeUnit.NANOSECONDS);
-        } catch (InterruptedException e) {
-          interrupted = true; // bounded: an unlock by an interrupted thread must still release
-        } catch (ExecutionException e) {
-          Throwable cause = e.getCause();
-          round.record(
-              i,
-              null,
-              request.failure(
-                  cause instanceof JedisConnectionException c
-                      ? c
-                      : new JedisConnectionException(cause)));
-          return null;
-        } catch (TimeoutException e) {
-          CompletableFuture<Void> unused = opening.thenAccept(endpoints[i]::giveBack);
-          round.record(
-              i,
-              null,
-              request.failure(
-                  new JedisConnectionException(
-                      "no connection within " + ceilMillis(readBy - start) + " ms")));
-          return null;
-        }
-      }
-    } finally {
-      if (interrupted) {
-        Thread.currentThread().interrupt();
-      }
-    }
-  }
-
-  private static long ceilMillis(long nanos) {
-    return Math.max(0, (nanos + 999_999) / 1_000_000);
-  }
-
-  @SuppressWarnings("unchecked")
-  private static CompletableFuture<Link>[] newFutures(int n) {
-    return (CompletableFuture<Link>[]) new CompletableFuture<?>[n];
+      Round<E> earlier,
+      Predicate<? super E> needed,
+      boolean undo,
+      Request<T> request,
+      long deadlineNanos,
+      Predicate<? super Round<T>> decided) {
+    return new Exchange<>(
+            endpoints,
+            nodes,
+            ticker,
+            nodeTimeoutNanos,
+            lateBoundNanos,
+            request,
+            deadlineNanos,
+            undo)
+        .run(earlier, needed, decided);
   }
 }

@@ -8,7 +8,8 @@
 -- that the signaller holds the lock, and publishes who was signalled. A signalled entry has a
 -- lease too, renewed by its awaiter until it holds the lock again ('done' removes it then): when
 -- it runs out (the awaiter died before it took the lock again), its signal passes on to the
--- oldest live awaiter. Every operation first sweeps the entries whose lease ran out.
+-- oldest live awaiter. Every operation first sweeps the entries whose lease ran out; an entry
+-- without a lease (its lease deleted or evicted) is no awaiter, and is dropped where it is met.
 --
 -- KEYS[1]  the lock key
 -- KEYS[2]  the awaiters: a sorted set, awaiter id -> sequence number (the order of arrival)
@@ -16,12 +17,14 @@
 -- KEYS[4]  the signalled awaiters: a sorted set, awaiter id -> server time (ms) its signal passes
 --          on, unless the awaiter takes the lock again first
 -- KEYS[5]  the lock's companion hash, whose field ARGV[9] draws the sequence numbers
--- KEYS[6]  'await' and 'release' on a fair lock only: the fair lock's queue (waiter id -> sequence
---          number)
--- KEYS[7]  'await' and 'release' on a fair lock only: the fair queue's leases (waiter id ->
---          expiry, ms)
--- ARGV[1]  the operation: 'await', 'wait', 'cancel', 'done', 'signal', 'all' or 'release'
--- ARGV[2]  the awaiter's id ('await', 'wait', 'cancel', 'done'), else ''
+-- KEYS[6]  'await', 'abandon' and 'release', on a fair lock: the fair lock's queue (waiter id ->
+--          sequence number); on the write lock of a read-write lock: its read shares (share token
+--          -> server time (ms) the share's lease ends)
+-- KEYS[7]  'await', 'abandon' and 'release', on a fair lock only: the fair queue's leases (waiter
+--          id -> expiry, ms)
+-- ARGV[1]  the operation: 'await', 'wait', 'cancel', 'abandon', 'done', 'signal', 'all' or
+--          'release'
+-- ARGV[2]  the awaiter's id ('await', 'wait', 'cancel', 'abandon', 'done'), else ''
 -- ARGV[3]  the caller's lock token ('await', 'signal', 'all', 'release'), else ''
 -- ARGV[4]  the lease of an entry, in milliseconds
 -- ARGV[5]  the time to live of the keys, in milliseconds, set again by every write
@@ -30,9 +33,11 @@
 -- ARGV[8]  how to publish: 'spublish' (sharded Pub/Sub, on a Redis Cluster; a server without it
 --          gets 'publish' instead) or 'publish'
 -- ARGV[9]  the companion hash's field for the sequence numbers
--- ARGV[10] 'release' only: how many awaiters to signal, or 'all' for every one
--- ARGV[11] 'release' only, optional: the lock may be handed to the first awaiter signalled, unless
---          another client waits for it: ARGV[11] is how many of the subscribers of the lock's
+-- ARGV[10] the kind of lock, which a release follows: 'plain', 'fair' or 'write' (the write lock
+--          of a read-write lock, released as the plain lock is)
+-- ARGV[11] 'release' only: how many awaiters to signal, or 'all' for every one
+-- ARGV[12] 'release' only, optional: the lock may be handed to the first awaiter signalled, unless
+--          another client waits for it: ARGV[12] is how many of the subscribers of the lock's
 --          channel are the caller's own ('0' or '1'); more subscribers than that, no hand-over
 --
 -- Replies:
@@ -46,6 +51,10 @@
 --            lock (the lock key holds its id), 0 gone (it ran out)
 --   'cancel' 0 left the queue, not signalled; 1 signalled (it stays signalled: the awaiter takes
 --            the lock again and then 'done'); 3 signalled and handed the lock; 2 gone
+--   'abandon' an awaiter that will take neither a signal nor the lock (its await or its cancel
+--            failed, not knowing what Redis did; its factory closed) leaves: 0 left the queue; 1 it
+--            was signalled, and its signal passed on to the oldest live awaiter; 3 as 1, and the
+--            lock handed to it was released (as 'await' releases it); 2 gone
 --   'done'   1 removed, 0 it was not there
 --   'signal' {1, id} signalled awaiter id; {0} nobody waits; {-1} the caller does not hold the lock
 --   'all'    {n, seq} signalled the n awaiters whose sequence numbers are seq or less; {-1} not
@@ -56,19 +65,23 @@
 --            {1, n, seq, id...} released (n clients were subscribed to the lock's channel);
 --            every awaiter numbered seq or less was signalled ('all'; else seq is 0), or the
 --            awaiters id... were; {0} the lock key does not hold ARGV[3]: nothing was done.
---            With ARGV[11], on a lock that is not fair, when one by one signals woke an awaiter
+--            With ARGV[12], on a lock that is not fair, when one by one signals woke an awaiter
 --            and no other client is subscribed to the lock's channel (nobody else waits for the
 --            lock), the lock is not deleted but handed to the first awaiter woken: the lock key
 --            takes its id, expiring when its entry would have, and its message is 'held:<id>';
---            then n is 0 and nothing is published on the lock's channel
+--            then n is 0 and nothing is published on the lock's channel. A write lock is not
+--            handed over while a read share is live (its holder's own, taken by a downgrade): a
+--            writer and a reader never hold the lock together
 --
 -- Messages on the condition's channel: 'to:<id>' (awaiter id was signalled), 'held:<id>' (it was
 -- signalled and holds the lock) and 'all:<seq>' (every awaiter with sequence number seq or less
--- was signalled). On the lock's channel, 'await'
--- and 'release' announce the release as release.lua does ('released'), or, on a fair lock, hands the lock to
--- the first live waiter and names it ('to:<first waiter>'), as fair_release.lua does.
+-- was signalled). On the lock's channel, 'await', 'abandon' and 'release' announce the release as
+-- release.lua does ('released': on a write lock it wakes the waiting readers and writers), or, on a
+-- fair lock, hand the lock to the first live waiter and name it ('to:<first waiter>'), as
+-- fair_release.lua does.
 local op = ARGV[1]
 local id = ARGV[2]
+local fair = ARGV[10] == 'fair'
 local lease = tonumber(ARGV[4])
 local time = redis.call('time')
 local now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
@@ -96,6 +109,30 @@ local function expire(...)
   end
 end
 
+-- The longest-waiting awaiter, or nil. An entry without a lease (its member of KEYS[3] deleted or
+-- evicted) would never run out: it is no awaiter, and is dropped, as fair_acquire.lua drops such a
+-- place.
+local function head()
+  local first = redis.call('zrange', KEYS[2], 0, 0)[1]
+  while first and not redis.call('zscore', KEYS[3], first) do
+    redis.call('zrem', KEYS[2], first)
+    first = redis.call('zrange', KEYS[2], 0, 0)[1]
+  end
+  return first
+end
+
+-- A signal whose awaiter will not take it goes to the longest-waiting awaiter, if any.
+local function passOn()
+  local next = head()
+  if next then
+    redis.call('zrem', KEYS[2], next)
+    redis.call('zrem', KEYS[3], next)
+    redis.call('zadd', KEYS[4], now + lease, next)
+    expire(KEYS[4])
+    publish(ARGV[6], 'to:' .. next)
+  end
+end
+
 -- Awaiters whose entry ran out are gone; a signal whose awaiter did not take it passes on.
 local function sweep()
   local dead = redis.call('zrangebyscore', KEYS[3], '-inf', now)
@@ -107,16 +144,8 @@ local function sweep()
   if #lapsed > 0 then
     remove(KEYS[4], lapsed)
     for _ = 1, #lapsed do
-      local next = redis.call('zrange', KEYS[2], 0, 0)[1]
-      if not next then
-        break
-      end
-      redis.call('zrem', KEYS[2], next)
-      redis.call('zrem', KEYS[3], next)
-      redis.call('zadd', KEYS[4], now + lease, next)
-      publish(ARGV[6], 'to:' .. next)
+      passOn()
     end
-    expire(KEYS[4])
   end
 end
 
@@ -130,23 +159,23 @@ end
 local function release()
   redis.call('del', KEYS[1])
   local message = 'released'
-  if KEYS[6] then
+  if fair then
     local dead = redis.call('zrangebyscore', KEYS[7], '-inf', now)
     if #dead > 0 then
       remove(KEYS[6], dead)
       remove(KEYS[7], dead)
     end
-    local head = redis.call('zrange', KEYS[6], 0, 0)[1]
-    while head do
-      local placeEnd = redis.call('zscore', KEYS[7], head)
-      redis.call('zrem', KEYS[6], head)
-      redis.call('zrem', KEYS[7], head)
+    local waiter = redis.call('zrange', KEYS[6], 0, 0)[1]
+    while waiter do
+      local placeEnd = redis.call('zscore', KEYS[7], waiter)
+      redis.call('zrem', KEYS[6], waiter)
+      redis.call('zrem', KEYS[7], waiter)
       if placeEnd then
-        redis.call('set', KEYS[1], head, 'PX', math.max(1, tonumber(placeEnd) - now))
-        message = 'to:' .. head
+        redis.call('set', KEYS[1], waiter, 'PX', math.max(1, tonumber(placeEnd) - now))
+        message = 'to:' .. waiter
         break
       end
-      head = redis.call('zrange', KEYS[6], 0, 0)[1]
+      waiter = redis.call('zrange', KEYS[6], 0, 0)[1]
     end
   end
   return publish(ARGV[7], message)
@@ -155,7 +184,7 @@ end
 -- Signals the oldest live awaiter: returns its id, or nil when nobody waits. With hand, the lock
 -- key (deleted or about to be) takes its id, expiring when its entry would have.
 local function signalOne(hand)
-  local next = redis.call('zrange', KEYS[2], 0, 0)[1]
+  local next = head()
   if not next then
     return nil
   end
@@ -191,7 +220,12 @@ local function othersWait()
   if type(reply) ~= 'table' or not reply[2] then
     return true
   end
-  return tonumber(reply[2]) > tonumber(ARGV[11])
+  return tonumber(reply[2]) > tonumber(ARGV[12])
+end
+
+-- Whether a read share of the write lock is live (only its holder's own can be: a downgrade).
+local function reading()
+  return ARGV[10] == 'write' and redis.call('zcount', KEYS[6], '(' .. now, '+inf') > 0
 end
 
 -- Whether the lock key holds the awaiter's id: a release handed it the lock.
@@ -199,26 +233,35 @@ local function handed()
   return redis.pcall('get', KEYS[1]) == id
 end
 
--- Signals every awaiter: returns how many, and the greatest sequence number among them (0, 0 when
--- nobody waits).
+-- Signals every awaiter (an entry without a lease is none: see head()): returns how many, and the
+-- greatest sequence number among them (0, 0 when nobody waits).
 local function signalEvery()
-  local waiting = redis.call('zrange', KEYS[2], 0, -1, 'withscores')
-  if #waiting == 0 then
-    return 0, 0
-  end
-  for i = 1, #waiting, 2000 do
-    local batch = {}
-    for j = i, math.min(i + 1999, #waiting), 2 do
+  local queued = redis.call('zrange', KEYS[2], 0, -1, 'withscores')
+  local count = 0
+  local upTo = 0
+  local batch = {}
+  for i = 1, #queued, 2 do
+    if redis.call('zscore', KEYS[3], queued[i]) then
       batch[#batch + 1] = now + lease
-      batch[#batch + 1] = waiting[j]
+      batch[#batch + 1] = queued[i]
+      count = count + 1
+      upTo = tonumber(queued[i + 1])
+      if #batch >= 2000 then
+        redis.call('zadd', KEYS[4], unpack(batch))
+        batch = {}
+      end
     end
-    redis.call('zadd', KEYS[4], unpack(batch))
   end
   redis.call('del', KEYS[2], KEYS[3])
+  if count == 0 then
+    return 0, 0
+  end
+  if #batch > 0 then
+    redis.call('zadd', KEYS[4], unpack(batch))
+  end
   expire(KEYS[4])
-  local upTo = tonumber(waiting[#waiting])
   publish(ARGV[6], 'all:' .. string.format('%d', upTo))
-  return #waiting / 2, upTo
+  return count, upTo
 end
 
 if op == 'await' then
@@ -250,12 +293,13 @@ if op == 'release' then
   sweep()
   local reply = {1, 0, 0}
   local heldBy = false
-  if ARGV[10] == 'all' then
+  if ARGV[11] == 'all' then
     local _, upTo = signalEvery()
     reply[3] = upTo
   else
-    local hand = ARGV[11] ~= nil and ARGV[11] ~= '' and not KEYS[6] and not othersWait()
-    for i = 1, tonumber(ARGV[10]) do
+    local hand = ARGV[12] ~= nil and ARGV[12] ~= '' and not fair and not reading()
+        and not othersWait()
+    for i = 1, tonumber(ARGV[11]) do
       local next, handedTo = signalOne(hand and i == 1)
       if not next then
         break
@@ -301,6 +345,7 @@ if op == 'wait' then
     end
     return 2
   end
+  redis.call('zrem', KEYS[2], id) -- an entry whose lease is gone, if any: it is no awaiter
   return 0
 end
 if op == 'cancel' then
@@ -317,6 +362,22 @@ if op == 'cancel' then
     return 1
   end
   return 2
+end
+if op == 'abandon' then
+  if redis.call('zrem', KEYS[2], id) == 1 then
+    redis.call('zrem', KEYS[3], id)
+    return 0
+  end
+  if redis.call('zrem', KEYS[4], id) == 0 then
+    return 2
+  end
+  local held = handed()
+  passOn()
+  if held then
+    release()
+    return 3
+  end
+  return 1
 end
 if op == 'done' then
   return redis.call('zrem', KEYS[4], id)

@@ -8,7 +8,9 @@
 --
 -- KEYS[1]  the lock key
 -- KEYS[2]  the queue: a sorted set, waiter id -> sequence number (the order of arrival)
--- KEYS[3]  the queue's leases: a sorted set, waiter id -> server time (ms) its entry expires
+-- KEYS[3]  the queue's leases: a sorted set, waiter id -> server time (ms) its entry expires, or,
+--          for the id of a wait that left the queue (fair_leave.lua) while one of its attempts may
+--          still have been on its way, minus the server time (ms) that bar ends
 -- KEYS[4]  the lock's companion hash, whose field "c" is the fencing counter
 -- ARGV[1]  the caller's token
 -- ARGV[2]  the lease in milliseconds
@@ -33,15 +35,24 @@
 --                              another waiter is first: the remaining lease of that waiter's place
 --                              (it takes the lock, or leaves, or is skipped once its place runs
 --                              out) and 1
+--   {0, 0, 0, ''}              the waiter's id is barred: its wait left the queue before this
+--                              attempt arrived, which takes nothing and queues nothing
 --   error                      the lock key exists but is not a string (WRONGTYPE)
 local time = redis.call('time')
 local nowMillis = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
 
--- Waiters whose entry ran out (their process died, or stopped waiting without leaving).
-local dead = redis.call('zrangebyscore', KEYS[3], '-inf', nowMillis)
+-- Waiters whose entry ran out (their process died, or stopped waiting without leaving), and bars
+-- that ended.
+local dead = redis.call('zrangebyscore', KEYS[3], -nowMillis, nowMillis)
 if #dead > 0 then
   redis.call('zrem', KEYS[2], unpack(dead))
   redis.call('zrem', KEYS[3], unpack(dead))
+end
+if ARGV[7] == '0' then
+  local mine = redis.call('zscore', KEYS[3], ARGV[3])
+  if mine and tonumber(mine) < 0 then
+    return {0, 0, 0, ''}
+  end
 end
 
 local kind = redis.call('type', KEYS[1])['ok']

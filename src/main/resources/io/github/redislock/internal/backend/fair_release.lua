@@ -5,7 +5,8 @@
 --
 -- KEYS[1]  the lock key
 -- KEYS[2]  the queue: waiter id -> place number
--- KEYS[3]  the queue's leases: waiter id -> server time (ms) its place runs out
+-- KEYS[3]  the queue's leases: waiter id -> server time (ms) its place runs out (negated: a bar,
+--          see fair_leave.lua)
 -- ARGV[1]  the caller's token
 -- ARGV[2]  the wake-up channel
 -- ARGV[3]  how: 'spublish' (sharded Pub/Sub, on a Redis Cluster; a server without it gets
@@ -23,7 +24,7 @@ end
 redis.call('del', KEYS[1])
 local time = redis.call('time')
 local nowMillis = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
-local dead = redis.call('zrangebyscore', KEYS[3], '-inf', nowMillis)
+local dead = redis.call('zrangebyscore', KEYS[3], -nowMillis, nowMillis) -- and ended bars
 if #dead > 0 then
   redis.call('zrem', KEYS[2], unpack(dead))
   redis.call('zrem', KEYS[3], unpack(dead))

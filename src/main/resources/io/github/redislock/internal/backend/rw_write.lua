@@ -10,7 +10,9 @@
 --
 -- KEYS[1]  the lock key (the write lock)
 -- KEYS[2]  the read shares: a sorted set, share token -> server time (ms) its lease ends
--- KEYS[3]  the writers' intents: a sorted set, writer id -> server time (ms) its intent ends
+-- KEYS[3]  the writers' intents: a sorted set, writer id -> server time (ms) its intent ends, or,
+--          for the id of a wait that withdrew its intent (rw_leave.lua) while one of its attempts
+--          may still have been on its way, minus the server time (ms) that bar ends
 -- KEYS[4]  the lock's companion hash (same cluster slot); field "c" is the fencing counter
 -- ARGV[1]  the caller's token
 -- ARGV[2]  the lease in milliseconds (of the hold, and of the intent)
@@ -26,9 +28,17 @@
 --                          1 when its token looks like this library's (it publishes on release)
 --   {0, pttl, 1}           readers hold the lock: pttl is the time until the last share's lease
 --                          ends (the last share to go publishes, see rw_read_release.lua)
+--   {0, 0, 0}              the writer's id is barred: its wait withdrew before this attempt
+--                          arrived, which takes nothing and leaves no intent
 --   error                  the lock key exists but is not a string (WRONGTYPE)
 local time = redis.call('time')
 local now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
+if ARGV[3] ~= '' then
+  local mine = redis.call('zscore', KEYS[3], ARGV[3])
+  if mine and tonumber(mine) < -now then
+    return {0, 0, 0}
+  end
+end
 local writer = redis.pcall('get', KEYS[1])
 if type(writer) == 'table' then
   local kind = redis.call('type', KEYS[1])['ok']
@@ -53,7 +63,7 @@ end
 
 if busy then
   if ARGV[3] ~= '' then
-    redis.call('zremrangebyscore', KEYS[3], '-inf', now)
+    redis.call('zremrangebyscore', KEYS[3], -now, now) -- lapsed intents, and ended bars
     redis.call('zadd', KEYS[3], now + tonumber(ARGV[2]), ARGV[3])
     redis.call('pexpire', KEYS[3], ARGV[4])
   end

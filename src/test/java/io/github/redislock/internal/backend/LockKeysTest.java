@@ -40,11 +40,36 @@ class LockKeysTest {
     assertThat(keys.companion()).isNotEqualTo(key).isNotEqualTo(keys.channel());
   }
 
-  @org.junit.jupiter.api.Test
+  @Test
   void readableNamesKeepReadableCompanions() {
     assertThat(LockKeys.of("orders").companion()).isEqualTo("{orders}:lock-meta");
     assertThat(LockKeys.of("orders").channel()).isEqualTo("{orders}:lock-wake");
     assertThat(LockKeys.of("{user:1}:cart").companion()).isEqualTo("{user:1}:cart:lock-meta");
+  }
+
+  @Test
+  void aNameThatLooksLikeAnotherNamesBaseGetsItsTagOnceMore() {
+    String t = KeyLayoutPropertyTest.Names.slotTag("a}b");
+    assertThat(LockKeys.of("orders").companion()).isEqualTo("{orders}:lock-meta");
+    assertThat(LockKeys.of("{orders}").companion()).isEqualTo("{orders}{orders}:lock-meta");
+    assertThat(LockKeys.of("{orders}{orders}").companion())
+        .isEqualTo("{orders}{orders}{orders}:lock-meta");
+    assertThat(LockKeys.of("a{b").companion()).isEqualTo("{a{b}:lock-meta");
+    assertThat(LockKeys.of("{a{b}").companion()).isEqualTo("{a{b}{a{b}:lock-meta");
+    assertThat(LockKeys.of("a}b").companion()).isEqualTo("{" + t + "}a}b:lock-meta");
+    assertThat(LockKeys.of("{" + t + "}a}b").companion())
+        .isEqualTo("{" + t + "}{" + t + "}a}b:lock-meta");
+    // Other names with a tag keep their keys beside themselves.
+    assertThat(LockKeys.of("{orders}:1").companion()).isEqualTo("{orders}:1:lock-meta");
+    assertThat(LockKeys.of("x{orders}").companion()).isEqualTo("x{orders}:lock-meta");
+    assertThat(LockKeys.of("{x}a}b").companion()).isEqualTo("{x}a}b:lock-meta");
+  }
+
+  @Test
+  void anEmptyLockKeyIsRefused() {
+    assertThatThrownBy(() -> LockKeys.of(""))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("empty");
   }
 
   @ParameterizedTest

@@ -4,12 +4,14 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.github.redislock.internal.util.Threads;
 import io.github.redislock.internal.util.Ticker;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import redis.clients.jedis.CommandArguments;
@@ -25,6 +27,18 @@ class FanOutTest {
       List.of(new Node("a", null), new Node("b", null), new Node("c", null));
   private final ExecutorService executor =
       Executors.newCachedThreadPool(Threads.daemon("redis-lock-fanout-test"));
+
+  /** Replies are awaited by the test itself. */
+  private static boolean undecided(Round<String> round) {
+    return false;
+  }
+
+  private static final long NODE_TIMEOUT_NANOS = TimeUnit.MILLISECONDS.toNanos(50);
+  private static final long LATE_BOUND_NANOS = TimeUnit.SECONDS.toNanos(30);
+
+  private FanOut fanOut() {
+    return new FanOut(nodes, executor, Ticker.SYSTEM, NODE_TIMEOUT_NANOS, LATE_BOUND_NANOS);
+  }
 
   @AfterEach
   void stop() throws InterruptedException {
@@ -44,7 +58,7 @@ class FanOutTest {
               return "ok";
             });
     Round<String> round =
-        new FanOut(nodes, executor, Ticker.SYSTEM).send(request, Long.MAX_VALUE).await(r -> false);
+        fanOut().send(request, Long.MAX_VALUE, FanOutTest::undecided).await(r -> false);
     assertThat(calls).hasValue(3);
     assertThat(round.count("ok"::equals)).isEqualTo(2);
     assertThat(round.failed()).isEqualTo(1);
@@ -64,8 +78,8 @@ class FanOutTest {
               return "ok";
             });
     Round<String> round =
-        new FanOut(nodes, executor, Ticker.SYSTEM)
-            .send(request, Long.MAX_VALUE)
+        fanOut()
+            .send(request, Long.MAX_VALUE, FanOutTest::undecided)
             .await(r -> r.count("ok"::equals) >= 2);
     assertThat(round.unanswered()).isEqualTo(1);
     CountDownLatch seen = new CountDownLatch(1);
@@ -85,7 +99,7 @@ class FanOutTest {
     CountDownLatch slow = new CountDownLatch(1);
     List<String> seen = java.util.Collections.synchronizedList(new java.util.ArrayList<>());
     AtomicInteger firsts = new AtomicInteger();
-    FanOut fanOut = new FanOut(nodes, executor, Ticker.SYSTEM);
+    FanOut fanOut = fanOut();
     Round<String> first =
         fanOut
             .send(
@@ -97,7 +111,8 @@ class FanOutTest {
                       }
                       return "granted";
                     }),
-                Long.MAX_VALUE)
+                Long.MAX_VALUE,
+                FanOutTest::undecided)
             .await(r -> r.count("granted"::equals) >= 2);
     assertThat(first.unanswered()).isEqualTo(1);
     Round<String> after =
@@ -109,7 +124,8 @@ class FanOutTest {
                       seen.add("after");
                       return "released";
                     }),
-                Long.MAX_VALUE)
+                Long.MAX_VALUE,
+                FanOutTest::undecided)
             .await(r -> r.count("released"::equals) >= 2);
     assertThat(after.unanswered()).as("the slow node is not asked yet").isEqualTo(1);
     slow.countDown();
@@ -121,12 +137,13 @@ class FanOutTest {
   @Test
   void aFollowUpSkipsTheNodesWhoseReplyNeedsNone() throws InterruptedException {
     AtomicInteger calls = new AtomicInteger();
-    FanOut fanOut = new FanOut(nodes, executor, Ticker.SYSTEM);
+    FanOut fanOut = fanOut();
     Round<String> first =
         fanOut
             .send(
                 new Answering(client -> calls.incrementAndGet() == 2 ? "busy" : "granted"),
-                Long.MAX_VALUE)
+                Long.MAX_VALUE,
+                FanOutTest::undecided)
             .await(r -> false);
     AtomicInteger releases = new AtomicInteger();
     fanOut.followUp(
@@ -143,10 +160,45 @@ class FanOutTest {
   void aClosedExecutorIsAFailurePerNodeNotAnException() {
     executor.shutdown();
     Round<String> round =
-        new FanOut(nodes, executor, Ticker.SYSTEM)
-            .send(new Answering(client -> "ok"), Long.MAX_VALUE);
+        fanOut().send(new Answering(client -> "ok"), Long.MAX_VALUE, FanOutTest::undecided);
     assertThat(round.unanswered()).isZero();
     assertThat(round.failed()).isEqualTo(3);
+  }
+
+  @Test
+  void aNodeWhoseCallsHangRunsAtMostEightAtOnceAndIsThenSkippedButNotByAnUndo() {
+    AtomicLong now = new AtomicLong();
+    FanOut fanOut = new FanOut(nodes, executor, now::get, NODE_TIMEOUT_NANOS, LATE_BOUND_NANOS);
+    CountDownLatch hang = new CountDownLatch(1);
+    AtomicInteger running = new AtomicInteger();
+    AtomicInteger most = new AtomicInteger();
+    Request<String> request =
+        new Answering(
+            client -> {
+              most.accumulateAndGet(running.incrementAndGet(), Math::max);
+              await(hang);
+              running.decrementAndGet();
+              return "ok";
+            });
+    List<Round<String>> rounds = new ArrayList<>();
+    for (int i = 0; i < 9; i++) { // per node, 8 calls run and one waits for a thread
+      rounds.add(fanOut.send(request, LATE_BOUND_NANOS, FanOutTest::undecided));
+    }
+    org.awaitility.Awaitility.await().until(() -> running.get() == 3 * 8);
+    now.addAndGet(NODE_TIMEOUT_NANOS + 1); // every call in flight has run for the node timeout
+
+    Round<String> skipped = fanOut.send(request, LATE_BOUND_NANOS, FanOutTest::undecided);
+    Round<String> undone = fanOut.undo(null, request, LATE_BOUND_NANOS, FanOutTest::undecided);
+
+    assertThat(skipped.failed()).as("every node skipped at once").isEqualTo(3);
+    assertThat(skipped.failures().get(0)).hasMessageContaining("not asked");
+    assertThat(undone.unanswered()).as("an undo waits for a thread").isEqualTo(3);
+    hang.countDown();
+    for (Round<String> round : rounds) {
+      assertThat(round.await(r -> false).count("ok"::equals)).isEqualTo(3);
+    }
+    assertThat(undone.await(r -> false).count("ok"::equals)).isEqualTo(3);
+    assertThat(most.get()).as("calls at once, over three nodes").isEqualTo(3 * 8);
   }
 
   private static void await(CountDownLatch latch) {
