@@ -756,15 +756,18 @@ final class HostileRun {
 
   /**
    * The keys of the run but those that outlive a lease by design, with a TTL: the fencing counter
-   * hash, and a fair lock's leases ({@code :lock-ft}) when they hold only bars (see docs/fair.md:
-   * the key lives on until a script drops its ended bars, or expires).
+   * hash, and a fair lock's leases ({@code :lock-ft}) or a read-write lock's writer intents ({@code
+   * :lock-wi}) when they hold only bars (see docs/fair.md and docs/read-write.md: the key lives on
+   * until a script drops its ended bars, or expires).
    */
   private List<String> orphans() {
     List<String> left = new ArrayList<>();
     for (String key : keysOf("")) {
       boolean expires = !key.contains("pttl -1");
       boolean byDesign =
-          key.contains(":lock-meta ") || (key.contains(":lock-ft ") && key.contains("bars only"));
+          key.contains(":lock-meta ")
+              || ((key.contains(":lock-ft ") || key.contains(":lock-wi "))
+                  && key.contains("bars only"));
       if (!(byDesign && expires)) {
         left.add(key);
       }
