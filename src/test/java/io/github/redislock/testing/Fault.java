@@ -38,6 +38,11 @@ public final class Fault {
   public enum Action {
     /** The reply is held back for a while (and every reply after it on that connection). */
     DELAY_REPLY(true),
+    /**
+     * The command is held back for a while before it reaches the server (and every command after it
+     * on that connection): it runs late.
+     */
+    DELAY_COMMAND(false),
     /** The reply is sent in pieces of a few bytes, each flushed on its own. */
     SPLIT_REPLY(true),
     /** A push frame goes to the client just before the reply. */
@@ -120,6 +125,22 @@ public final class Fault {
   public static Fault onScript(String file) {
     String sha = LibraryScripts.sha(file);
     return new Fault(file, c -> sha.equals(c.scriptSha()));
+  }
+
+  /**
+   * A fault aimed at the commands of a {@linkplain RespProxy#commandsSeen label} that a proxy
+   * reported: {@code "SET"}, or {@code "EVALSHA release.lua"} (a script's {@code EVALSHA} or {@code
+   * EVAL}).
+   *
+   * @param label the label
+   * @return the fault, with no action yet
+   */
+  public static Fault on(String label) {
+    int space = label.indexOf(' ');
+    if (space > 0 && label.endsWith(".lua")) {
+      return onScript(label.substring(space + 1));
+    }
+    return onCommand(label);
   }
 
   /**
@@ -209,6 +230,24 @@ public final class Fault {
       this.delay = delay;
     }
     return act(Action.DELAY_REPLY);
+  }
+
+  /**
+   * Holds each hit command back for {@code delay} before it reaches the server (and, as TCP would,
+   * the commands after it on the same connection): a request that arrives late, after its sender
+   * may have given up.
+   *
+   * @param delay how long
+   * @return this fault
+   */
+  public Fault delayCommand(Duration delay) {
+    if (delay.isNegative()) {
+      throw new IllegalArgumentException("negative delay: " + delay);
+    }
+    synchronized (this) {
+      this.delay = delay;
+    }
+    return act(Action.DELAY_COMMAND);
   }
 
   /**
@@ -423,6 +462,7 @@ public final class Fault {
     }
     return switch (action) {
       case DELAY_REPLY -> "reply delayed " + delay.toMillis() + " ms";
+      case DELAY_COMMAND -> "command delayed " + delay.toMillis() + " ms";
       case SPLIT_REPLY -> "reply split in " + pieceSize + "-byte pieces";
       case PUSH_BEFORE_REPLY -> "push frame before the reply";
       case PUSH_AFTER_REPLY -> "push frame after the reply";

@@ -45,6 +45,7 @@ class IntegrationTagTest {
           ProcessSupport.class,
           TcpProxy.class,
           RespProxy.class,
+          ProxiedDeployment.class,
           TlsMaterial.class,
           Deployment.class,
           ProcessBuilder.class);

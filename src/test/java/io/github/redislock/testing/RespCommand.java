@@ -49,6 +49,15 @@ record RespCommand(List<byte[]> args, byte[] bytes) {
   }
 
   /**
+   * What kind of command this is, without its keys: its name, and for a script of the library, the
+   * script's file name ({@code "EVALSHA release.lua"}); {@link Fault#on(String)} aims at it.
+   */
+  String label() {
+    String sha = scriptSha();
+    return sha == null ? name() : name() + " " + LibraryScripts.nameOf(sha);
+  }
+
+  /**
    * The command for messages: its name, the library's script it runs, and its first key (or first
    * argument), shortened.
    */

@@ -14,19 +14,21 @@ import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
+import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.stream.Collectors;
+import java.util.concurrent.atomic.LongAdder;
 import redis.clients.jedis.HostAndPort;
 
 /**
  * A TCP proxy in front of one Redis server that reads the RESP streams it forwards, so that a test
- * can aim a {@link Fault} at one command or its reply: delay it, split it into single bytes, put a
- * RESP3 push frame before or after it, lose it in a reset (the command ran), drop the command in a
- * reset (it did not), or black-hole the connection from then on.
+ * can aim a {@link Fault} at one command or its reply: delay either, split the reply into single
+ * bytes, put a RESP3 push frame before or after it, lose it in a reset (the command ran), drop the
+ * command in a reset (it did not), or black-hole the connection from then on.
  *
  * <pre>{@code
  * try (RedisServer redis = RedisServer.start(); RespProxy proxy = RespProxy.start(redis.port())) {
@@ -68,9 +70,11 @@ public final class RespProxy implements AutoCloseable {
   private final ServerSocket serverSocket;
   private final Thread acceptor;
   private final Set<Pipe> pipes = ConcurrentHashMap.newKeySet();
+  private final Set<Integer> serverSidePorts = ConcurrentHashMap.newKeySet();
   private final AtomicInteger pipeIds = new AtomicInteger();
   private final List<Fault> faults = new CopyOnWriteArrayList<>();
-  private final AtomicInteger heldReplies = new AtomicInteger();
+  private final AtomicInteger held = new AtomicInteger();
+  private final Map<String, Map<String, LongAdder>> seen = new ConcurrentHashMap<>();
 
   /** Delays and pauses between pieces wait on it; closing wakes them. */
   private final Object waits = new Object();
@@ -188,12 +192,13 @@ public final class RespProxy implements AutoCloseable {
   }
 
   /**
-   * Whether no reply is being held back (delayed, or sent piece by piece) right now.
+   * Whether nothing is being held back right now: no delayed command, no delayed reply, no reply
+   * being sent piece by piece.
    *
-   * @return true when every reply that came from the server was forwarded, dropped or reset
+   * @return true when everything that came was forwarded, dropped or reset
    */
   public boolean isQuiet() {
-    return heldReplies.get() == 0;
+    return held.get() == 0;
   }
 
   /**
@@ -212,7 +217,9 @@ public final class RespProxy implements AutoCloseable {
       boolean resp3,
       int serverSidePort,
       boolean replication,
-      boolean blackHoled) {}
+      boolean blackHoled,
+      int commands,
+      String lastCommand) {}
 
   /**
    * The connections open now, black-holed ones included until their client closes them.
@@ -228,13 +235,33 @@ public final class RespProxy implements AutoCloseable {
   }
 
   /**
-   * The local ports of the proxy's connections to the server: the ports the server shows for them
-   * ({@code addr} in {@code CLIENT LIST}).
+   * The local ports of the proxy's connections to the server, the ports the server shows for them
+   * ({@code addr} in {@code CLIENT LIST}): of every connection the proxy opened, including those
+   * closed since or being opened now.
    *
-   * @return the ports of the connections open now
+   * @return the ports
    */
   public Set<Integer> serverSidePorts() {
-    return pipes.stream().map(p -> p.upstream.getLocalPort()).collect(Collectors.toSet());
+    return Set.copyOf(serverSidePorts);
+  }
+
+  /**
+   * How many commands of each label ({@code "SET"}, {@code "EVALSHA release.lua"}, ...: see {@link
+   * Fault#on(String)}) the proxy has seen on connections whose client name starts with {@code
+   * clientPrefix}, replication excepted.
+   *
+   * @param clientPrefix the start of the client name; empty for every connection, named or not
+   * @return the counts by label, sorted by label
+   */
+  public Map<String, Long> commandsSeen(String clientPrefix) {
+    Map<String, Long> counts = new TreeMap<>();
+    seen.forEach(
+        (client, labels) -> {
+          if (client.startsWith(clientPrefix)) {
+            labels.forEach((label, n) -> counts.merge(label, n.sum(), Long::sum));
+          }
+        });
+    return counts;
   }
 
   /** Resets every open connection; the proxy keeps accepting new ones. */
@@ -295,6 +322,8 @@ public final class RespProxy implements AutoCloseable {
       try {
         client.setTcpNoDelay(true);
         upstream.setTcpNoDelay(true);
+        upstream.bind(new InetSocketAddress(HOST, 0));
+        serverSidePorts.add(upstream.getLocalPort()); // before the server can list it
         upstream.connect(new InetSocketAddress(HOST, targetPort), CONNECT_TIMEOUT_MILLIS);
       } catch (IOException e) {
         closeQuietly(upstream);
@@ -365,6 +394,8 @@ public final class RespProxy implements AutoCloseable {
     private final ArrayDeque<Pending> pending = new ArrayDeque<>();
 
     private volatile String clientName;
+    private final AtomicInteger commands = new AtomicInteger();
+    private volatile String lastCommand;
     private volatile boolean resp3;
     private volatile boolean subscribed; // a RESP2 connection that subscribed: replies unmatched
     private volatile boolean replication;
@@ -383,7 +414,14 @@ public final class RespProxy implements AutoCloseable {
 
     ConnectionInfo info() {
       return new ConnectionInfo(
-          id, clientName, resp3, upstream.getLocalPort(), replication, blackHoled);
+          id,
+          clientName,
+          resp3,
+          upstream.getLocalPort(),
+          replication,
+          blackHoled,
+          commands.get(),
+          lastCommand);
     }
 
     private Thread daemon(String name, Runnable body) {
@@ -410,6 +448,11 @@ public final class RespProxy implements AutoCloseable {
             continue;
           }
           notice(c);
+          commands.incrementAndGet();
+          lastCommand = c.describe();
+          seen.computeIfAbsent(clientName == null ? "" : clientName, k -> new ConcurrentHashMap<>())
+              .computeIfAbsent(c.label(), k -> new LongAdder())
+              .increment();
           Fault fault = faultFor(c, this);
           Fault.Action action = fault == null ? null : fault.action();
           if (action == Fault.Action.RESET_BEFORE_COMMAND) {
@@ -426,11 +469,23 @@ public final class RespProxy implements AutoCloseable {
           if (subscribing && !resp3) {
             subscribed = true;
           }
+          Fault onReply = action != null && action.onReply() ? fault : null;
           synchronized (this) {
-            pending.add(new Pending(fault, subscribing && resp3, subscribing && !resp3, sync));
+            pending.add(new Pending(onReply, subscribing && resp3, subscribing && !resp3, sync));
           }
           if (sync) {
             replication = true;
+          }
+          if (action == Fault.Action.DELAY_COMMAND) {
+            out.flush();
+            held.incrementAndGet();
+            try {
+              if (!pause(this, fault.delay().toNanos())) {
+                return;
+              }
+            } finally {
+              held.decrementAndGet();
+            }
           }
           if (action == Fault.Action.BLACK_HOLE_AFTER_COMMAND) {
             swallowing = true;
@@ -503,7 +558,7 @@ public final class RespProxy implements AutoCloseable {
       switch (fault.action()) {
         case DELAY_REPLY -> {
           out.flush();
-          heldReplies.incrementAndGet();
+          held.incrementAndGet();
           try {
             if (!pause(this, fault.delay().toNanos())) {
               return false;
@@ -511,12 +566,12 @@ public final class RespProxy implements AutoCloseable {
             out.write(reply);
             out.flush();
           } finally {
-            heldReplies.decrementAndGet();
+            held.decrementAndGet();
           }
         }
         case SPLIT_REPLY -> {
           out.flush();
-          heldReplies.incrementAndGet();
+          held.incrementAndGet();
           try {
             int piece = fault.pieceSize();
             for (int i = 0; i < reply.length; i += piece) {
@@ -527,7 +582,7 @@ public final class RespProxy implements AutoCloseable {
               }
             }
           } finally {
-            heldReplies.decrementAndGet();
+            held.decrementAndGet();
           }
         }
         case PUSH_BEFORE_REPLY -> {
@@ -545,7 +600,7 @@ public final class RespProxy implements AutoCloseable {
           return false;
         }
         case BLACK_HOLE_AFTER_COMMAND -> blackHole();
-        case RESET_BEFORE_COMMAND, BLACK_HOLE_BEFORE_COMMAND ->
+        case DELAY_COMMAND, RESET_BEFORE_COMMAND, BLACK_HOLE_BEFORE_COMMAND ->
             throw new IllegalStateException("not a reply fault: " + fault);
       }
       return true;

@@ -145,6 +145,18 @@ class RespProxyTest {
   }
 
   @Test
+  void delaysTheChosenCommandSoThatItRunsLate() throws IOException {
+    proxy.inject(Fault.onCommand("SET").delayCommand(Timing.scaled(Duration.ofSeconds(1))));
+    Raw c = new Raw();
+    c.send("SET late yes");
+    await().until(() -> !proxy.isQuiet()); // the proxy holds the command back
+    assertThat(exists("late")).isFalse();
+    assertThat(c.read()).isEqualTo("+OK\r\n");
+    assertThat(exists("late")).isTrue();
+    assertThat(proxy.isQuiet()).isTrue();
+  }
+
+  @Test
   void splitsTheChosenReplyIntoPiecesThatAJedisClientStillReads() {
     Fault fault = Fault.onCommand("GET").splitReply(1);
     proxy.inject(fault);

@@ -1,0 +1,25 @@
+package io.github.redislock.faults;
+
+import io.github.redislock.testing.ProxiedDeployment;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+
+/** {@link HostileConnectionsTest} on {@link ProxiedDeployment#sentinel()}. */
+class HostileConnectionsSentinelTest extends HostileConnectionsTest {
+  private static ProxiedDeployment deployment;
+
+  @BeforeAll
+  static void start() {
+    deployment = ProxiedDeployment.sentinel();
+  }
+
+  @AfterAll
+  static void stop() {
+    deployment.close();
+  }
+
+  @Override
+  ProxiedDeployment deployment() {
+    return deployment;
+  }
+}
