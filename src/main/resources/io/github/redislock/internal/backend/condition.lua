@@ -103,8 +103,10 @@ local function remove(key, members)
 end
 
 -- Makes the sets written outlive their entries, and no more: an entry lasts one lease (ARGV[4])
--- from its last write, so a set expires at most one lease after its last entry was written. The
--- expiry is only ever moved later, never earlier.
+-- from its last write, so a set expires at most one lease after its last entry was written (the
+-- signalled set: after the last awaiter's renewal, so that a signal whose awaiter died is passed on
+-- by the sweep of a renewal). The expiry is only ever moved later, never earlier. A set that
+-- does not exist is left alone (PEXPIRE of a missing key does nothing).
 local function expire(...)
   for _, key in ipairs({...}) do
     if redis.call('pttl', key) < lease then
@@ -291,7 +293,7 @@ if op == 'await' then
   seq = redis.call('hincrby', KEYS[5], ARGV[9], 1)
   redis.call('zadd', KEYS[2], seq, id)
   redis.call('zadd', KEYS[3], now + lease, id)
-  expire(KEYS[2], KEYS[3])
+  expire(KEYS[2], KEYS[3], KEYS[4])
   keepCounter()
   return {1, seq, release()}
 end
@@ -344,7 +346,9 @@ sweep()
 if op == 'wait' then
   if redis.call('zscore', KEYS[3], id) then
     redis.call('zadd', KEYS[3], now + lease, id)
-    expire(KEYS[2], KEYS[3])
+    -- The signalled set too: a signal whose awaiter died passes on when a sweep finds its entry
+    -- run out, so the set must outlive that entry for as long as awaiters renew.
+    expire(KEYS[2], KEYS[3], KEYS[4])
     keepCounter()
     return 1
   end
