@@ -215,7 +215,10 @@ final class Subscription {
     }
     try (borrowed) {
       synchronized (owner) {
-        if (listener != current) {
+        if (listener != current || owner.isClosed()) {
+          // Closed while the connection was being made: close() found no connection to drop, so
+          // nothing may be subscribed on this one (it goes back to the pool, or is destroyed by a
+          // pool closed meanwhile).
           return;
         }
         connection = borrowed;
