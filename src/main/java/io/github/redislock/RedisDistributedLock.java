@@ -150,17 +150,17 @@ public class RedisDistributedLock implements Lock {
    * milliseconds apart otherwise (a holder of another client never announces it). A channel stays
    * subscribed 200 milliseconds after its last waiter left, for the next one. On a Redis Cluster of
    * version 7 or later the channel is a shard channel, on the master of the lock's slot. A
-   * subscription's connection that has been quiet for 2 seconds is sent a {@code PING} (on a
-   * Cluster, a repeated subscription), and is replaced when the next 2 seconds bring no answer
-   * either. After a release that other processes waited for, this JVM's next attempt gives them the
-   * next turn: it waits, subscribed, until one of them releases or for ten round trips of a busy
-   * attempt, kept within 5 to 20 milliseconds. When Redis cannot be reached the method keeps
-   * retrying with a capped, jittered exponential backoff (from 10 milliseconds up to one second
-   * between attempts), logging a warning at most every 10 seconds, until it acquires the lock. A
-   * lock key that never expires (a string another client set without a TTL) is a holder like any
-   * other: the method waits, re-checking about every 100 milliseconds, until someone deletes the
-   * key, and logs one warning per wait that names the key; a timed {@code tryLock} returns {@code
-   * false} at its deadline.
+   * subscription's connection that has been quiet for 2 seconds is sent a repeated subscription to
+   * one of its channels, and is replaced when the next 2 seconds bring no answer either. After a
+   * release that other processes waited for, this JVM's next attempt gives them the next turn: it
+   * waits, subscribed, until one of them releases or for ten round trips of a busy attempt, kept
+   * within 5 to 20 milliseconds. When Redis cannot be reached the method keeps retrying with a
+   * capped, jittered exponential backoff (from 10 milliseconds up to one second between attempts),
+   * logging a warning at most every 10 seconds, until it acquires the lock. A lock key that never
+   * expires (a string another client set without a TTL) is a holder like any other: the method
+   * waits, re-checking about every 100 milliseconds, until someone deletes the key, and logs one
+   * warning per wait that names the key; a timed {@code tryLock} returns {@code false} at its
+   * deadline.
    *
    * @throws LockLostException if the current thread held the lock and its hold was lost, and it was
    *     not told yet (see {@link LockLostException})
