@@ -120,4 +120,14 @@ final class Lanes implements NodeExecutor, AutoCloseable {
     closed = true;
     lanes.values().forEach(Lane::close);
   }
+
+  /**
+   * Waits, after {@link #close}, until every lane's threads have ended their calls, up to {@code
+   * deadlineNanos} ({@link System#nanoTime()}).
+   */
+  void awaitEnd(long deadlineNanos) throws InterruptedException {
+    for (Lane lane : lanes.values()) {
+      lane.awaitEnd(deadlineNanos - System.nanoTime());
+    }
+  }
 }

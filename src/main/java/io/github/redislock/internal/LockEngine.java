@@ -46,6 +46,9 @@ public final class LockEngine implements AutoCloseable {
   /** How long a node's idle thread waits for work before it ends. */
   static final long LANE_KEEP_ALIVE_SECONDS = 10;
 
+  /** How long {@link #close} waits for background calls still running before it closes clients. */
+  static final long CLOSE_WAIT_MILLIS = 1000;
+
   /** The most threads for the factory's other background calls (its bookkeeping). */
   static final int MAX_BACKGROUND_THREADS = 16;
 
@@ -293,6 +296,22 @@ public final class LockEngine implements AutoCloseable {
   }
 
   /**
+   * Waits up to {@value #CLOSE_WAIT_MILLIS} ms for the background calls still running to end: one
+   * that ran on after the clients closed could make a client open a connection again (a Cluster
+   * client sets up a node's pool anew), which nobody would close.
+   */
+  private void awaitBackgroundCalls() {
+    long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(CLOSE_WAIT_MILLIS);
+    try {
+      attempts.awaitEnd(deadline);
+      renewals.awaitEnd(deadline);
+      io.awaitTermination(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+  }
+
+  /**
    * Stops renewals (holds still held are reported lost, their local locks revoked), wakes every
    * waiter (they throw {@link IllegalStateException}), and closes the clients the backend created.
    * Every step runs, whatever the one before it threw.
@@ -320,6 +339,7 @@ public final class LockEngine implements AutoCloseable {
         attempts.close(); // timed attempts' callers stop waiting
         renewals.close();
         io.shutdownNow();
+        awaitBackgroundCalls();
         backend.close();
       }
     }

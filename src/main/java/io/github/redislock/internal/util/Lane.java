@@ -52,6 +52,7 @@ public final class Lane {
 
   private final ReentrantLock lock = new ReentrantLock();
   private final Condition work = lock.newCondition();
+  private final Condition ended = lock.newCondition();
 
   // Guarded by lock.
   private final ArrayDeque<Runnable> queue = new ArrayDeque<>();
@@ -170,6 +171,26 @@ public final class Lane {
     }
   }
 
+  /**
+   * Waits, after {@link #close}, until every thread has ended its task, or for {@code nanos}.
+   *
+   * @return whether every thread ended
+   */
+  public boolean awaitEnd(long nanos) throws InterruptedException {
+    lock.lock();
+    try {
+      while (threads > 0) {
+        if (nanos <= 0) {
+          return false;
+        }
+        nanos = ended.awaitNanos(nanos);
+      }
+      return true;
+    } finally {
+      lock.unlock();
+    }
+  }
+
   /** Threads running now, busy or idle: for tests and messages. */
   public int threads() {
     lock.lock();
@@ -209,6 +230,7 @@ public final class Lane {
         try {
           running.remove(task);
           threads--;
+          ended.signalAll();
         } finally {
           lock.unlock();
         }
@@ -228,6 +250,7 @@ public final class Lane {
       while (queue.isEmpty()) {
         if (closed || nanos <= 0) {
           threads--;
+          ended.signalAll();
           retiring = threads == 0 && !closed;
           retired |= retiring;
           return null;
