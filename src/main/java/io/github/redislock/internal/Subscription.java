@@ -207,6 +207,11 @@ final class Subscription {
 
   /** Subscribes {@code first} on a new connection, and reads it until the subscription ends. */
   private void subscribe(PubSubListener current, String[] first) {
+    synchronized (owner) {
+      if (listener != current || owner.isClosed()) {
+        return; // closed since the channels were picked: no connection is asked for
+      }
+    }
     Connection borrowed = client.connection(first[0]);
     if (borrowed == null) {
       client.subscribe(
