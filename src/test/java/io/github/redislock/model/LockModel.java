@@ -64,6 +64,7 @@ final class LockModel {
   private final Map<String, Name> names = new HashMap<>();
   private final List<String> violations = new ArrayList<>();
   private final List<Long> faults = new ArrayList<>();
+  private final Map<Thread, Long> closing = new HashMap<>(); // threads of a closing factory
   private final Deque<String> recent = new ArrayDeque<>();
   private final List<String> contexts = new ArrayList<>();
   private long clock;
@@ -126,6 +127,12 @@ final class LockModel {
         }
       }
     }
+    Long closingUntil = closing.get(me);
+    if (closingUntil != null) {
+      // Its factory is closing: close() may end this hold at any moment, a ghost like the others.
+      state.ghosts.merge(me, Math.max(closingUntil, System.nanoTime() + ghostNanos), Math::max);
+      return;
+    }
     (mode == Mode.EXCLUSIVE ? state.exclusive : state.readers).merge(me, 1, Integer::sum);
   }
 
@@ -180,6 +187,9 @@ final class LockModel {
    */
   synchronized void factoryClosing(Set<Thread> threads, long nanos) {
     long until = System.nanoTime() + nanos;
+    for (Thread thread : threads) {
+      closing.put(thread, until);
+    }
     for (Map.Entry<String, Name> entry : names.entrySet()) {
       Name state = entry.getValue();
       for (Thread thread : threads) {

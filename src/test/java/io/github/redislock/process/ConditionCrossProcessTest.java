@@ -121,7 +121,16 @@ class ConditionCrossProcessTest extends ProcessTestBase {
     Duration signalLease = Timing.scaled(Duration.ofSeconds(2));
     String queue = "{" + name + "}:lock-condadbq"; // condition 1: "1" is 0x31
     String signalled = "{" + name + "}:lock-condadbs";
-    JvmProcess dying = child(ConditionWorker.start("await", redis.uri(), name, "60000"));
+    // The dying awaiter's lease outlasts the signal's (2 s): its signal must pass on when the
+    // signalled entry runs out, not with its own entry. The release that signals hands it the lock
+    // (nobody else listens on the lock's channel), which its death holds for that lease: 10 s.
+    JvmProcess dying =
+        child(
+            ConditionWorker.start(
+                "await",
+                redis.uri(),
+                name,
+                Long.toString(Timing.scaled(Duration.ofSeconds(10)).toMillis())));
     await().atMost(Timing.awaitAtMost()).until(() -> zcard(queue) == 1);
     JvmProcess next =
         child(
