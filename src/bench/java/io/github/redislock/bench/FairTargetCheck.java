@@ -23,7 +23,7 @@ final class FairTargetCheck {
     if (!results.implementations.contains(Implementation.OURS_FAIR)) {
       return;
     }
-    line("## Targets of issue 10: the fair lock");
+    line("## Targets: the fair lock");
     line("");
     line("| target | measured | |");
     line("|---|--:|---|");

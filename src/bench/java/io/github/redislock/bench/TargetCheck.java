@@ -22,7 +22,7 @@ final class TargetCheck {
   }
 
   void render() {
-    line("## Targets of issue 4");
+    line("## Targets");
     line("");
     line("| target | measured | |");
     line("|---|--:|---|");
