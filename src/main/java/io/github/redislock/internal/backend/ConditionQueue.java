@@ -1,6 +1,7 @@
 package io.github.redislock.internal.backend;
 
 import io.github.redislock.internal.backend.LockCommands.ScriptCall;
+import io.github.redislock.internal.transport.Direct;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
@@ -16,6 +17,12 @@ import redis.clients.jedis.UnifiedJedis;
  */
 public final class ConditionQueue {
   private final UnifiedJedis client;
+
+  /**
+   * The scripts that may release the lock go here, sent at most once: a client's own retry of one
+   * whose reply was lost would find the lock released by the first, and pass for a lost hold.
+   */
+  private final Direct direct;
 
   /** Checks, at the first await or signal, that the Redis user may run what conditions need. */
   private final Consumer<LockKeys> firstContact;
@@ -101,10 +108,12 @@ public final class ConditionQueue {
 
   ConditionQueue(
       UnifiedJedis client,
+      Direct direct,
       long leaseMillis,
       boolean shardedWakeUps,
       Consumer<LockKeys> firstContact) {
     this.client = client;
+    this.direct = direct;
     this.firstContact = firstContact;
     this.lease = Long.toString(leaseMillis);
     this.ttl = Long.toString(LockCommands.companionTtlMillis(leaseMillis));
@@ -135,7 +144,7 @@ public final class ConditionQueue {
             keys(lock, condition, kind),
             args("await", id, token, condition, lock, kind),
             ConditionQueue::enqueued)
-        .call(client);
+        .sendOnce(direct);
   }
 
   /** Renews the lease of awaiter {@code id}'s entry, and tells where it stands. */
@@ -165,7 +174,7 @@ public final class ConditionQueue {
             keys(lock, condition, kind),
             args("abandon", id, "", condition, lock, kind),
             ConditionQueue::left)
-        .call(client);
+        .sendOnce(direct);
   }
 
   /** Awaiter {@code id} holds the lock again: its signal is used, and passes on no more. */
@@ -217,9 +226,15 @@ public final class ConditionQueue {
     if (ownSubscribers >= 0) {
       args.add(Integer.toString(ownSubscribers));
     }
-    return new ScriptCall<>(
-            "signal and release", lock, Script.CONDITION, keys, args, ConditionQueue::released)
-        .call(client);
+    Direct.Reply<SignalledRelease> reply =
+        direct.send(
+            new ScriptCall<>(
+                "signal and release", lock, Script.CONDITION, keys, args, ConditionQueue::released),
+            lock.lock());
+    SignalledRelease answer = reply.value();
+    return answer.release().released()
+        ? answer
+        : new SignalledRelease(Release.notOurs(reply.server()), List.of(), 0);
   }
 
   private <T> T run(

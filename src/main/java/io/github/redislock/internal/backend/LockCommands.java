@@ -1,6 +1,7 @@
 package io.github.redislock.internal.backend;
 
 import io.github.redislock.RedisLockException;
+import io.github.redislock.internal.transport.Direct;
 import io.github.redislock.internal.transport.Request;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
@@ -381,6 +382,13 @@ final class LockCommands {
     @Override
     T run(UnifiedJedis client) {
       return parse(script.run(client, scriptKeys, args));
+    }
+
+    /**
+     * Sends the script at most once, to the node that serves the lock's key (see {@link Direct}).
+     */
+    T sendOnce(Direct direct) {
+      return direct.send(this, keys.lock()).value();
     }
   }
 

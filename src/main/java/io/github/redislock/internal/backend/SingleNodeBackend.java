@@ -76,6 +76,7 @@ public final class SingleNodeBackend implements LockBackend {
     this.conditionQueue =
         new ConditionQueue(
             client,
+            direct,
             leaseMillis,
             client instanceof RedisClusterClient,
             keys -> checkAccess(conditionAccess, keys, "cond"));
