@@ -246,7 +246,8 @@ public class RedisDistributedLock implements Lock {
    * deadline is released if it turns out to have acquired. Transient Redis failures are retried
    * while time remains. One exception to the 25 milliseconds: a waiter of a fair lock that gives up
    * takes its place out of the queue in Redis before it returns (one more round trip, bounded by
-   * the command timeout), so that no release hands the lock to a thread that has returned.
+   * the client's connect and command timeouts), so that no release hands the lock to a thread that
+   * has returned.
    *
    * @param time the maximum time to wait for the lock
    * @param unit the time unit of the {@code time} argument

@@ -596,8 +596,8 @@ public final class RedisReadWriteLock implements ReadWriteLock {
      * <p>In this implementation the deadline is taken from {@link System#nanoTime()} once, and a
      * stalled Redis cannot hold the caller past it by more than 25 milliseconds, but for the
      * withdrawal of the writer's intent: a writer that gives up takes its intent out of Redis
-     * before it returns (one more round trip, bounded by the command timeout), so that no reader
-     * waits behind a writer that has gone.
+     * before it returns (one more round trip, bounded by the client's connect and command
+     * timeouts), so that no reader waits behind a writer that has gone.
      *
      * @param time the maximum time to wait for the write lock
      * @param unit the time unit of the {@code time} argument

@@ -445,8 +445,10 @@ final class Checker {
     }
     long toleranceUs = (Worker.DEADLINE_SLACK_MICROS / 1000 + DEADLINE_TOLERANCE_MILLIS) * 1000;
     // A fair waiter or a writer that gave up takes its entry out before it returns (the Javadoc's
-    // exception to the 25 ms): one more round trip, bounded by the command timeout.
-    long leaveUs = settings.commandTimeout().toMillis() * 1000;
+    // exception to the 25 ms): one more round trip, bounded by the client's timeouts: a connection
+    // (its pooled one broken by a fault, a new one is made: the connect timeout, which the torture
+    // sets to the command timeout) and the command's reply (the command timeout).
+    long leaveUs = 2 * settings.commandTimeout().toMillis() * 1000;
     for (Rec c : h.calls) {
       String holder = c.f()[0];
       String label = c.f()[2];
