@@ -19,16 +19,25 @@ import redis.clients.jedis.exceptions.JedisDataException;
  * not hold up the replies that are there. A connection being opened for a node gets the command
  * once it is open.
  *
- * <p>It stops at the node timeout, or once the replies decide and the others have had as long again
- * (at least a slice); what is missing then is left to the background: a late reply to the node's
- * drainer (the node counts as down only if it has not answered within the node timeout), and a
- * connection still opening carries the request once it opens ({@link Opening}). Used once.
+ * <p>It stops at the node timeout, or once the replies decide and the others have had as long
+ * again, and at least 10 ms since the start; what is missing then is left to the background: a late
+ * reply to the node's drainer (the node counts as down only if it has not answered within the node
+ * timeout), and a connection still opening carries the request once it opens ({@link Opening}).
+ * Used once.
  *
  * @param <T> the parsed reply type
  */
 final class Exchange<T> {
   /** How long the first node in line is waited for before the replies of the others are taken. */
   private static final long SLICE_NANOS = TimeUnit.MILLISECONDS.toNanos(1);
+
+  /**
+   * How long after its start an exchange that has decided still reads the other replies itself, at
+   * least: handing a reply to the node's drainer wakes a thread, which costs more than the wait for
+   * a reply a busy machine is about to deliver (own keys on 8 threads, 5 masters, 2 cores: 18% of
+   * the throughput with the rest handed over as soon as the decision allowed).
+   */
+  private static final long REST_NANOS = TimeUnit.MILLISECONDS.toNanos(10);
 
   private final Endpoint[] endpoints;
   private final Ticker ticker;
@@ -161,7 +170,7 @@ final class Exchange<T> {
       long now = ticker.read();
       if (undecided && pending > 0 && decided.test(round)) {
         undecided = false;
-        stopAt = Math.min(stopAt, now + Math.max(now - start, SLICE_NANOS));
+        stopAt = Math.min(stopAt, Math.max(now + (now - start), start + REST_NANOS));
       }
       if (now - stopAt >= 0) {
         break;

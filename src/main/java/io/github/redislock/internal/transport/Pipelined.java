@@ -106,9 +106,9 @@ public final class Pipelined implements Transport {
    * {@inheritDoc}
    *
    * <p>Here the call returns when every node has answered, failed or been skipped, when the replies
-   * have decided and the others have had as long again, or when the node timeout (or the deadline,
-   * if sooner) has passed. A node whose script cache was flushed answers through {@link
-   * Request#call}.
+   * have decided and the others have had as long again (and 10 ms since the start), or when the
+   * node timeout (or the deadline, if sooner) has passed. A node whose script cache was flushed
+   * answers through {@link Request#call}.
    */
   @Override
   public <T> Round<T> send(
