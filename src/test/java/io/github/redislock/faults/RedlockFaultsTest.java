@@ -1,6 +1,7 @@
 package io.github.redislock.faults;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatCode;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.catchThrowable;
 import static org.awaitility.Awaitility.await;
@@ -96,6 +97,36 @@ class RedlockFaultsTest {
     RedisLockFactory factory = builder.build();
     factories.add(factory);
     return factory;
+  }
+
+  /**
+   * Every connection to every master killed while the lock is held (a restarted proxy, an
+   * operator's {@code CLIENT KILL}): the release finds its pooled connections dead. It may have run
+   * on none of them, so it goes again on new ones, and their "released" confirms it: unlock()
+   * returns, and the key is gone everywhere.
+   */
+  @Test
+  void anUnlockAfterEveryConnectionWasKilledIsConfirmedByItsResend() {
+    RedisDistributedLock lock = factory().getLock(name);
+    lock.lock();
+    for (RedisServer master : masters) {
+      try (Jedis jedis = master.jedis()) {
+        jedis.sendCommand(
+            redis.clients.jedis.Protocol.Command.CLIENT, "KILL", "TYPE", "normal", "SKIPME", "yes");
+      }
+    }
+
+    assertThatCode(lock::unlock).doesNotThrowAnyException();
+
+    await("the key gone from every master (the last resends may still be on their way)")
+        .atMost(Timing.awaitAtMost())
+        .until(() -> masters.stream().noneMatch(this::holdsTheKey));
+  }
+
+  private boolean holdsTheKey(RedisServer master) {
+    try (Jedis jedis = master.jedis()) {
+      return jedis.exists(name);
+    }
   }
 
   /** The companion hash (fencing counter) of {@link #name}. */

@@ -8,6 +8,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
+import java.util.function.Predicate;
 import redis.clients.jedis.CommandArguments;
 import redis.clients.jedis.Protocol;
 import redis.clients.jedis.UnifiedJedis;
@@ -135,14 +136,16 @@ final class LockCommands {
             Script.RELEASE,
             List.of(keys.lock()),
             List.of(token, keys.channel(), publish),
-            LockCommands::release)
+            LockCommands::release,
+            Release::released)
         : new ScriptCall<>(
             "release",
             keys,
             Script.RELEASE,
             List.of(keys.lock(), keys.companion()),
             List.of(token, keys.channel(), publish, Long.toString(fencingToken), companionTtl),
-            LockCommands::release);
+            LockCommands::release,
+            Release::released);
   }
 
   /**
@@ -350,6 +353,9 @@ final class LockCommands {
     /** A non-capturing method reference, so no object is made per call. */
     private final Function<Object, T> parser;
 
+    /** Which replies prove the effect (see {@link Request#provesEffect}), or {@code null}: none. */
+    private final Predicate<? super T> proof;
+
     ScriptCall(
         String operation,
         LockKeys keys,
@@ -357,11 +363,28 @@ final class LockCommands {
         List<String> scriptKeys,
         List<String> args,
         Function<Object, T> parser) {
+      this(operation, keys, script, scriptKeys, args, parser, null);
+    }
+
+    ScriptCall(
+        String operation,
+        LockKeys keys,
+        Script script,
+        List<String> scriptKeys,
+        List<String> args,
+        Function<Object, T> parser,
+        Predicate<? super T> proof) {
       super(operation, keys);
       this.script = script;
       this.scriptKeys = scriptKeys;
       this.args = args;
       this.parser = parser;
+      this.proof = proof;
+    }
+
+    @Override
+    public boolean provesEffect(T reply) {
+      return proof != null && proof.test(reply);
     }
 
     @Override

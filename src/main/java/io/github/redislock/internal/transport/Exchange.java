@@ -260,10 +260,16 @@ final class Exchange<T> {
     return new Late<>(round, i, endpoints[i].node(), request, undo, start + lateBoundNanos);
   }
 
-  /** An undo whose connection failed at node {@code i} is sent again, blind, on another. */
-  private void resend(int i) {
-    if (undo) {
-      endpoints[i].resend(List.of(new Undos.Undo(command, late(i).blind(ticker))));
+  /**
+   * Node {@code i}'s connection failed with {@code failure}: an undo is sent again on another, and
+   * its copy's reply is the node's answer only if it proves the effect (the first may have run);
+   * any other request fails.
+   */
+  private void failOrResend(int i, RuntimeException failure) {
+    if (undo && late(i).resendable(ticker.read())) {
+      endpoints[i].resend(List.of(new Undos.Undo(command, late(i).proving(failure))));
+    } else {
+      round.record(i, null, failure);
     }
   }
 
@@ -275,8 +281,7 @@ final class Exchange<T> {
       return true;
     } catch (JedisConnectionException e) {
       endpoints[i].drop(link, e);
-      round.record(i, null, request.failure(e));
-      resend(i);
+      failOrResend(i, request.failure(e));
       return false;
     }
   }
@@ -301,8 +306,7 @@ final class Exchange<T> {
       return true;
     } catch (JedisConnectionException e) {
       endpoint.drop(link, e);
-      round.record(i, null, request.failure(e));
-      resend(i);
+      failOrResend(i, request.failure(e));
       return true;
     } catch (RuntimeException e) {
       endpoint.drop(link, e);

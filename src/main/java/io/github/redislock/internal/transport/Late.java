@@ -1,7 +1,5 @@
 package io.github.redislock.internal.transport;
 
-import io.github.redislock.internal.util.Ticker;
-import java.util.List;
 import redis.clients.jedis.exceptions.JedisConnectionException;
 import redis.clients.jedis.exceptions.JedisDataException;
 import redis.clients.jedis.exceptions.JedisNoScriptException;
@@ -12,8 +10,10 @@ import redis.clients.jedis.exceptions.JedisNoScriptException;
  * background.
  *
  * <p>A request meant to undo an earlier one (a release) must reach the node until {@code
- * untilNanos}: if its connection fails before its reply comes, it is recorded as failed and sent
- * again on another connection, blind (its reply recorded nowhere, since the first may have run).
+ * untilNanos}: if its connection fails before its reply comes, it is sent again on another
+ * connection, and the copy's reply counts as the node's answer only if it proves the effect ({@link
+ * Request#provesEffect}: a release that answers "released"), since the first may have run; any
+ * other outcome of the copy records the failure of the first ({@link #proving}).
  *
  * @param round the round the reply belongs to
  * @param index the node's position in it
@@ -21,14 +21,27 @@ import redis.clients.jedis.exceptions.JedisNoScriptException;
  * @param request the request, to parse the reply with
  * @param undo whether the request undoes an earlier one
  * @param untilNanos for an undo, until when it is sent again after a failed connection
+ * @param unlessProven for a copy sent again: the failure of the first, recorded unless the copy's
+ *     reply proves the effect; else {@code null}
  * @param <T> the parsed reply type
  */
 record Late<T>(
-    Round<T> round, int index, Node node, Request<T> request, boolean undo, long untilNanos) {
+    Round<T> round,
+    int index,
+    Node node,
+    Request<T> request,
+    boolean undo,
+    long untilNanos,
+    RuntimeException unlessProven) {
 
   /** Where the reply to an ordinary request goes. */
   Late(Round<T> round, int index, Node node, Request<T> request) {
-    this(round, index, node, request, false, 0);
+    this(round, index, node, request, false, 0, null);
+  }
+
+  /** Where the reply to a request goes, the first copy sent. */
+  Late(Round<T> round, int index, Node node, Request<T> request, boolean undo, long untilNanos) {
+    this(round, index, node, request, undo, untilNanos, null);
   }
 
   /** Whether an undo is still to be sent again after a failed connection, at {@code now}. */
@@ -36,30 +49,70 @@ record Late<T>(
     return undo && untilNanos - now > 0;
   }
 
-  /** The same undo, whose reply goes to a round of its own that nobody reads. */
-  Late<T> blind(Ticker ticker) {
+  /**
+   * The same undo, to send again after its connection failed with {@code failure}: its reply is
+   * recorded only if it proves the effect; any other outcome records {@code failure} (or the
+   * failure of the first copy, for a copy of a copy).
+   */
+  Late<T> proving(RuntimeException failure) {
     return new Late<>(
-        new Round<>(List.of(node), ticker, untilNanos), 0, node, request, true, untilNanos);
+        round,
+        index,
+        node,
+        request,
+        true,
+        untilNanos,
+        unlessProven == null ? failure : unlessProven);
   }
 
   /** Records {@code reply}, the node's raw answer. */
   void complete(Object reply) {
-    recordReply(round, index, request, reply);
+    if (unlessProven == null) {
+      recordReply(round, index, request, reply);
+      return;
+    }
+    T parsed;
+    try {
+      parsed = request.parse(reply);
+    } catch (RuntimeException e) {
+      round.record(index, null, unlessProven);
+      return;
+    }
+    if (request.provesEffect(parsed)) {
+      round.record(index, parsed, null);
+    } else {
+      round.record(index, null, unlessProven);
+    }
   }
 
   /** Records an error reply (see {@link #recordError}). */
   void error(JedisDataException e) {
-    recordError(round, index, node, request, e);
+    if (unlessProven == null) {
+      recordError(round, index, node, request, e);
+      return;
+    }
+    if (e instanceof JedisNoScriptException) { // the node forgot the script: run it with its source
+      try {
+        T parsed = request.call(node.client());
+        if (request.provesEffect(parsed)) {
+          round.record(index, parsed, null);
+          return;
+        }
+      } catch (RuntimeException again) {
+        // the first copy's failure stands
+      }
+    }
+    round.record(index, null, unlessProven);
   }
 
   /** Records an error reply as this node's failure, whatever it is. */
   void refuse(JedisDataException e) {
-    round.record(index, null, request.failure(e));
+    round.record(index, null, unlessProven != null ? unlessProven : request.failure(e));
   }
 
   /** Records that the connection failed before the reply came. */
   void fail(JedisConnectionException e) {
-    round.record(index, null, request.failure(e));
+    round.record(index, null, unlessProven != null ? unlessProven : request.failure(e));
   }
 
   /** Records node {@code index}'s raw {@code reply} in {@code round}, parsed. */

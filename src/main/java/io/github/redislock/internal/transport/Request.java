@@ -43,6 +43,19 @@ public interface Request<T> {
   T parse(Object reply);
 
   /**
+   * Whether {@code reply} shows that this request took effect on the node, whatever an earlier copy
+   * of it did there: a release that answers "released" deleted a key that held its token. A copy
+   * sent again after a connection failed, when the first may have run, counts as the node's answer
+   * only then.
+   *
+   * @param reply the parsed reply
+   * @return true when the reply proves the effect; false by default
+   */
+  default boolean provesEffect(T reply) {
+    return false;
+  }
+
+  /**
    * Runs the operation on one node through its client's own API, in the calling thread; a script
    * the node has forgotten is loaded again.
    *

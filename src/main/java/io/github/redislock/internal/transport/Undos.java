@@ -80,17 +80,20 @@ final class Undos {
   }
 
   /**
-   * Fails each of {@code lates}, whose connection failed; returns a blind copy of each undo among
-   * them that is still to reach its node (see {@link Late}), when {@code resend}.
+   * Fails each of {@code lates}, whose connection failed, but the undos among them that are still
+   * to reach their node, when {@code resend}: returns a copy of each of those, whose reply counts
+   * only if it proves the effect (see {@link Late#proving}).
    */
   static List<Undo> failAll(
       List<Late<?>> lates, JedisConnectionException failure, boolean resend, Ticker ticker) {
     long now = ticker.read();
     List<Undo> again = new ArrayList<>(0);
     for (Late<?> late : lates) {
-      late.fail(failure);
       if (resend && late.resendable(now)) {
-        again.add(new Undo(late.request().command(), late.blind(ticker)));
+        again.add(
+            new Undo(late.request().command(), late.proving(late.request().failure(failure))));
+      } else {
+        late.fail(failure);
       }
     }
     return again;
