@@ -71,18 +71,13 @@ record Late<T>(
       recordReply(round, index, request, reply);
       return;
     }
-    T parsed;
+    T parsed = null;
     try {
       parsed = request.parse(reply);
     } catch (RuntimeException e) {
-      round.record(index, null, unlessProven);
-      return;
+      // not a reply that proves anything: the first copy's failure stands
     }
-    if (request.provesEffect(parsed)) {
-      round.record(index, parsed, null);
-    } else {
-      round.record(index, null, unlessProven);
-    }
+    recordIfProven(parsed);
   }
 
   /** Records an error reply (see {@link #recordError}). */
@@ -91,18 +86,24 @@ record Late<T>(
       recordError(round, index, node, request, e);
       return;
     }
+    T parsed = null;
     if (e instanceof JedisNoScriptException) { // the node forgot the script: run it with its source
       try {
-        T parsed = request.call(node.client());
-        if (request.provesEffect(parsed)) {
-          round.record(index, parsed, null);
-          return;
-        }
+        parsed = request.call(node.client());
       } catch (RuntimeException again) {
         // the first copy's failure stands
       }
     }
-    round.record(index, null, unlessProven);
+    recordIfProven(parsed);
+  }
+
+  /** A copy's answer: recorded when it proves the effect, else the first copy's failure. */
+  private void recordIfProven(T parsed) {
+    if (parsed != null && request.provesEffect(parsed)) {
+      round.record(index, parsed, null);
+    } else {
+      round.record(index, null, unlessProven);
+    }
   }
 
   /** Records an error reply as this node's failure, whatever it is. */
