@@ -585,7 +585,7 @@ final class ReadWriteRuns {
               String.join("; ", notes)));
     }
     line.accept("");
-    line.accept("Goals of issue 10:");
+    line.accept("Goals:");
     line.accept("");
     goal(
         line,

@@ -328,7 +328,7 @@ public final class Soak {
         .forEach(
             name ->
                 command.append(" -D").append(name).append('=').append(System.getProperty(name)));
-    return "# Leak soak (issue 11, part 5)\n\n"
+    return "# Leak soak\n\n"
         + "Written by `src/soak/java/io/github/redislock/soak/Soak.java` (see `src/soak/README.md`)."
         + " Command:\n\n```\n"
         + command
