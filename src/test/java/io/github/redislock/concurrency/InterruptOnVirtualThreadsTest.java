@@ -13,6 +13,7 @@ import io.github.redislock.testing.StdErr;
 import io.github.redislock.testing.Timing;
 import io.github.redislock.testing.VirtualThreads;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.ExecutorService;
@@ -77,6 +78,73 @@ class InterruptOnVirtualThreadsTest {
       RedisInvariants.assertCleanAfterTest(server, virtual, List.of(factory), NAME);
     } finally {
       virtual.shutdownNow();
+    }
+  }
+
+  /**
+   * Under Redlock the connections are the factory's, shared by every thread: a virtual thread whose
+   * interrupt flag is set when it calls {@code lock()} and {@code unlock()} (both keep the flag,
+   * and both must succeed) must not close them, nor make the masters count as down for the other
+   * threads: a platform thread's {@code tryLock()} just after is asked on every master.
+   */
+  @Test
+  void underRedlockAnInterruptedVirtualThreadTakesNoMasterDownForTheOthers() throws Exception {
+    assumeTrue(VirtualThreads.available(), "virtual threads need Java 21 or later");
+    ExecutorService virtual = Executors.newSingleThreadExecutor(VirtualThreads.factory("vt-"));
+    List<RedisServer> masters = new ArrayList<>();
+    RedisLockFactory factory = null;
+    try {
+      for (int i = 0; i < 3; i++) {
+        masters.add(RedisServer.start());
+      }
+      factory =
+          RedisLockFactory.builder()
+              .redlock(masters.stream().map(RedisServer::uri).toArray(String[]::new))
+              .redlockNodeTimeout(Duration.ofSeconds(1)) // no timeout on a busy machine
+              .build();
+      RedisDistributedLock lock = factory.getLock(NAME);
+      RedisDistributedLock other = factory.getLock(NAME + ":other");
+      lock.lock(); // every master connected
+      lock.unlock();
+      try (StdErr err = StdErr.capture()) {
+        Future<String> outcome =
+            virtual.submit(
+                () -> {
+                  Thread.currentThread().interrupt();
+                  lock.lock();
+                  boolean keptInLock = Thread.currentThread().isInterrupted();
+                  lock.unlock();
+                  boolean keptInUnlock = Thread.interrupted();
+                  return keptInLock + " " + keptInUnlock;
+                });
+        assertThat(outcome.get())
+            .as("the flag kept by lock() and by unlock()")
+            .isEqualTo("true true");
+
+        assertThat(other.tryLock()).as("tryLock() on another name, just after").isTrue();
+        for (RedisServer master : masters) {
+          try (Jedis jedis = master.jedis()) {
+            assertThat(jedis.exists(NAME + ":other")).as("held on %s", master.uri()).isTrue();
+          }
+        }
+        other.unlock();
+        assertThat(err.text())
+            .doesNotContain("Redis is unavailable")
+            .doesNotContain("failed nodes");
+      }
+    } finally {
+      virtual.shutdownNow();
+      if (factory != null) {
+        factory.close();
+      }
+      RedisInvariants.assertNoThreads("redis-lock-");
+      for (RedisServer master : masters) {
+        try (Jedis jedis = master.jedis()) {
+          assertThat(jedis.exists(NAME)).as("key left on %s", master.uri()).isFalse();
+          RedisInvariants.assertNoKeysWithoutTtl(jedis);
+        }
+        master.close();
+      }
     }
   }
 

@@ -167,6 +167,15 @@ final class Endpoint implements Drainer.Owner {
     links.giveBack(link);
   }
 
+  /**
+   * Closes a link whose failure was its caller's (an interrupt closed a virtual thread's socket):
+   * the node stays up, and its other links open.
+   */
+  void lose(Link link) {
+    link.close();
+    links.lost();
+  }
+
   /** Closes a link that failed; the node is down, and so are its idle links, most likely. */
   void drop(Link link, RuntimeException cause) {
     link.close();

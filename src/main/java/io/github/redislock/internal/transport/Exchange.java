@@ -93,17 +93,25 @@ final class Exchange<T> {
    */
   <E> Round<T> run(
       Round<E> earlier, Predicate<? super E> needed, Predicate<? super Round<T>> decided) {
-    for (int i = 0; i < links.length; i++) {
-      if (earlier == null
-          || !((needed != null && !earlier.needs(i, needed)) || behind(earlier, i))) {
-        ask(i);
+    // The JDK closes the socket a virtual thread uses when the thread is interrupted, at once if
+    // its flag is set: the flag waits until the exchange ends (bounded by the node timeout), so
+    // that
+    // an interrupt does not close the factory's shared connections.
+    interrupted = Thread.interrupted();
+    try {
+      for (int i = 0; i < links.length; i++) {
+        if (earlier == null
+            || !((needed != null && !earlier.needs(i, needed)) || behind(earlier, i))) {
+          ask(i);
+        }
       }
-    }
-    if (pending > 0) {
-      readUntil(decided);
-    }
-    if (interrupted) {
-      Thread.currentThread().interrupt();
+      if (pending > 0) {
+        readUntil(decided);
+      }
+    } finally {
+      if (interrupted) {
+        Thread.currentThread().interrupt();
+      }
     }
     return round;
   }
@@ -280,7 +288,7 @@ final class Exchange<T> {
       link.flush();
       return true;
     } catch (JedisConnectionException e) {
-      endpoints[i].drop(link, e);
+      failed(i, link, e);
       failOrResend(i, request.failure(e));
       return false;
     }
@@ -305,7 +313,7 @@ final class Exchange<T> {
       Late.recordError(round, i, endpoint.node(), request, e);
       return true;
     } catch (JedisConnectionException e) {
-      endpoint.drop(link, e);
+      failed(i, link, e);
       failOrResend(i, request.failure(e));
       return true;
     } catch (RuntimeException e) {
@@ -316,6 +324,20 @@ final class Exchange<T> {
     endpoint.giveBack(link);
     Late.recordReply(round, i, request, reply);
     return true;
+  }
+
+  /**
+   * Node {@code i}'s link failed. If the calling thread was interrupted meanwhile, the JDK closed
+   * the socket for the interrupt (a virtual thread's): the link is lost, and the node is not to
+   * blame; else the node is down.
+   */
+  private void failed(int i, Link link, JedisConnectionException e) {
+    if (Thread.interrupted()) {
+      interrupted = true;
+      endpoints[i].lose(link);
+    } else {
+      endpoints[i].drop(link, e);
+    }
   }
 
   @SuppressWarnings("unchecked")
