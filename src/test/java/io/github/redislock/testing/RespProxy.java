@@ -52,6 +52,12 @@ import redis.clients.jedis.HostAndPort;
  * {@code -down}; {@link #close()} ends them all. Instances are thread-safe.
  */
 public final class RespProxy implements AutoCloseable {
+  /**
+   * How many connections may wait to be accepted: redis-server's default ({@code tcp-backlog 511}).
+   * Java's default of 50 overflowed when every client reconnected at once (after a CLIENT KILL of
+   * all), and the connections it dropped failed to connect, which a real server would have taken.
+   */
+  private static final int BACKLOG = 511;
 
   /** Prefix of the name of every thread the proxy starts. */
   public static final String THREAD_NAME_PREFIX = "test-resp-proxy-";
@@ -111,7 +117,7 @@ public final class RespProxy implements AutoCloseable {
   public static RespProxy start(String label, int targetPort) {
     ServerSocket socket;
     try {
-      socket = new ServerSocket(0, 50, InetAddress.getByName(HOST));
+      socket = new ServerSocket(0, BACKLOG, InetAddress.getByName(HOST));
     } catch (IOException e) {
       throw new UncheckedIOException("cannot open a proxy port", e);
     }
