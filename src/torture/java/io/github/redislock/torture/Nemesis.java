@@ -42,6 +42,7 @@ final class Nemesis {
 
   private volatile boolean done;
   private int faults;
+  private String slowest = "";
 
   Nemesis(
       TortureSettings settings,
@@ -197,28 +198,42 @@ final class Nemesis {
             + healedMillis
             + " ms; "
             + (live >= 0
-                ? "every name acquired again " + live + " ms later"
+                ? "every name acquired again " + live + " ms later (" + slowest + ")"
                 : "NOT every name acquired again within "
                     + settings.livenessBound().toMillis()
-                    + " ms"));
+                    + " ms ("
+                    + slowest
+                    + ")"));
   }
 
-  /** Waits until every name was acquired after {@code healUs}; returns the ms it took, or -1. */
+  /**
+   * Waits until every name was acquired after {@code healUs}; returns the ms it took, or -1. Sets
+   * {@link #slowest}: the name acquired last, or the names never acquired.
+   */
   private long awaitLiveness(long healUs) throws InterruptedException {
     long deadline = System.nanoTime() + settings.livenessBound().toNanos();
+    List<String> missing = List.of();
     while (System.nanoTime() - deadline < 0) {
       long[] last = admin.lastStarts(names);
       long latest = 0;
-      boolean all = true;
-      for (long t : last) {
-        all &= t >= healUs;
-        latest = Math.max(latest, t);
+      String latestName = "";
+      List<String> notYet = new ArrayList<>();
+      for (int i = 0; i < last.length; i++) {
+        if (last[i] < healUs) {
+          notYet.add(names.get(i));
+        } else if (last[i] > latest) {
+          latest = last[i];
+          latestName = names.get(i);
+        }
       }
-      if (all) {
+      if (notYet.isEmpty()) {
+        slowest = "the last: " + latestName;
         return (latest - healUs) / 1000;
       }
+      missing = notYet;
       Thread.sleep(20);
     }
+    slowest = "not acquired: " + String.join(", ", missing);
     return -1;
   }
 
