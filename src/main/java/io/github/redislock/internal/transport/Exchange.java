@@ -15,9 +15,9 @@ import redis.clients.jedis.exceptions.JedisDataException;
 /**
  * One request of the {@link Pipelined} transport, in the calling thread: written to every node
  * asked, then its replies read as they come. In node order while each reply starts to come within a
- * slice (the uncontended case, the cheapest); else whichever have come, so that a slow node does
- * not hold up the replies that are there. A connection being opened for a node gets the command
- * once it is open.
+ * slice (1 ms, or as long as the exchange has run; the uncontended case is the cheapest); else
+ * whichever have come, so that a slow node does not hold up the replies that are there. A
+ * connection being opened for a node gets the command once it is open.
  *
  * <p>It stops at the node timeout, or once the replies decide and the others have had as long
  * again, and at least 10 ms since the start; what is missing then is left to the background: a late
@@ -28,7 +28,11 @@ import redis.clients.jedis.exceptions.JedisDataException;
  * @param <T> the parsed reply type
  */
 final class Exchange<T> {
-  /** How long the first node in line is waited for before the replies of the others are taken. */
+  /**
+   * How long the first node in line is waited for, at least, before the replies of the others are
+   * taken; then as long as the exchange has run so far, so that slow replies cost few wake-ups and
+   * a slow node delays the others' replies by at most as long as they took.
+   */
   private static final long SLICE_NANOS = TimeUnit.MILLISECONDS.toNanos(1);
 
   /**
@@ -164,7 +168,8 @@ final class Exchange<T> {
       if (first == links.length) {
         break;
       }
-      long wait = Math.min(stopAt - ticker.read(), SLICE_NANOS);
+      long sliceStart = ticker.read();
+      long wait = Math.min(stopAt - sliceStart, Math.max(SLICE_NANOS, sliceStart - start));
       if (wait > 0 && (links[first] != null ? readFirst(first, wait) : opened(first, wait))) {
         continue;
       }
