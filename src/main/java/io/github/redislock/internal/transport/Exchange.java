@@ -97,9 +97,8 @@ final class Exchange<T> {
    */
   <E> Round<T> run(
       Round<E> earlier, Predicate<? super E> needed, Predicate<? super Round<T>> decided) {
-    // The JDK closes the socket a virtual thread uses when the thread is interrupted, at once if
-    // its flag is set: the flag waits until the exchange ends (bounded by the node timeout), so
-    // that
+    // The JDK closes the socket a virtual thread uses when the thread is interrupted (at once if
+    // the flag is set): the flag waits until the exchange ends, within the node timeout, so that
     // an interrupt does not close the factory's shared connections.
     interrupted = Thread.interrupted();
     try {
