@@ -559,7 +559,7 @@ final class HostileRun {
     boolean refusal = failure == null && dice < 7;
     if (refusal) {
       refused.increment();
-      claims.refusal(new Claims.Refusal(name, shared, start, end, what));
+      claims.refusal(new Claims.Refusal(name, shared, factoryOf(who), start, end, what));
     }
     if (!refusal || setup.redlock()) {
       // Its attempt may still acquire and be released in the background, or, after a failure,
@@ -568,6 +568,11 @@ final class HostileRun {
       claims.claim(new Claims.Claim(name, shared, start, end + slack, what));
     }
     return null;
+  }
+
+  /** The factory a worker's calls go through, as its description names it. */
+  private static String factoryOf(String who) {
+    return who.substring(who.lastIndexOf(' ') + 1);
   }
 
   private void hold(Random r) {
