@@ -202,6 +202,10 @@ final class HostileRun {
     try {
       labelsBefore.putAll(labelCounts(setup.proxies()));
       setup.proxies().forEach(p -> p.connections().forEach(c -> connectionsBefore.add(id(p, c))));
+      List<String> before = keysOf("");
+      if (!before.isEmpty()) {
+        problem("keys of the run's names were there before it started: " + before);
+      }
       for (int i = 0; i < 2; i++) {
         factories.add(setup.factories().get());
       }
