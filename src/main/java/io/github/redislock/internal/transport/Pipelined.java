@@ -11,21 +11,21 @@ import redis.clients.jedis.RedisClient;
  * The pipelined transport: one command to every node from the calling thread, without a thread per
  * node. The command is written and flushed on a connection of each node ({@link Link}, kept per
  * node by its {@link Endpoint}, without a pool), then the replies are read as they come: in node
- * order while each comes within a millisecond, else whichever has come. The nodes work in parallel,
- * so a call costs about the round trip of the slowest node it needs, at most the node timeout, and
- * no thread is woken.
+ * order while each starts to come within a slice (5 ms, or as long as the exchange has run), else
+ * whichever has come ({@link Exchange}). The nodes work in parallel, so a call costs about the
+ * round trip of the slowest node it needs, at most the node timeout, and no thread is woken.
  *
  * <p>Once the replies decide (the caller's predicate), the caller waits for the others no longer
- * than it took to decide (at least a millisecond): a slow node costs a caller that has its majority
- * little more than the majority's round trip. A node that does not answer by then costs the caller
- * nothing more: its connection goes to a background drainer, which records the reply in the round
- * when it comes (where {@link Round#whenEachDone} sees it) and keeps the connection. A node that
- * has not answered within the node timeout counts as down until it answers: later requests skip it
- * at once (a failure), and it is reconnected in the background with a backoff; a release for it
- * waits until it answers, within the late-reply bound. A connection is never set up in the caller's
- * thread: when a node has no idle one, it is opened in the background while the caller writes to
- * the other nodes, and the request is written on it when it opens, if need be after the caller
- * stopped waiting (its reply is then read in the background).
+ * than it took to decide, or until 10 ms after the start if that is later: a slow node costs a
+ * caller that has its majority little more than the majority's round trip. A node that does not
+ * answer by then costs the caller nothing more: its connection goes to a background drainer, which
+ * records the reply in the round when it comes (where {@link Round#whenEachDone} sees it) and keeps
+ * the connection. A node that has not answered within the node timeout counts as down until it
+ * answers: later requests skip it at once (a failure), and it is reconnected in the background with
+ * a backoff; a release for it waits until it answers, within the late-reply bound. A connection is
+ * never set up in the caller's thread: when a node has no idle one, it is opened in the background
+ * while the caller writes to the other nodes, and the request is written on it when it opens, if
+ * need be after the caller stopped waiting (its reply is then read in the background).
  *
  * <p>It needs each node's client to be a {@link RedisClient}, and Jedis's connection streams, which
  * Jedis keeps private; where either is missing, use {@link FanOut}.
