@@ -5,9 +5,12 @@ import io.github.redislock.internal.backend.RedlockBackend;
 import io.github.redislock.internal.backend.SingleNodeBackend;
 import io.github.redislock.internal.client.RedisClients;
 import io.github.redislock.internal.client.Tls;
+import io.github.redislock.internal.transport.Dial;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
+import redis.clients.jedis.HostAndPort;
 import redis.clients.jedis.UnifiedJedis;
 
 /**
@@ -73,12 +76,18 @@ public final class Assembly {
             : Duration.ofMillis(Math.max(200, nodeTimeout.toMillis() * 10));
     List<UnifiedJedis> masters = new ArrayList<>();
     List<String> labels = new ArrayList<>();
+    List<Dial> dials = new ArrayList<>();
     for (String uri : uris) {
       masters.add(RedisClients.create(uri, socketTimeout, tls));
       labels.add(RedisClients.describe(uri));
+      HostAndPort address = RedisClients.standaloneAddress(uri);
+      dials.add(
+          address == null
+              ? null
+              : new Dial(address, RedisClients.nodeConfig(uri, socketTimeout, tls)));
     }
     Settings effective = settings.withCommandTimeout(socketTimeout);
-    return redlock(masters, labels, true, nodeTimeout, effective);
+    return redlock(masters, labels, dials, true, nodeTimeout, effective);
   }
 
   /**
@@ -95,12 +104,15 @@ public final class Assembly {
     for (int i = 1; i <= masters.size(); i++) {
       labels.add("master " + i);
     }
-    return redlock(masters, labels, false, nodeTimeout, settings);
+    // Jedis does not tell a client's configuration: the transport uses the clients themselves.
+    List<Dial> dials = new ArrayList<>(Collections.nCopies(masters.size(), null));
+    return redlock(masters, labels, dials, false, nodeTimeout, settings);
   }
 
   private static LockEngine redlock(
       List<? extends UnifiedJedis> masters,
       List<String> labels,
+      List<Dial> dials,
       boolean owned,
       Duration nodeTimeout,
       Settings settings) {
@@ -108,6 +120,7 @@ public final class Assembly {
         new RedlockBackend(
             masters,
             labels,
+            dials,
             owned,
             settings.leaseMillis,
             nodeTimeout.toNanos(),

@@ -42,9 +42,10 @@ import redis.clients.jedis.providers.PooledConnectionProvider;
  * client-side caching {@link RedisClient}, or a client whose connections turn tracking on
  * themselves). The server then pushes {@code invalidate} frames for keys a connection read, such as
  * the lock key the release script reads: a push taken for the next command's reply shifts every
- * reply by one, and a {@code SET NX} refused by every master reads as granted. Each kind of client
- * is checked with the transport it gets: the pipelined one for a {@link RedisClient}, the thread
- * fan-out for another {@link UnifiedJedis}.
+ * reply by one, and a {@code SET NX} refused by every master reads as granted. Clients given to
+ * {@code redlockClients}, a {@link RedisClient} as well as another {@link UnifiedJedis}, get the
+ * thread fan-out, through their own API; the pipelined transport (masters given as URIs) opens
+ * connections without tracking, and the hostile kit's push faults check that it drops push frames.
  */
 @IntegrationTest
 class RedlockTrackingClientsTest {

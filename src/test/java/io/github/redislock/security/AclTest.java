@@ -97,8 +97,8 @@ class AclTest {
   static final List<String> CONDITION =
       List.of("+zadd", "+zrange", "+zrangebyscore", "+zrem", "+zscore", "+hincrby");
 
-  /** Redlock besides: the identity check of the masters, loading the scripts, tracking off. */
-  static final List<String> REDLOCK = List.of("+info", "+script|load", "+client|tracking");
+  /** Redlock besides: the identity check of the masters, and loading the scripts. */
+  static final List<String> REDLOCK = List.of("+info", "+script|load");
 
   private static final Duration LEASE = Duration.ofMillis(300);
 

@@ -4,6 +4,7 @@ import io.github.redislock.RedisLockException;
 import io.github.redislock.internal.backend.Quorum.ReleaseVerdict;
 import io.github.redislock.internal.events.Jfr;
 import io.github.redislock.internal.events.RedlockRoundEvent;
+import io.github.redislock.internal.transport.Dial;
 import io.github.redislock.internal.transport.FanOut;
 import io.github.redislock.internal.transport.Node;
 import io.github.redislock.internal.transport.Pipelined;
@@ -90,6 +91,9 @@ public final class RedlockBackend implements LockBackend {
    *
    * @param clients one client per master, at least one
    * @param labels each master's name in messages, in the same order
+   * @param dials how to open connections of one's own to each master, in the same order, {@code
+   *     null} for a master known only by its client: with one for every master, the pipelined
+   *     transport carries the requests, else the thread fan-out
    * @param ownsClients whether {@link #close()} closes the clients
    * @param leaseMillis the lease every acquisition and renewal sets
    * @param nodeTimeoutNanos how long an operation waits for each master
@@ -100,6 +104,7 @@ public final class RedlockBackend implements LockBackend {
   public RedlockBackend(
       List<? extends UnifiedJedis> clients,
       List<String> labels,
+      List<Dial> dials,
       boolean ownsClients,
       long leaseMillis,
       long nodeTimeoutNanos,
@@ -107,7 +112,7 @@ public final class RedlockBackend implements LockBackend {
       Ticker ticker) {
     List<Node> list = new ArrayList<>(clients.size());
     for (int i = 0; i < clients.size(); i++) {
-      list.add(new Node(labels.get(i), clients.get(i)));
+      list.add(new Node(labels.get(i), clients.get(i), dials.get(i)));
     }
     this.nodes = List.copyOf(list);
     this.ownsClients = ownsClients;

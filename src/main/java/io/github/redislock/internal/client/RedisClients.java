@@ -5,6 +5,7 @@ import java.time.Duration;
 import java.util.LinkedHashSet;
 import redis.clients.jedis.ConnectionPoolConfig;
 import redis.clients.jedis.DefaultJedisClientConfig;
+import redis.clients.jedis.HostAndPort;
 import redis.clients.jedis.Jedis;
 import redis.clients.jedis.JedisClientConfig;
 import redis.clients.jedis.RedisClient;
@@ -189,6 +190,32 @@ public final class RedisClients {
           .sslParameters(tls.effectiveParameters());
     }
     return config;
+  }
+
+  /**
+   * The address of the server a standalone URI names, for connections of one's own made with {@link
+   * #nodeConfig(String, Duration, Tls)}.
+   *
+   * @param uri a URI of one of the forms in the class comment
+   * @return its server's address, or {@code null} for a Sentinel or Cluster URI
+   */
+  public static HostAndPort standaloneAddress(String uri) {
+    RedisUri endpoint = RedisUri.parse(uri);
+    return endpoint.kind() == Kind.STANDALONE ? endpoint.nodes().get(0) : null;
+  }
+
+  /**
+   * The configuration {@link #create(String, Duration, Tls)} gives the connections to the data
+   * nodes of {@code uri}.
+   *
+   * @param uri a URI of one of the forms in the class comment
+   * @param commandTimeout the socket and connect timeout
+   * @param tls how TLS connections are made
+   * @return the configuration
+   */
+  public static JedisClientConfig nodeConfig(String uri, Duration commandTimeout, Tls tls) {
+    RedisUri endpoint = RedisUri.parse(uri);
+    return nodeConfig(endpoint, commandTimeout, endpoint.tls() ? tls : null);
   }
 
   /** The configuration of the data nodes: credentials, database, timeouts, TLS. */

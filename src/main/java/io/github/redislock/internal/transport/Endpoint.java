@@ -13,7 +13,6 @@ import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import redis.clients.jedis.CommandArguments;
-import redis.clients.jedis.RedisClient;
 import redis.clients.jedis.exceptions.JedisConnectionException;
 
 /**
@@ -40,7 +39,7 @@ final class Endpoint implements Drainer.Owner {
   private static final Logger log = LoggerFactory.getLogger(Endpoint.class);
 
   private final Node node;
-  private final RedisClient client;
+  private final Dial dial;
   private final Executor executor;
   private final List<CommandArguments> greeting;
   private final Ticker ticker;
@@ -73,7 +72,7 @@ final class Endpoint implements Drainer.Owner {
       long nodeTimeoutNanos,
       long lateBoundNanos) {
     this.node = node;
-    this.client = (RedisClient) node.client();
+    this.dial = node.dial();
     this.executor = executor;
     this.links = new LinkPool(executor);
     this.drainer = new Drainer(ticker, nodeTimeoutNanos, lateBoundNanos, this);
@@ -146,7 +145,7 @@ final class Endpoint implements Drainer.Owner {
   private Link open() {
     Link link;
     try {
-      link = Link.open(client);
+      link = Link.open(dial);
       try {
         link.greet(greeting);
       } catch (RuntimeException e) {

@@ -1,8 +1,8 @@
 package io.github.redislock.internal.transport;
 
 import java.io.IOException;
-import java.lang.invoke.MethodHandle;
-import java.lang.invoke.MethodHandles;
+import java.net.Socket;
+import java.net.SocketException;
 import java.net.SocketTimeoutException;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayDeque;
@@ -12,11 +12,12 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import redis.clients.jedis.CommandArguments;
 import redis.clients.jedis.Connection;
+import redis.clients.jedis.DefaultJedisSocketFactory;
+import redis.clients.jedis.JedisSocketFactory;
 import redis.clients.jedis.Protocol;
 import redis.clients.jedis.PushConsumer;
 import redis.clients.jedis.PushConsumerChain;
 import redis.clients.jedis.PushMessage;
-import redis.clients.jedis.RedisClient;
 import redis.clients.jedis.exceptions.JedisConnectionException;
 import redis.clients.jedis.exceptions.JedisDataException;
 import redis.clients.jedis.util.RedisInputStream;
@@ -30,23 +31,20 @@ import redis.clients.jedis.util.RedisOutputStream;
  * overtake a late one is written behind it on the same connection ({@link #appendIfOwing}), so that
  * the node runs it after, never before.
  *
- * <p>The connection is made by the client's own factory (its handshake, credentials, TLS and
- * timeouts); its streams are used directly, so that a reply can be awaited without consuming it
- * ({@link #awaitReply}, {@link #ready}) and a late reply leaves the connection usable.
+ * <p>The connection is Jedis's own ({@link Connection}, on a {@link DefaultJedisSocketFactory}):
+ * its handshake does the credentials, database, client name and protocol, the socket factory the
+ * TLS and timeouts, as for the node's client, from the same configuration ({@link Dial}). Then the
+ * link reads and writes the socket through streams of its own, Jedis's public {@link
+ * RedisInputStream} and {@link RedisOutputStream}, so that a reply can be awaited without consuming
+ * it ({@link #awaitReply}, {@link #ready}) and a late reply leaves the connection usable.
  *
  * <p>A RESP3 push frame ({@code >}) is never a reply: it is read and dropped wherever a reply is
- * awaited or read. The client's factory may have turned key tracking on (a client-side caching
- * client does), and the server then pushes an {@code invalidate} frame for a key a script read,
- * such as the lock key the release reads; taken for the next reply, it would shift every reply by
- * one. So each link also turns tracking off when it opens ({@link #greet}).
+ * awaited or read. A connection the link opens has no key tracking (its configuration has no
+ * cache), but a push taken for the next reply would shift every reply by one, so none is trusted.
  */
 final class Link {
   private static final Logger log = LoggerFactory.getLogger(Link.class);
-  private static final MethodHandle INPUT = getter("inputStream", RedisInputStream.class);
-  private static final MethodHandle OUTPUT = getter("outputStream", RedisOutputStream.class);
   private static final byte PUSH = '>';
-  private static final CommandArguments TRACKING_OFF =
-      new CommandArguments(Protocol.Command.CLIENT).add("TRACKING").add("OFF");
 
   /** Reads a push frame as a reply, to drop it. */
   private static final PushConsumerChain KEEP_PUSHES = new Pushes(true);
@@ -55,6 +53,7 @@ final class Link {
   private static final PushConsumerChain DROP_PUSHES = new Pushes(false);
 
   private final Connection connection;
+  private final Socket socket;
   private final RedisInputStream in;
   private final RedisOutputStream out;
   private final int socketTimeoutMillis;
@@ -66,56 +65,75 @@ final class Link {
   /** The late replies a drainer still has to read, in order; empty unless one is late. */
   private final ArrayDeque<Late<?>> owed = new ArrayDeque<>(1);
 
-  private Link(Connection connection, RedisInputStream in, RedisOutputStream out) {
+  private Link(Connection connection, Socket socket, int socketTimeoutMillis) throws IOException {
     this.connection = connection;
-    this.in = in;
-    this.out = out;
-    this.socketTimeoutMillis = connection.getSoTimeout();
-    this.timeoutMillis = socketTimeoutMillis;
-  }
-
-  /** Whether links can be made here: Jedis's connection streams are accessible. */
-  static boolean available() {
-    return INPUT != null && OUTPUT != null;
+    this.socket = socket;
+    this.in = new RedisInputStream(socket.getInputStream());
+    this.out = new RedisOutputStream(socket.getOutputStream());
+    this.socketTimeoutMillis = socketTimeoutMillis;
+    this.timeoutMillis = socket.getSoTimeout();
   }
 
   /**
-   * Opens a connection with {@code client}'s own factory, handshake included; blocks up to the
-   * client's connect and socket timeouts.
+   * Opens a connection to the node {@code dial} names, handshake included; blocks up to the
+   * configuration's connect and socket timeouts.
+   *
+   * @throws JedisConnectionException when the node cannot be reached, or refuses the handshake
    */
-  static Link open(RedisClient client) {
+  static Link open(Dial dial) {
+    SocketKept sockets =
+        new SocketKept(new DefaultJedisSocketFactory(dial.address(), dial.config()));
     Connection connection;
     try {
-      connection = client.getPool().getFactory().makeObject().getObject();
+      connection = new Connection(sockets, dial.config()); // connects, and shakes hands
     } catch (RuntimeException e) {
+      sockets.close();
       throw e;
-    } catch (Exception e) {
-      throw new JedisConnectionException(e);
     }
     try {
-      return new Link(
-          connection,
-          (RedisInputStream) INPUT.invoke(connection),
-          (RedisOutputStream) OUTPUT.invoke(connection));
-    } catch (Throwable e) {
+      return new Link(connection, sockets.socket, dial.config().getSocketTimeoutMillis());
+    } catch (IOException | RuntimeException e) {
       connection.close();
-      throw new JedisConnectionException("cannot reach Jedis's connection streams", e);
+      throw new JedisConnectionException("cannot use a new connection's socket", e);
+    }
+  }
+
+  /** Jedis's socket factory, keeping the socket it made for the link to use. */
+  private static final class SocketKept implements JedisSocketFactory {
+    private final JedisSocketFactory sockets;
+    private Socket socket;
+
+    SocketKept(JedisSocketFactory sockets) {
+      this.sockets = sockets;
+    }
+
+    @Override
+    public Socket createSocket() {
+      socket = sockets.createSocket();
+      return socket;
+    }
+
+    void close() {
+      if (socket != null) {
+        try {
+          socket.close();
+        } catch (IOException e) {
+          log.debug("closing a connection that failed its handshake failed", e);
+        }
+      }
     }
   }
 
   /**
-   * Turns key tracking off ({@code CLIENT TRACKING OFF}, so that the server pushes no invalidation
-   * here), runs {@code commands} (a backend's {@code SCRIPT LOAD}s) and reads their replies,
-   * ignoring error replies (a server without tracking refuses to turn it off); blocks up to the
-   * client's socket timeout per reply.
+   * Runs {@code commands} (a backend's {@code SCRIPT LOAD}s) and reads their replies, ignoring
+   * error replies; blocks up to the socket timeout per reply.
    *
    * @throws JedisConnectionException when the connection fails
    */
   void greet(List<CommandArguments> commands) {
-    write(TRACKING_OFF);
     commands.forEach(this::write);
     flush();
-    for (int i = 0; i <= commands.size(); i++) {
+    for (int i = 0; i < commands.size(); i++) {
       try {
         read(socketTimeoutMillis);
       } catch (JedisDataException e) {
@@ -214,7 +232,11 @@ final class Link {
   private void timeout(long millis) {
     int timeout = (int) Math.max(1, Math.min(millis, Integer.MAX_VALUE));
     if (timeout != timeoutMillis) {
-      connection.setSoTimeout(timeout);
+      try {
+        socket.setSoTimeout(timeout);
+      } catch (SocketException e) {
+        throw new JedisConnectionException(e);
+      }
       timeoutMillis = timeout;
     }
   }
@@ -325,17 +347,6 @@ final class Link {
     @Override
     public List<PushConsumer> getConsumers() {
       return List.of();
-    }
-  }
-
-  private static MethodHandle getter(String field, Class<?> type) {
-    try {
-      MethodHandles.Lookup lookup =
-          MethodHandles.privateLookupIn(Connection.class, MethodHandles.lookup());
-      return lookup.findGetter(Connection.class, field, type);
-    } catch (ReflectiveOperationException | RuntimeException e) {
-      log.debug("Jedis's Connection.{} is not accessible; Redlock uses threads", field, e);
-      return null;
     }
   }
 }

@@ -7,5 +7,7 @@ import redis.clients.jedis.UnifiedJedis;
  *
  * @param label how the server is named in messages, never with credentials
  * @param client the client that reaches it
+ * @param dial how to open connections of one's own to it, or {@code null} when only its client is
+ *     known (a caller's client, whose configuration Jedis does not tell)
  */
-public record Node(String label, UnifiedJedis client) {}
+public record Node(String label, UnifiedJedis client, Dial dial) {}

@@ -5,7 +5,6 @@ import java.util.List;
 import java.util.concurrent.Executor;
 import java.util.function.Predicate;
 import redis.clients.jedis.CommandArguments;
-import redis.clients.jedis.RedisClient;
 
 /**
  * The pipelined transport: one command to every node from the calling thread, without a thread per
@@ -27,8 +26,8 @@ import redis.clients.jedis.RedisClient;
  * while the caller writes to the other nodes, and the request is written on it when it opens, if
  * need be after the caller stopped waiting (its reply is then read in the background).
  *
- * <p>It needs each node's client to be a {@link RedisClient}, and Jedis's connection streams, which
- * Jedis keeps private; where either is missing, use {@link FanOut}.
+ * <p>It opens the connections itself, so it needs each node's address and client configuration
+ * ({@link Node#dial}); for a node known only by its client, use {@link FanOut}.
  */
 public final class Pipelined implements Transport {
 
@@ -63,7 +62,7 @@ public final class Pipelined implements Transport {
       Executor executor,
       List<CommandArguments> greeting) {
     if (!supports(nodes)) {
-      throw new IllegalArgumentException("pipelining needs a RedisClient per node");
+      throw new IllegalArgumentException("pipelining needs each node's address and configuration");
     }
     this.nodes = List.copyOf(nodes);
     this.endpoints = new Endpoint[nodes.size()];
@@ -83,23 +82,13 @@ public final class Pipelined implements Transport {
   }
 
   /**
-   * Whether every node's client can be driven this way.
+   * Whether every node can be driven this way.
    *
    * @param nodes the nodes
-   * @return whether Jedis's connection streams are accessible and every client is a {@link
-   *     RedisClient} on a connection pool
+   * @return whether every node tells how to open connections to it ({@link Node#dial})
    */
   public static boolean supports(List<Node> nodes) {
-    return Link.available() && nodes.stream().allMatch(Pipelined::pooled);
-  }
-
-  /** Whether the node's client is a {@link RedisClient} on a pool, whose factory makes links. */
-  private static boolean pooled(Node node) {
-    try {
-      return node.client() instanceof RedisClient client && client.getPool().getFactory() != null;
-    } catch (RuntimeException e) { // a client on a connection provider of its own
-      return false;
-    }
+    return nodes.stream().allMatch(node -> node.dial() != null);
   }
 
   /**

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import io.github.redislock.RedisLockException;
+import io.github.redislock.internal.transport.Dial;
 import io.github.redislock.internal.util.Ticker;
 import io.github.redislock.internal.util.Tokens;
 import io.github.redislock.testing.IntegrationTest;
@@ -19,6 +20,8 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import redis.clients.jedis.DefaultJedisClientConfig;
+import redis.clients.jedis.HostAndPort;
 import redis.clients.jedis.Jedis;
 import redis.clients.jedis.RedisClient;
 import redis.clients.jedis.params.SetParams;
@@ -46,6 +49,12 @@ class RedlockBackendTest {
     }
   }
 
+  /** How the pipelined transport reaches a master: through its proxy, as the clients do. */
+  static Dial dial(TcpProxy proxy) {
+    return new Dial(
+        new HostAndPort("127.0.0.1", proxy.port()), DefaultJedisClientConfig.builder().build());
+  }
+
   private RedlockBackend backend(Duration nodeTimeout) {
     return backend(nodeTimeout, 10_000);
   }
@@ -56,6 +65,7 @@ class RedlockBackendTest {
         new RedlockBackend(
             clients,
             labels,
+            proxies.stream().map(RedlockBackendTest::dial).toList(),
             false,
             leaseMillis,
             nodeTimeout.toNanos(),

@@ -52,6 +52,7 @@ class RedlockLateRepliesTest {
         new RedlockBackend(
             clients,
             labels,
+            proxies.stream().map(RedlockBackendTest::dial).toList(),
             false,
             LEASE_MILLIS,
             NODE_TIMEOUT.toNanos(),

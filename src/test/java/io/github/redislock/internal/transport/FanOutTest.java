@@ -24,7 +24,7 @@ import redis.clients.jedis.exceptions.JedisException;
  */
 class FanOutTest {
   private final List<Node> nodes =
-      List.of(new Node("a", null), new Node("b", null), new Node("c", null));
+      List.of(new Node("a", null, null), new Node("b", null, null), new Node("c", null, null));
   private final ExecutorService executor =
       Executors.newCachedThreadPool(Threads.daemon("redis-lock-fanout-test"));
 

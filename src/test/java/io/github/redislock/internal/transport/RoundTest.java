@@ -11,7 +11,7 @@ import org.junit.jupiter.api.Test;
 /** How a round keeps the replies of several nodes, without any server or thread. */
 class RoundTest {
   private final List<Node> nodes =
-      List.of(new Node("a", null), new Node("b", null), new Node("c", null));
+      List.of(new Node("a", null, null), new Node("b", null, null), new Node("c", null, null));
 
   @Test
   void countsTellRepliesFailuresAndMissingNodesApart() {
