@@ -471,14 +471,12 @@ public final class RedisLockFactory implements AutoCloseable {
      * closes them. Each client must reach a different Redis server: {@link #build()} refuses two
      * that reach the same one, as for {@link #redlock}.
      *
-     * <p>In this implementation a {@link RedisClient} master is spoken to as with {@link #redlock}:
-     * on connections of the factory's own, made by the client's connection factory (so with its
-     * address, credentials and timeouts), and closed with the factory; they turn key tracking off
-     * and drop any RESP3 push frame, so clients with client-side caching are fine. Other clients
-     * are called on helper threads, one call per master and operation, through their own API, at
-     * most 8 calls per master at once: a master holds at most 8 of these threads (and one more
-     * while it is asked which server it is), and further calls wait for a free one. A master that
-     * stopped answering costs each call up to the client's socket timeout on its thread, though the
+     * <p>In this implementation the clients are called on helper threads (Jedis does not tell a
+     * client's settings, so the factory cannot open connections of its own to their masters, as it
+     * does for {@link #redlock}), one call per master and operation, through their own API, at most
+     * 8 calls per master at once: a master holds at most 8 of these threads (and one more while it
+     * is asked which server it is), and further calls wait for a free one. A master that stopped
+     * answering costs each call up to the client's socket timeout on its thread, though the
      * operation still returns within the node timeout; once its 8 calls have all run longer than
      * the node timeout, operations skip it at once, until one of them returns (a release waits for
      * a thread instead).
@@ -506,11 +504,10 @@ public final class RedisLockFactory implements AutoCloseable {
 
     /**
      * Sets how long a Redlock operation waits for each master: a master that has not answered by
-     * then counts as failed for this operation (and, when the masters are reached with Jedis {@link
-     * RedisClient}s, as with {@link #redlock}, is skipped by the next ones until it answers again).
-     * It should be much smaller than the lease, so that a dead or frozen master costs an
-     * acquisition little. Default: 50 milliseconds. Used only with {@link #redlock} and {@link
-     * #redlockClients}.
+     * then counts as failed for this operation (and, with {@link #redlock}, is skipped by the next
+     * ones until it answers again). It should be much smaller than the lease, so that a dead or
+     * frozen master costs an acquisition little. Default: 50 milliseconds. Used only with {@link
+     * #redlock} and {@link #redlockClients}.
      *
      * @param nodeTimeout between 1 millisecond and 10 seconds, and shorter than the lease
      * @return this builder
