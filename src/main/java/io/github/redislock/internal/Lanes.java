@@ -1,7 +1,7 @@
 package io.github.redislock.internal;
 
 import io.github.redislock.internal.backend.LockKeys;
-import io.github.redislock.internal.util.Lane;
+import io.github.redislock.internal.util.Bulkhead;
 import io.github.redislock.internal.util.Threads;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.RejectedExecutionException;
@@ -10,10 +10,10 @@ import java.util.function.Function;
 /**
  * Bulkheads: one sort of a factory's background Redis calls (renewals; or timed attempts and
  * clean-ups), kept apart per Redis node. Each node that serves a held or awaited lock gets a {@link
- * Lane} of its own, of at most {@code maxThreads} threads and {@code maxQueued} waiting calls, so
- * that a node that stops answering takes up its own lane only and every other node's calls go on.
- * The node of a call is the backend's ({@code LockBackend.nodeOf}). A lane whose threads all ended
- * idle is dropped, so a node that went away (a failover, a resharding) leaves nothing behind.
+ * Bulkhead} of its own, of at most {@code maxThreads} threads and {@code maxQueued} waiting calls,
+ * so that a node that stops answering takes up its own lane only and every other node's calls go
+ * on. The node of a call is the backend's ({@code LockBackend.nodeOf}). A lane whose threads all
+ * ended idle is dropped, so a node that went away (a failover, a resharding) leaves nothing behind.
  */
 final class Lanes implements NodeExecutor, AutoCloseable {
   private final String purpose;
@@ -21,7 +21,7 @@ final class Lanes implements NodeExecutor, AutoCloseable {
   private final int maxThreads;
   private final int maxQueued;
   private final long keepAliveNanos;
-  private final ConcurrentHashMap<String, Lane> lanes = new ConcurrentHashMap<>();
+  private final ConcurrentHashMap<String, Bulkhead> lanes = new ConcurrentHashMap<>();
   private volatile boolean closed;
 
   /**
@@ -60,7 +60,7 @@ final class Lanes implements NodeExecutor, AutoCloseable {
       if (closed) {
         throw new RejectedExecutionException("the lock factory is closed");
       }
-      Lane lane = lanes.computeIfAbsent(node, this::newLane);
+      Bulkhead lane = lanes.computeIfAbsent(node, this::newLane);
       switch (lane.offer(task)) {
         case ACCEPTED -> {
           if (closed) {
@@ -83,8 +83,8 @@ final class Lanes implements NodeExecutor, AutoCloseable {
     }
   }
 
-  private Lane newLane(String node) {
-    return new Lane(
+  private Bulkhead newLane(String node) {
+    return new Bulkhead(
         Threads.daemon(purpose + "[" + node + "]"),
         maxThreads,
         maxQueued,
@@ -94,7 +94,7 @@ final class Lanes implements NodeExecutor, AutoCloseable {
 
   @Override
   public void remove(LockKeys keys, Runnable task) {
-    Lane lane = lanes.get(nodeOf.apply(keys));
+    Bulkhead lane = lanes.get(nodeOf.apply(keys));
     if (lane != null) {
       lane.remove(task);
     }
@@ -102,7 +102,7 @@ final class Lanes implements NodeExecutor, AutoCloseable {
 
   /** Threads of the lane of {@code node}, busy or idle: for tests. */
   int threads(String node) {
-    Lane lane = lanes.get(node);
+    Bulkhead lane = lanes.get(node);
     return lane == null ? 0 : lane.threads();
   }
 
@@ -113,12 +113,12 @@ final class Lanes implements NodeExecutor, AutoCloseable {
 
   /**
    * Refuses every later call and drops the queued ones; the callers of dropped or running timed
-   * attempts stop waiting ({@link Lane.Abortable}). Threads end after the call they run.
+   * attempts stop waiting ({@link Bulkhead.Abortable}). Threads end after the call they run.
    */
   @Override
   public void close() {
     closed = true;
-    lanes.values().forEach(Lane::close);
+    lanes.values().forEach(Bulkhead::close);
   }
 
   /**
@@ -126,7 +126,7 @@ final class Lanes implements NodeExecutor, AutoCloseable {
    * deadlineNanos} ({@link System#nanoTime()}).
    */
   void awaitEnd(long deadlineNanos) throws InterruptedException {
-    for (Lane lane : lanes.values()) {
+    for (Bulkhead lane : lanes.values()) {
       lane.awaitEnd(deadlineNanos - System.nanoTime());
     }
   }

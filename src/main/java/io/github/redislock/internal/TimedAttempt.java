@@ -2,7 +2,7 @@ package io.github.redislock.internal;
 
 import io.github.redislock.internal.backend.Acquisition;
 import io.github.redislock.internal.backend.LockKeys;
-import io.github.redislock.internal.util.Lane;
+import io.github.redislock.internal.util.Bulkhead;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
@@ -16,7 +16,7 @@ import java.util.concurrent.atomic.AtomicInteger;
  * once it is done, if it acquired or failed (its command may have reached Redis). When the factory
  * closes, its caller stops waiting at once ({@link #abort()}).
  */
-final class TimedAttempt implements Lane.Abortable {
+final class TimedAttempt implements Bulkhead.Abortable {
   private static final int NEW = 0;
   private static final int RUNNING = 1;
   private static final int SKIPPED = 2;

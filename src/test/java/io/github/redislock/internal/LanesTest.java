@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.github.redislock.internal.backend.LockKeys;
-import io.github.redislock.internal.util.Lane;
+import io.github.redislock.internal.util.Bulkhead;
 import io.github.redislock.testing.RedisInvariants;
 import io.github.redislock.testing.Timing;
 import java.time.Duration;
@@ -156,7 +156,7 @@ class LanesTest {
       Runnable stuck = stuck(started);
       lanes.execute(
           ON_A,
-          new Lane.Abortable() {
+          new Bulkhead.Abortable() {
             @Override
             public void run() {
               stuck.run();

@@ -14,33 +14,33 @@ import org.slf4j.LoggerFactory;
  * A bulkhead: an executor of at most {@code maxThreads} threads and at most {@code maxQueued} tasks
  * waiting beyond them, refusing more. A thread starts only when a task finds no idle one, and ends
  * after {@code keepAliveNanos} without work. When its last thread ends with nothing queued, the
- * lane retires: it refuses every later task ({@link Offer#RETIRED}) and tells its owner, which
- * makes a new lane when it needs one, so that a lane nobody uses holds neither a thread nor a place
- * in its owner's map. {@link #close()} drops the queued tasks and tells each dropped or running
- * {@link Abortable} task.
+ * bulkhead retires: it refuses every later task ({@link Offer#RETIRED}) and tells its owner, which
+ * makes a new bulkhead when it needs one, so that a bulkhead nobody uses holds neither a thread nor
+ * a place in its owner's map. {@link #close()} drops the queued tasks and tells each dropped or
+ * running {@link Abortable} task.
  *
  * <p>The executor of the JDK that comes closest, {@code ThreadPoolExecutor}, starts a thread for
  * each task up to its core size even while others idle, and beyond its core size only once its
  * queue is full; neither fits a bound that should cost nothing until a node is slow.
  */
-public final class Lane {
-  private static final Logger log = LoggerFactory.getLogger(Lane.class);
+public final class Bulkhead {
+  private static final Logger log = LoggerFactory.getLogger(Bulkhead.class);
 
-  /** A task whose caller waits for it: told when the lane closes before or while it runs. */
+  /** A task whose caller waits for it: told when the bulkhead closes before or while it runs. */
   public interface Abortable extends Runnable {
-    /** The lane closed: the caller should stop waiting; the task may still run to its end. */
+    /** The bulkhead closed: the caller should stop waiting; the task may still run to its end. */
     void abort();
   }
 
-  /** What became of a task offered to the lane. */
+  /** What became of a task offered to the bulkhead. */
   public enum Offer {
     /** It runs, now or after the tasks queued before it. */
     ACCEPTED,
     /** Every thread is busy and the queue full: refused. */
     FULL,
-    /** The lane has retired: refused; offer it to a new lane. */
+    /** The bulkhead has retired: refused; offer it to a new bulkhead. */
     RETIRED,
-    /** The lane was closed: refused. */
+    /** The bulkhead was closed: refused. */
     CLOSED
   }
 
@@ -48,7 +48,7 @@ public final class Lane {
   private final int maxThreads;
   private final int maxQueued;
   private final long keepAliveNanos;
-  private final Consumer<Lane> onRetire;
+  private final Consumer<Bulkhead> onRetire;
 
   private final ReentrantLock lock = new ReentrantLock();
   private final Condition work = lock.newCondition();
@@ -63,23 +63,23 @@ public final class Lane {
   private boolean closed;
 
   /**
-   * A lane with no thread yet.
+   * A bulkhead with no thread yet.
    *
    * @param threadFactory makes its threads
    * @param maxThreads the most threads it runs at once
    * @param maxQueued the most tasks that wait for a thread
    * @param keepAliveNanos how long a thread waits for work before it ends
-   * @param onRetire told, on the last thread, once the lane has retired
+   * @param onRetire told, on the last thread, once the bulkhead has retired
    */
-  public Lane(
+  public Bulkhead(
       ThreadFactory threadFactory,
       int maxThreads,
       int maxQueued,
       long keepAliveNanos,
-      Consumer<Lane> onRetire) {
+      Consumer<Bulkhead> onRetire) {
     if (maxThreads < 1 || maxQueued < 0 || keepAliveNanos <= 0) {
       throw new IllegalArgumentException(
-          "a lane needs a thread, a queue of 0 or more, a keep-alive above 0");
+          "a bulkhead needs a thread, a queue of 0 or more, a keep-alive above 0");
     }
     this.threadFactory = threadFactory;
     this.maxThreads = maxThreads;
@@ -89,10 +89,10 @@ public final class Lane {
   }
 
   /**
-   * Runs {@code task} on a thread of the lane: an idle one, a new one while there are fewer than
-   * the bound, or the first to finish its task, unless {@code maxQueued} tasks wait already.
+   * Runs {@code task} on a thread of the bulkhead: an idle one, a new one while there are fewer
+   * than the bound, or the first to finish its task, unless {@code maxQueued} tasks wait already.
    *
-   * @return whether the lane took it
+   * @return whether the bulkhead took it
    */
   public Offer offer(Runnable task) {
     lock.lock();
@@ -259,7 +259,7 @@ public final class Lane {
         try {
           nanos = work.awaitNanos(nanos);
         } catch (InterruptedException e) {
-          // nobody interrupts a lane's thread but a task it ran: go on waiting
+          // nobody interrupts a bulkhead's thread but a task it ran: go on waiting
         } finally {
           idle--;
         }
