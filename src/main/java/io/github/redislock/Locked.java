@@ -25,8 +25,8 @@ final class Locked {
   /** {@code lock()}, {@code action}, {@code unlock()}, and the action's result. */
   static <T> T call(Lock lock, Callable<T> action) throws Exception {
     Objects.requireNonNull(action, "action");
-    lock.lock();
     T result;
+    lock.lock();
     try {
       result = action.call();
     } catch (Throwable e) {
@@ -66,6 +66,7 @@ final class Locked {
   }
 
   /** The token of a read hold: there is none. */
+  @SuppressWarnings("DoNotCallSuggester") // called through a LongSupplier, whose callers expect it
   static long noFencingToken() {
     throw new UnsupportedOperationException("a read lock's hold has no fencing token");
   }

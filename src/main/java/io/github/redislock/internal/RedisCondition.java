@@ -177,6 +177,7 @@ public final class RedisCondition implements Condition {
    * @throws IllegalStateException if the factory is closed while the thread waits
    */
   @Override
+  @SuppressWarnings("JavaUtilDate") // Condition's own signature
   public boolean awaitUntil(Date deadline) throws InterruptedException {
     long millis = Objects.requireNonNull(deadline, "deadline").getTime();
     if (Thread.interrupted()) {

@@ -19,8 +19,6 @@ import org.slf4j.LoggerFactory;
 final class Releases {
   private static final Logger log = LoggerFactory.getLogger(Releases.class);
 
-  private static final Function<Hold, Release> KIND = hold -> hold.kind.release(hold);
-
   private final NodeExecutor io;
   private final Ticker ticker;
   private final long leaseNanos;
@@ -58,7 +56,12 @@ final class Releases {
    * attempt and set again on return.
    */
   Release releaseWithRetry(Hold hold) {
-    return releaseWithRetry(hold, KIND);
+    return releaseWithRetry(hold, Releases::byKind);
+  }
+
+  /** The release of {@code hold}'s kind. */
+  private static Release byKind(Hold hold) {
+    return hold.kind.release(hold);
   }
 
   /** As {@link #releaseWithRetry(Hold)}, by {@code how} (a script that also releases). */

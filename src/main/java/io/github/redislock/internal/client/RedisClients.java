@@ -118,6 +118,9 @@ public final class RedisClients {
    * What asking the first node of {@code endpoint} for the cluster's slots, as the cluster client
    * does, fails with (a refused connection, password or certificate, or {@code NOPERM}), or null.
    */
+  // CLUSTER SLOTS, deprecated in Redis 7, is what the cluster client asks: its failure is the one
+  // to report.
+  @SuppressWarnings("deprecation")
   private static JedisException whyUnreachable(RedisUri endpoint, Duration timeout, Tls tls) {
     try (Jedis jedis = new Jedis(endpoint.nodes().get(0), nodeConfig(endpoint, timeout, tls))) {
       jedis.clusterSlots();
