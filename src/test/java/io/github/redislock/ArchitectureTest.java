@@ -122,6 +122,22 @@ class ArchitectureTest {
         .check(classes);
   }
 
+  /**
+   * Monotonic time is read from a {@link io.github.redislock.internal.util.Ticker} only: the
+   * factory's, which tests replace with a manual one, or its real-time {@code SYSTEM} where a wait
+   * must be real (closing). (A {@code Condition.awaitUntil(Date)} reads the wall clock, as its
+   * contract says.)
+   */
+  @Test
+  void onlyTheTickerReadsTheClock() {
+    noClasses()
+        .that()
+        .doNotHaveFullyQualifiedName(io.github.redislock.internal.util.Ticker.class.getName())
+        .should()
+        .callMethod(System.class, "nanoTime")
+        .check(classes);
+  }
+
   @Test
   void noSourceFileIsLongerThan350LinesOfCode() throws IOException {
     try (Stream<Path> files = Files.walk(Path.of("src/main/java"))) {

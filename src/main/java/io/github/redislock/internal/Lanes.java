@@ -3,6 +3,7 @@ package io.github.redislock.internal;
 import io.github.redislock.internal.backend.LockKeys;
 import io.github.redislock.internal.util.Bulkhead;
 import io.github.redislock.internal.util.Threads;
+import io.github.redislock.internal.util.Ticker;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.function.Function;
@@ -123,11 +124,11 @@ final class Lanes implements NodeExecutor, AutoCloseable {
 
   /**
    * Waits, after {@link #close}, until every lane's threads have ended their calls, up to {@code
-   * deadlineNanos} ({@link System#nanoTime()}).
+   * deadlineNanos} (real time: {@link Ticker#SYSTEM}).
    */
   void awaitEnd(long deadlineNanos) throws InterruptedException {
     for (Bulkhead lane : lanes.values()) {
-      lane.awaitEnd(deadlineNanos - System.nanoTime());
+      lane.awaitEnd(deadlineNanos - Ticker.SYSTEM.read());
     }
   }
 }

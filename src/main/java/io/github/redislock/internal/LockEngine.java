@@ -301,11 +301,11 @@ public final class LockEngine implements AutoCloseable {
    * client sets up a node's pool anew), which nobody would close.
    */
   private void awaitBackgroundCalls() {
-    long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(CLOSE_WAIT_MILLIS);
+    long deadline = Ticker.SYSTEM.read() + TimeUnit.MILLISECONDS.toNanos(CLOSE_WAIT_MILLIS);
     try {
       attempts.awaitEnd(deadline);
       renewals.awaitEnd(deadline);
-      io.awaitTermination(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+      io.awaitTermination(Math.max(0, deadline - Ticker.SYSTEM.read()), TimeUnit.NANOSECONDS);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
     }

@@ -191,18 +191,18 @@ final class WakeUps implements AutoCloseable {
       notifyAll();
       running = new ArrayList<>(subscriptions.values());
     }
-    long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(CLOSE_WAIT_MILLIS);
+    long deadline = Ticker.SYSTEM.read() + TimeUnit.MILLISECONDS.toNanos(CLOSE_WAIT_MILLIS);
     try {
       for (Subscription subscription : running) {
-        subscription.join(TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime()));
+        subscription.join(TimeUnit.NANOSECONDS.toMillis(deadline - Ticker.SYSTEM.read()));
         subscription.disconnect(); // one that did not end in time: its connection is dead
       }
       // A thread still running was connecting, or reading the connection just dropped: it ends
       // once that returns. It must end before the clients close: a Cluster client asked for a
       // connection after its close sets its node pools up again, and nobody would close them.
-      long more = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(2 * CLOSE_WAIT_MILLIS);
+      long more = Ticker.SYSTEM.read() + TimeUnit.MILLISECONDS.toNanos(2 * CLOSE_WAIT_MILLIS);
       for (Subscription subscription : running) {
-        subscription.join(TimeUnit.NANOSECONDS.toMillis(more - System.nanoTime()));
+        subscription.join(TimeUnit.NANOSECONDS.toMillis(more - Ticker.SYSTEM.read()));
       }
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
