@@ -15,6 +15,9 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Set;
+import java.util.TreeSet;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -43,6 +46,9 @@ class ArchitectureTest {
           LockLostException.class.getName(),
           RedisLockException.class.getName(),
           LockLostEvent.class.getName());
+
+  /** A row of a table whose first cell is a package name in backquotes. */
+  private static final Pattern TABLE_ROW = Pattern.compile("\\| `([a-z.]+)`[^|]*\\|.*");
 
   private static JavaClasses classes;
 
@@ -136,6 +142,24 @@ class ArchitectureTest {
         .should()
         .callMethod(System.class, "nanoTime")
         .check(classes);
+  }
+
+  /** docs/architecture.md's table of layers names every package of the library. */
+  @Test
+  void everyPackageIsInTheArchitectureTable() throws IOException {
+    Set<String> documented = new TreeSet<>();
+    for (String line : Files.readAllLines(Path.of("docs/architecture.md"))) {
+      Matcher row = TABLE_ROW.matcher(line);
+      if (row.matches()) {
+        String name = row.group(1);
+        documented.add(name.startsWith(API) ? name : API + "." + name);
+      }
+    }
+    Set<String> packages = new TreeSet<>();
+    classes.forEach(c -> packages.add(c.getPackageName()));
+    assertThat(documented)
+        .as("the packages in docs/architecture.md's table of layers")
+        .containsAll(packages);
   }
 
   @Test
