@@ -1,6 +1,7 @@
 package io.github.redislock.security;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import io.github.redislock.RedisDistributedLock;
 import io.github.redislock.RedisLockException;
@@ -13,6 +14,7 @@ import io.github.redislock.testing.RedisCluster;
 import io.github.redislock.testing.RedisInvariants;
 import io.github.redislock.testing.RedisSentinelGroup;
 import io.github.redislock.testing.RedisServer;
+import io.github.redislock.testing.Timing;
 import io.github.redislock.testing.TlsMaterial;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -209,10 +211,17 @@ class TlsTest {
     RedisDistributedLock lock = factory.getLock(NAME);
     lock.lock();
     try {
+      // lock() returns once a majority granted: a master whose first TLS connection was still
+      // being set up gets the request once it is open.
       for (RedisServer master : masters) {
-        try (Jedis raw = master.jedis()) {
-          assertThat(raw.exists(NAME)).as("the lock key on " + master).isTrue();
-        }
+        await("the lock key on " + master)
+            .atMost(Timing.awaitAtMost())
+            .untilAsserted(
+                () -> {
+                  try (Jedis raw = master.jedis()) {
+                    assertThat(raw.exists(NAME)).isTrue();
+                  }
+                });
       }
     } finally {
       lock.unlock();
