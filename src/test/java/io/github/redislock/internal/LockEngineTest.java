@@ -266,9 +266,11 @@ class LockEngineTest {
     LockName limited = name.withMaxHoldTime(Duration.ofMillis(100));
     backend.steal(key, "rl1:handed"); // the release handed the key to the awaiter's id
     ticker.advance(Duration.ofMillis(50));
+    int before = backend.calls(Op.EXTEND); // counted first: the renewer may renew at once
     assertThat(locks.takeHanded(limited, 1, "rl1:handed", start)).isTrue();
     // Its lease counts from the start: a renewal is due at once, then every 20 ms.
-    for (long millis = 50; millis <= 130; millis += 20) {
+    awaitUntil(() -> backend.calls(Op.EXTEND) > before);
+    for (long millis = 70; millis <= 130; millis += 20) {
       renewedAt(start, millis); // the maximum ends at 150 ms, 100 ms after it took the hold
     }
     ticker.advance(Duration.ofMillis(150)); // not renewed after 150 ms: its lease runs out
