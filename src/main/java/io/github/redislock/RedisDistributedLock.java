@@ -1,5 +1,7 @@
 package io.github.redislock;
 
+import io.github.redislock.internal.LockConditions;
+import io.github.redislock.internal.LockName;
 import io.github.redislock.internal.Mutexes;
 import java.time.Duration;
 import java.util.Objects;
@@ -89,6 +91,7 @@ public class RedisDistributedLock implements Lock {
    */
 
   private final Mutexes engine;
+  private final LockConditions lockConditions;
   private final String name;
 
   /*
@@ -96,7 +99,7 @@ public class RedisDistributedLock implements Lock {
    * that a lock object nobody uses stays small. Immutable (final fields), so a thread that sees
    * another's racy write sees it whole; at worst two threads derive it once each.
    */
-  private Mutexes.LockName lockName;
+  private LockName lockName;
 
   /** How many conditions {@link #newCondition()} made: the next one is numbered one more. */
   private final AtomicInteger conditions = new AtomicInteger();
@@ -104,18 +107,20 @@ public class RedisDistributedLock implements Lock {
   /** This lock object's maximum hold time, or {@code null} for the factory's. */
   private final Duration maxHoldTime;
 
-  RedisDistributedLock(Mutexes engine, String name) {
-    this(engine, name, null);
+  RedisDistributedLock(Mutexes engine, LockConditions lockConditions, String name) {
+    this(engine, lockConditions, name, null);
   }
 
-  private RedisDistributedLock(Mutexes engine, String name, Duration maxHoldTime) {
+  private RedisDistributedLock(
+      Mutexes engine, LockConditions lockConditions, String name, Duration maxHoldTime) {
     this.engine = Objects.requireNonNull(engine, "engine");
+    this.lockConditions = Objects.requireNonNull(lockConditions, "lockConditions");
     this.name = Objects.requireNonNull(name, "name");
     this.maxHoldTime = maxHoldTime;
   }
 
-  private Mutexes.LockName lockName() {
-    Mutexes.LockName derived = lockName;
+  private LockName lockName() {
+    LockName derived = lockName;
     if (derived == null) {
       derived = engine.lockName(name);
       if (maxHoldTime != null) {
@@ -534,7 +539,8 @@ public class RedisDistributedLock implements Lock {
    */
   @Override
   public Condition newCondition() {
-    return engine.newCondition(lockName(), Integer.toString(conditions.incrementAndGet()), true);
+    return lockConditions.newCondition(
+        lockName(), Integer.toString(conditions.incrementAndGet()), true);
   }
 
   /**
@@ -550,7 +556,7 @@ public class RedisDistributedLock implements Lock {
    */
   public Condition newCondition(String name) {
     Objects.requireNonNull(name, "name");
-    return engine.newCondition(lockName(), name, false);
+    return lockConditions.newCondition(lockName(), name, false);
   }
 
   /**
@@ -587,7 +593,7 @@ public class RedisDistributedLock implements Lock {
    * @throws IllegalArgumentException if {@code maxHoldTime} is zero or negative
    */
   public RedisDistributedLock withMaxHoldTime(Duration maxHoldTime) {
-    return new RedisDistributedLock(engine, name, checkMaxHoldTime(maxHoldTime));
+    return new RedisDistributedLock(engine, lockConditions, name, checkMaxHoldTime(maxHoldTime));
   }
 
   static Duration checkMaxHoldTime(Duration maxHoldTime) {

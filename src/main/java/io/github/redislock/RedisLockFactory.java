@@ -91,7 +91,8 @@ public final class RedisLockFactory implements AutoCloseable {
    * @throws IllegalStateException if this factory is closed
    */
   public RedisDistributedLock getLock(String name) {
-    return new RedisDistributedLock(engine.exclusive(), checkName(name));
+    return new RedisDistributedLock(
+        engine.exclusive(), engine.exclusiveConditions(), checkName(name));
   }
 
   /**
@@ -157,7 +158,7 @@ public final class RedisLockFactory implements AutoCloseable {
    */
   public RedisDistributedLock getFairLock(String name) {
     String checked = checkName(name); // bad input first, as for getLock, then Redlock's refusal
-    return new RedisDistributedLock(engine.fair(), checked);
+    return new RedisDistributedLock(engine.fair(), engine.fairConditions(), checked);
   }
 
   /**

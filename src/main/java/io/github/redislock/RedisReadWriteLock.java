@@ -1,6 +1,6 @@
 package io.github.redislock;
 
-import io.github.redislock.internal.Mutexes;
+import io.github.redislock.internal.LockName;
 import io.github.redislock.internal.ReadWriteFamily;
 import java.time.Duration;
 import java.util.Objects;
@@ -102,7 +102,7 @@ public final class RedisReadWriteLock implements ReadWriteLock {
   private final String name;
   private final ReadLock readLock;
   private final WriteLock writeLock;
-  private Mutexes.LockName lockName;
+  private LockName lockName;
 
   /**
    * How many conditions {@link WriteLock#newCondition()} made: the next one is numbered one more.
@@ -116,8 +116,8 @@ public final class RedisReadWriteLock implements ReadWriteLock {
     this.writeLock = new WriteLock(this);
   }
 
-  private Mutexes.LockName lockName() {
-    Mutexes.LockName derived = lockName;
+  private LockName lockName() {
+    LockName derived = lockName;
     if (derived == null) {
       derived = engine.lockName(name);
       lockName = derived;

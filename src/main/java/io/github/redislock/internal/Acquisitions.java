@@ -1,7 +1,6 @@
 package io.github.redislock.internal;
 
 import io.github.redislock.LockLostException;
-import io.github.redislock.internal.Mutexes.LockName;
 import io.github.redislock.internal.backend.Acquisition;
 
 /**
@@ -193,7 +192,7 @@ final class Acquisitions {
     Hold hold =
         new Hold(
             kind,
-            lost,
+            lost::revoke,
             state.name,
             state.keys,
             token,

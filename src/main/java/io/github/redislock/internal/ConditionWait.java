@@ -5,6 +5,7 @@ import io.github.redislock.internal.backend.ConditionKeys;
 import io.github.redislock.internal.backend.ConditionQueue;
 import io.github.redislock.internal.backend.ConditionQueue.Standing;
 import io.github.redislock.internal.backend.Failures;
+import io.github.redislock.internal.backend.LockKeys;
 import io.github.redislock.internal.backend.Release;
 import io.github.redislock.internal.util.Backoff;
 import io.github.redislock.internal.util.Tokens;
@@ -29,7 +30,7 @@ import org.slf4j.LoggerFactory;
  * the family's own acquisition, uninterruptibly, and restores its hold count; meanwhile its signal
  * is kept from passing on, and once it holds the lock the signal is removed in the background.
  */
-final class ConditionWait {
+final class ConditionWait implements Conditions.Awaiter {
   private static final Logger log = LoggerFactory.getLogger(ConditionWait.class);
   private static final String ALL = "all:";
   private static final String HELD = "held:";
@@ -37,7 +38,7 @@ final class ConditionWait {
   private final Conditions conditions;
   private final Mode mode;
   private final long deadline;
-  final Mutexes.LockName lock;
+  final LockName lock;
   final ConditionKeys keys;
   final String id = Tokens.next();
   private final String address = Signal.TO + id;
@@ -76,7 +77,7 @@ final class ConditionWait {
    */
   ConditionWait(
       Conditions conditions,
-      Mutexes.LockName lock,
+      LockName lock,
       ConditionKeys keys,
       String description,
       Runnable beforeAwait,
@@ -269,7 +270,8 @@ final class ConditionWait {
    * released (its thread cannot take either: every acquisition of a closed factory fails). Called
    * by the closing thread; failures are left to the lease.
    */
-  void leaveAtClose() {
+  @Override
+  public void leaveAtClose() {
     try {
       conditions.queue.abandon(lock.keys, conditions.kind, keys, id);
     } catch (RuntimeException e) {
@@ -304,13 +306,15 @@ final class ConditionWait {
   }
 
   /** Signalled by name, in this JVM. */
-  void deliver() {
+  @Override
+  public void deliver() {
     delivered = true;
     signal.raise();
   }
 
   /** Every awaiter numbered {@code upTo} or less was signalled, in this JVM. */
-  void deliverUpTo(long upTo) {
+  @Override
+  public void deliverUpTo(long upTo) {
     if (signalledUpTo(upTo)) {
       signal.raise();
     }
@@ -324,6 +328,21 @@ final class ConditionWait {
       return true;
     }
     return false;
+  }
+
+  @Override
+  public String id() {
+    return id;
+  }
+
+  @Override
+  public ConditionKeys keys() {
+    return keys;
+  }
+
+  @Override
+  public LockKeys lockKeys() {
+    return lock.keys;
   }
 
   @Override

@@ -6,6 +6,7 @@ import io.github.redislock.internal.backend.ConditionKeys;
 import io.github.redislock.internal.backend.ConditionQueue;
 import io.github.redislock.internal.backend.ConditionQueue.SignalledRelease;
 import io.github.redislock.internal.backend.Failures;
+import io.github.redislock.internal.backend.LockKeys;
 import io.github.redislock.internal.backend.Release;
 import io.github.redislock.internal.util.Backoff;
 import java.util.ArrayList;
@@ -33,6 +34,30 @@ import org.slf4j.LoggerFactory;
  * signals in the background.
  */
 final class Conditions {
+  /** An awaiter of this JVM, as the conditions it waits on know it. */
+  interface Awaiter {
+    /** Its id: its entry in its condition's queue, and the address of the messages for it. */
+    String id();
+
+    /** The condition it waits on. */
+    ConditionKeys keys();
+
+    /** The keys of the lock it gave up to wait. */
+    LockKeys lockKeys();
+
+    /** A signal was given to it in this JVM. */
+    void deliver();
+
+    /**
+     * A {@code signalAll()} given in this JVM signalled its condition's awaiters up to {@code
+     * upTo}.
+     */
+    void deliverUpTo(long upTo);
+
+    /** The factory closes: it leaves its queue, if it still waits. */
+    void leaveAtClose();
+  }
+
   private static final Logger log = LoggerFactory.getLogger(Conditions.class);
 
   final Toolkit toolkit;
@@ -48,12 +73,12 @@ final class Conditions {
   /** How a signal sent after it was given is named when its hold is found lost. */
   private static final String PENDING = "conditions, given earlier";
 
-  private final Map<String, ConditionWait> local = new ConcurrentHashMap<>();
+  private final Map<String, Awaiter> local = new ConcurrentHashMap<>();
 
   /** How many awaiters of this JVM wait on each condition: a signal to one of them is not held. */
   private final Map<ConditionKeys, Integer> localCounts = new ConcurrentHashMap<>();
 
-  private final Set<ConditionWait> reacquiring = ConcurrentHashMap.newKeySet();
+  private final Set<Awaiter> reacquiring = ConcurrentHashMap.newKeySet();
 
   /**
    * How long a used signal waits for its removal, so that the removals of a burst of awaits go
@@ -94,15 +119,15 @@ final class Conditions {
   }
 
   /** An awaiter of this JVM starts waiting. */
-  void enter(ConditionWait wait) {
-    localCounts.merge(wait.keys, 1, Integer::sum);
-    local.put(wait.id, wait);
+  void enter(Awaiter wait) {
+    localCounts.merge(wait.keys(), 1, Integer::sum);
+    local.put(wait.id(), wait);
   }
 
   /** An awaiter of this JVM stopped waiting. */
-  void exit(ConditionWait wait) {
-    if (local.remove(wait.id, wait)) {
-      localCounts.computeIfPresent(wait.keys, (keys, n) -> n == 1 ? null : n - 1);
+  void exit(Awaiter wait) {
+    if (local.remove(wait.id(), wait)) {
+      localCounts.computeIfPresent(wait.keys(), (keys, n) -> n == 1 ? null : n - 1);
     }
   }
 
@@ -121,7 +146,7 @@ final class Conditions {
     if (localCounts.containsKey(condition)) {
       signalNow(hold, description, condition, all);
     } else {
-      hold.pendingSignals(this).add(condition, all);
+      hold.pendingSignals(pending -> release(hold, pending)).add(condition, all);
     }
   }
 
@@ -239,13 +264,13 @@ final class Conditions {
   /** A signal given in this JVM: wakes the awaiters of this JVM it signalled, without waiting. */
   void signalledHere(ConditionKeys keys, ConditionQueue.Signalled signalled) {
     if (signalled.awaiter() != null) {
-      ConditionWait wait = local.get(signalled.awaiter());
+      Awaiter wait = local.get(signalled.awaiter());
       if (wait != null) {
         wait.deliver();
       }
     } else if (signalled.upTo() > 0) {
-      for (ConditionWait wait : local.values()) {
-        if (wait.keys.equals(keys)) {
+      for (Awaiter wait : local.values()) {
+        if (wait.keys().equals(keys)) {
           wait.deliverUpTo(signalled.upTo());
         }
       }
@@ -271,17 +296,17 @@ final class Conditions {
    * wait. A signal it had passes on at once, and a lock handed to it is released. A transient
    * failure is retried with a back-off until the entry's lease would have run out.
    */
-  void abandon(ConditionWait wait) {
+  void abandon(Awaiter wait) {
     new Abandon(wait, toolkit.ticker().read() + toolkit.settings().leaseNanos).schedule(0);
   }
 
   /** The removal of an abandoned await's entry, retried until it answers or the entry ran out. */
   private final class Abandon {
-    final ConditionWait wait;
+    final Awaiter wait;
     final long until;
     final Backoff backoff = new Backoff();
 
-    Abandon(ConditionWait wait, long until) {
+    Abandon(Awaiter wait, long until) {
       this.wait = wait;
       this.until = until;
     }
@@ -299,7 +324,7 @@ final class Conditions {
 
     private void attempt() {
       try {
-        queue.abandon(wait.lock.keys, kind, wait.keys, wait.id);
+        queue.abandon(wait.lockKeys(), kind, wait.keys(), wait.id());
       } catch (RedisLockException e) {
         if (Failures.isTransient(e) && toolkit.ticker().read() - until < 0) {
           log.debug("could not take {} out of its queue; retrying", wait, e);
@@ -317,7 +342,7 @@ final class Conditions {
    * A signalled awaiter takes its lock again: its signal is renewed every third of the lease until
    * {@link #reacquired}, so that it does not pass on to another awaiter meanwhile.
    */
-  void reacquiring(ConditionWait wait) {
+  void reacquiring(Awaiter wait) {
     reacquiring.add(wait);
     if (keeping.compareAndSet(false, true)) {
       schedule();
@@ -329,7 +354,7 @@ final class Conditions {
    * background a moment later (with the others used meanwhile), or left to pass on when its lease
    * runs out.
    */
-  void reacquired(ConditionWait wait, boolean used) {
+  void reacquired(Awaiter wait, boolean used) {
     reacquiring.remove(wait);
     if (used) {
       unfinished.add(new Done(wait));
@@ -353,15 +378,15 @@ final class Conditions {
 
   /** The removal of a used signal. */
   private final class Done implements Runnable {
-    final ConditionWait wait;
+    final Awaiter wait;
 
-    Done(ConditionWait wait) {
+    Done(Awaiter wait) {
       this.wait = wait;
     }
 
     @Override
     public void run() {
-      queue.done(wait.lock.keys, wait.keys, wait.id);
+      queue.done(wait.lockKeys(), wait.keys(), wait.id());
     }
   }
 
@@ -373,13 +398,13 @@ final class Conditions {
 
   /**
    * The factory closes: the awaits of this JVM still waiting leave their queues (see {@link
-   * ConditionWait#leaveAtClose}), in parallel, for a bounded time; then the used signals whose
-   * removal has not run yet are removed, so that none passes on to another awaiter later, stopping
-   * at the first failure (they run out with their lease).
+   * Awaiter#leaveAtClose}), in parallel, for a bounded time; then the used signals whose removal
+   * has not run yet are removed, so that none passes on to another awaiter later, stopping at the
+   * first failure (they run out with their lease).
    */
   void close() {
     List<CompletableFuture<Void>> leaving = new ArrayList<>();
-    for (ConditionWait wait : local.values()) {
+    for (Awaiter wait : local.values()) {
       try {
         leaving.add(CompletableFuture.runAsync(wait::leaveAtClose, toolkit.waiting().io()));
       } catch (RejectedExecutionException e) {
@@ -412,8 +437,8 @@ final class Conditions {
   }
 
   private void renewSignals() {
-    for (ConditionWait wait : reacquiring) {
-      background(() -> queue.renew(wait.lock.keys, wait.keys, wait.id), wait);
+    for (Awaiter wait : reacquiring) {
+      background(() -> queue.renew(wait.lockKeys(), wait.keys(), wait.id()), wait);
     }
     if (!reacquiring.isEmpty()) {
       schedule();
@@ -425,7 +450,7 @@ final class Conditions {
     }
   }
 
-  private void background(Runnable call, ConditionWait wait) {
+  private void background(Runnable call, Awaiter wait) {
     try {
       toolkit.waiting().io().execute(() -> quietly(call, wait));
     } catch (RejectedExecutionException e) {
@@ -433,7 +458,7 @@ final class Conditions {
     }
   }
 
-  private static void quietly(Runnable call, ConditionWait wait) {
+  private static void quietly(Runnable call, Awaiter wait) {
     try {
       call.run();
     } catch (RuntimeException e) {

@@ -2,10 +2,10 @@ package io.github.redislock.internal;
 
 import io.github.redislock.internal.backend.Acquisition;
 import io.github.redislock.internal.backend.FairQueue;
-import io.github.redislock.internal.backend.FairQueue.Turn;
 import io.github.redislock.internal.backend.LockBackend;
 import io.github.redislock.internal.backend.LockKeys;
 import io.github.redislock.internal.backend.Release;
+import io.github.redislock.internal.backend.Turn;
 import io.github.redislock.internal.util.Tokens;
 import java.util.concurrent.Executor;
 
@@ -76,13 +76,13 @@ final class FairKind implements LockKind {
   }
 
   @Override
-  public boolean extend(Hold hold) {
-    return backend.extend(hold.keys, hold.token);
+  public boolean extend(LockKeys keys, String token) {
+    return backend.extend(keys, token);
   }
 
   @Override
-  public Release release(Hold hold) {
-    return queue.release(hold.keys, hold.token);
+  public Release release(LockKeys keys, String token, long fencingToken, Object grant) {
+    return queue.release(keys, token);
   }
 
   @Override
@@ -91,13 +91,13 @@ final class FairKind implements LockKind {
   }
 
   @Override
-  public long reissueFence(Hold hold) {
-    return backend.reissueFence(hold.keys, hold.token, hold.grant);
+  public long reissueFence(LockKeys keys, String token, Object grant) {
+    return backend.reissueFence(keys, token, grant);
   }
 
   @Override
-  public boolean confirmFence(Hold hold, long fencingToken) {
-    return backend.confirmFence(hold.keys, hold.token, fencingToken);
+  public boolean confirmFence(LockKeys keys, String token, long fencingToken) {
+    return backend.confirmFence(keys, token, fencingToken);
   }
 
   @Override

@@ -1,9 +1,11 @@
 package io.github.redislock.internal;
 
 import io.github.redislock.internal.backend.LockKeys;
+import io.github.redislock.internal.backend.Release;
 import io.github.redislock.internal.util.Ticker;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Consumer;
 
 /**
  * One acquisition of a lock in Redis, from the first {@code lock()} to the last {@code unlock()} of
@@ -24,10 +26,10 @@ final class Hold {
   final LockKind kind;
 
   /**
-   * Where the local lock of its holder is revoked when it is lost; {@code null} where there is none
-   * (a read share: see {@code ReadHolds}) and in unit tests.
+   * Revokes the local lock of its holder when it is lost; {@code null} where there is none (a read
+   * share: see {@code ReadHolds}) and in unit tests.
    */
-  private final LostHolds lostHolds;
+  private final Consumer<Hold> revokeLocally;
 
   final String name;
   final LockKeys keys;
@@ -80,7 +82,7 @@ final class Hold {
 
   Hold(
       LockKind kind,
-      LostHolds lostHolds,
+      Consumer<Hold> revokeLocally,
       String name,
       LockKeys keys,
       String token,
@@ -90,7 +92,7 @@ final class Hold {
       long leaseEndNanos,
       Ticker ticker) {
     this.kind = kind;
-    this.lostHolds = lostHolds;
+    this.revokeLocally = revokeLocally;
     this.name = name;
     this.keys = keys;
     this.token = token;
@@ -150,8 +152,8 @@ final class Hold {
 
   /** The hold was marked lost: its holder, if any, gives up the local lock now. */
   void revokeLocally() {
-    if (lostHolds != null) {
-      lostHolds.revoke(this);
+    if (revokeLocally != null) {
+      revokeLocally.accept(this);
     }
   }
 
@@ -190,9 +192,9 @@ final class Hold {
   }
 
   /** The signals, made for {@code conditions} when the holder gives the first. */
-  PendingSignals pendingSignals(Conditions conditions) {
+  PendingSignals pendingSignals(PendingSignals.Sender sender) {
     if (pendingSignals == null) {
-      pendingSignals = new PendingSignals(conditions);
+      pendingSignals = new PendingSignals(sender);
     }
     return pendingSignals;
   }
@@ -244,7 +246,7 @@ final class Hold {
    */
   long fencingToken() {
     if (fenceStale) {
-      long fence = kind.reissueFence(this);
+      long fence = kind.reissueFence(keys, token, grant);
       if (fence < 0) {
         return -1;
       }
@@ -252,7 +254,7 @@ final class Hold {
       fenceConfirmed = true;
       fenceStale = false;
     } else if (!fenceConfirmed) {
-      if (!kind.confirmFence(this, fencingToken)) {
+      if (!kind.confirmFence(keys, token, fencingToken)) {
         return -1;
       }
       fenceConfirmed = true;
@@ -263,6 +265,16 @@ final class Hold {
   /** The hold passes to another thread of this JVM: that holder needs a token of its own. */
   void handedOff() {
     fenceStale = true;
+  }
+
+  /** Renews this hold's lease in Redis; {@code false} when it is not ours any more. */
+  boolean extend() {
+    return kind.extend(keys, token);
+  }
+
+  /** The owner's release of this hold in Redis; {@code released()} is false when not ours. */
+  Release release() {
+    return kind.release(keys, token, lastIssuedToken(), grant);
   }
 
   /** The token a release raises the counters to: the last one issued to this hold, or 0. */

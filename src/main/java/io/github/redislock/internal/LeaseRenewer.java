@@ -202,7 +202,7 @@ final class LeaseRenewer implements AutoCloseable {
     }
     long start = ticker.read();
     try {
-      if (hold.kind.extend(hold)) {
+      if (hold.extend()) {
         hold.extendedUntil(start, start + validNanos);
         renewals.renewed(hold);
       } else {

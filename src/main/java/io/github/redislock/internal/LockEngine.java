@@ -1,5 +1,6 @@
 package io.github.redislock.internal;
 
+import io.github.redislock.internal.backend.ConditionQueue;
 import io.github.redislock.internal.backend.LockBackend;
 import io.github.redislock.internal.backend.LockState;
 import io.github.redislock.internal.util.Threads;
@@ -60,9 +61,13 @@ public final class LockEngine implements AutoCloseable {
   private final Toolkit toolkit;
   private final Telemetry telemetry;
   private final Mutexes exclusive;
+  private final LockConditions exclusiveConditions;
 
   /** The fair locks, made at the first {@link #fair()} call: Redlock has none. */
   private volatile Mutexes fair;
+
+  /** The fair locks' conditions, made with them. */
+  private volatile LockConditions fairConditions;
 
   /** The read-write locks, made at the first {@link #readWrite()} call: Redlock has none. */
   private volatile ReadWriteFamily readWrite;
@@ -154,11 +159,17 @@ public final class LockEngine implements AutoCloseable {
             telemetry);
     this.exclusive =
         new Mutexes(toolkit, new Mutexes.Policy(new ExclusiveKind(backend), true, false));
+    this.exclusiveConditions = new LockConditions(toolkit, exclusive, ConditionQueue.Kind.PLAIN);
   }
 
   /** The plain locks: {@code RedisLockFactory.getLock}. */
   public Mutexes exclusive() {
     return exclusive;
+  }
+
+  /** The conditions of the plain locks. */
+  public LockConditions exclusiveConditions() {
+    return exclusiveConditions;
   }
 
   /**
@@ -174,11 +185,22 @@ public final class LockEngine implements AutoCloseable {
         if (family == null) {
           FairKind kind = new FairKind(backend, io, toolkit.settings().leaseNanos);
           family = new Mutexes(toolkit, new Mutexes.Policy(kind, false, true));
+          fairConditions = new LockConditions(toolkit, family, ConditionQueue.Kind.FAIR);
           fair = family;
         }
       }
     }
     return family;
+  }
+
+  /**
+   * The conditions of the fair locks.
+   *
+   * @throws UnsupportedOperationException where the deployment has no fair locks (Redlock)
+   */
+  public LockConditions fairConditions() {
+    fair();
+    return fairConditions;
   }
 
   /**
@@ -193,9 +215,11 @@ public final class LockEngine implements AutoCloseable {
         family = readWrite;
         if (family == null) {
           WriteKind kind = new WriteKind(backend, io, toolkit.settings().leaseNanos);
+          Mutexes writes = new Mutexes(toolkit, new Mutexes.Policy(kind, false, false));
           family =
               new ReadWriteFamily(
-                  new Mutexes(toolkit, new Mutexes.Policy(kind, false, false)),
+                  writes,
+                  new LockConditions(toolkit, writes, ConditionQueue.Kind.WRITE),
                   new ReadHolds(toolkit, backend.readWriteOps()));
           readWrite = family;
         }
@@ -266,8 +290,9 @@ public final class LockEngine implements AutoCloseable {
 
   /** Awaits on conditions woken without a signal they could see: for tests. */
   public long spuriousWakeUps() {
-    Mutexes fairLocks = fair;
-    return exclusive.spuriousWakeUps() + (fairLocks == null ? 0 : fairLocks.spuriousWakeUps());
+    LockConditions fairLocks = fairConditions;
+    return exclusiveConditions.spuriousWakeUps()
+        + (fairLocks == null ? 0 : fairLocks.spuriousWakeUps());
   }
 
   /** Number of threads queued locally for the plain lock {@code name}: for tests. */
@@ -326,9 +351,11 @@ public final class LockEngine implements AutoCloseable {
     } finally {
       try {
         exclusive.wakeQueuedAfterClose();
+        exclusiveConditions.close();
         Mutexes fairLocks = fair;
         if (fairLocks != null) {
           fairLocks.wakeQueuedAfterClose();
+          fairConditions.close();
         }
         ReadWriteFamily readWriteLocks = readWrite;
         if (readWriteLocks != null) {

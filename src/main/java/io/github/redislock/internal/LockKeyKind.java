@@ -31,13 +31,13 @@ abstract class LockKeyKind implements LockKind {
   }
 
   @Override
-  public final boolean extend(Hold hold) {
-    return backend.extend(hold.keys, hold.token);
+  public final boolean extend(LockKeys keys, String token) {
+    return backend.extend(keys, token);
   }
 
   @Override
-  public final Release release(Hold hold) {
-    return backend.release(hold.keys, hold.token, hold.lastIssuedToken(), hold.grant);
+  public final Release release(LockKeys keys, String token, long fencingToken, Object grant) {
+    return backend.release(keys, token, fencingToken, grant);
   }
 
   @Override
@@ -46,12 +46,12 @@ abstract class LockKeyKind implements LockKind {
   }
 
   @Override
-  public final long reissueFence(Hold hold) {
-    return backend.reissueFence(hold.keys, hold.token, hold.grant);
+  public final long reissueFence(LockKeys keys, String token, Object grant) {
+    return backend.reissueFence(keys, token, grant);
   }
 
   @Override
-  public final boolean confirmFence(Hold hold, long fencingToken) {
-    return backend.confirmFence(hold.keys, hold.token, fencingToken);
+  public final boolean confirmFence(LockKeys keys, String token, long fencingToken) {
+    return backend.confirmFence(keys, token, fencingToken);
   }
 }

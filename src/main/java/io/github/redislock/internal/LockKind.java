@@ -8,7 +8,8 @@ import io.github.redislock.internal.backend.Release;
  * What one kind of lock (exclusive, and later read, write, fair) does in Redis. The engine's
  * machinery works through it and is the same for every kind: {@link RedisWait} acquires, {@link
  * LeaseRenewer} renews, {@link Releases} releases and cleans up, {@link Hold} asks for fencing
- * tokens. Every method throws {@code RedisLockException} when Redis fails.
+ * tokens. It knows holds by their keys and tokens only. Every method throws {@code
+ * RedisLockException} when Redis fails.
  */
 interface LockKind {
 
@@ -20,11 +21,14 @@ interface LockKind {
    */
   Acquisition tryAcquire(LockKeys keys, String token, boolean expectBusy);
 
-  /** Renews the hold's lease; {@code false} when it is not ours any more. */
-  boolean extend(Hold hold);
+  /** Renews the lease of the hold of {@code token}; {@code false} when it is not ours any more. */
+  boolean extend(LockKeys keys, String token);
 
-  /** The owner's release of {@code hold}; {@code released()} is false when it was not ours. */
-  Release release(Hold hold);
+  /**
+   * The owner's release of the hold of {@code token}, which was given {@code fencingToken} (0: none
+   * yet) and acquired with {@code grant}; {@code released()} is false when it was not ours.
+   */
+  Release release(LockKeys keys, String token, long fencingToken, Object grant);
 
   /**
    * Releases {@code token} if it holds the lock: an attempt nobody will use (failed, or given up
@@ -32,8 +36,11 @@ interface LockKind {
    */
   void releaseToken(LockKeys keys, String token);
 
-  /** A new, binding fencing token for the hold's current holder; {@code -1} when not ours. */
-  long reissueFence(Hold hold);
+  /**
+   * A new, binding fencing token for the current holder of the hold of {@code token}, acquired with
+   * {@code grant}; {@code -1} when not ours.
+   */
+  long reissueFence(LockKeys keys, String token, Object grant);
 
   /**
    * A holder asked for a fencing token: a kind that can issue tokens with its acquisitions does so
@@ -95,6 +102,9 @@ interface LockKind {
     return Long.MAX_VALUE;
   }
 
-  /** Makes the hold's token binding; {@code false} when the hold is not ours any more. */
-  boolean confirmFence(Hold hold, long fencingToken);
+  /**
+   * Makes {@code fencingToken} of the hold of {@code token} binding; {@code false} when the hold is
+   * not ours any more.
+   */
+  boolean confirmFence(LockKeys keys, String token, long fencingToken);
 }

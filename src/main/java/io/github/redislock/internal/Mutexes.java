@@ -2,11 +2,9 @@ package io.github.redislock.internal;
 
 import io.github.redislock.LockLostException;
 import io.github.redislock.RedisLockException;
-import io.github.redislock.internal.backend.ConditionQueue;
 import io.github.redislock.internal.backend.LockKeys;
 import io.github.redislock.internal.backend.Release;
 import java.util.Objects;
-import java.util.function.Consumer;
 import java.util.function.Function;
 
 /**
@@ -41,9 +39,6 @@ public final class Mutexes {
   private final LostHolds lost;
   private final Acquisitions acquisitions;
 
-  /** The conditions of this family's locks, made at the first {@link #newCondition}. */
-  private volatile Conditions conditions;
-
   Mutexes(Toolkit toolkit, Policy policy) {
     this.t = toolkit;
     this.policy = policy;
@@ -51,34 +46,6 @@ public final class Mutexes {
     this.states = new NameRegistry(toolkit.lifecycle(), policy.firstComeFirstServed());
     this.lost = new LostHolds(states);
     this.acquisitions = new Acquisitions(toolkit, kind, states, lost);
-  }
-
-  /**
-   * A lock name with its Redis keys, derived once per lock object rather than at every call.
-   * Obtained from {@link #lockName(String)}.
-   */
-  public static final class LockName {
-    final String name;
-    final LockKeys keys;
-
-    /** The maximum hold time of the lock object's holds; -1: the factory's. */
-    final long maxHoldNanos;
-
-    private LockName(String name, LockKeys keys, long maxHoldNanos) {
-      this.name = name;
-      this.keys = keys;
-      this.maxHoldNanos = maxHoldNanos;
-    }
-
-    /** This name, for a lock object whose holds last at most {@code maxHoldTime}. */
-    public LockName withMaxHoldTime(java.time.Duration maxHoldTime) {
-      return new LockName(name, keys, Settings.saturatedNanos(maxHoldTime));
-    }
-
-    @Override
-    public String toString() {
-      return name;
-    }
   }
 
   /**
@@ -147,7 +114,7 @@ public final class Mutexes {
     }
     PendingSignals signals = hold.pendingSignals();
     if (signals != null) { // they go with the release: no local handoff
-      release(state, hold, h -> signals.conditions.release(h, signals), "unlock");
+      release(state, hold, h -> signals.release(), "unlock");
       return;
     }
     if (!t.lifecycle().isClosed() && policy.handOff() && t.handoff().mayHandOff(state, hold)) {
@@ -197,46 +164,7 @@ public final class Mutexes {
     }
   }
 
-  // ---- conditions ----
-
-  /**
-   * A condition of lock {@code name}: numbered (the n-th {@code newCondition()} of a lock object,
-   * {@code condition} being n in decimal), or named {@code condition}.
-   *
-   * @throws UnsupportedOperationException where the deployment has no conditions (Redlock)
-   */
-  public RedisCondition newCondition(LockName name, String condition, boolean numbered) {
-    return newCondition(name, condition, numbered, held -> {});
-  }
-
-  /**
-   * As {@link #newCondition(LockName, String, boolean)}; each await runs {@code beforeAwait} once
-   * it has checked that the calling thread holds the lock, before anything is released (it throws
-   * to refuse the await).
-   */
-  RedisCondition newCondition(
-      LockName name, String condition, boolean numbered, Consumer<LockName> beforeAwait) {
-    LockKeys.checkUnicode("the condition name", condition);
-    Conditions family = conditions;
-    if (family == null) {
-      synchronized (this) {
-        family = conditions;
-        if (family == null) {
-          family = new Conditions(t, this, conditionKind());
-          conditions = family;
-        }
-      }
-    }
-    return new RedisCondition(family, name, condition, numbered, beforeAwait);
-  }
-
-  /** How this family's locks are released by an await or a signal (see {@code condition.lua}). */
-  private ConditionQueue.Kind conditionKind() {
-    if (kind instanceof FairKind) {
-      return ConditionQueue.Kind.FAIR;
-    }
-    return kind instanceof WriteKind ? ConditionQueue.Kind.WRITE : ConditionQueue.Kind.PLAIN;
-  }
+  // ---- for conditions ----
 
   /**
    * For an await: the calling thread gives up every hold of {@code name}, in Redis by {@code how}
@@ -360,22 +288,12 @@ public final class Mutexes {
   }
 
   /**
-   * Wakes the threads queued locally once the factory is closed, gives up the places its waiters
-   * keep in Redis queues, and cleans up after conditions.
+   * Wakes the threads queued locally once the factory is closed, and gives up the places its
+   * waiters keep in Redis queues.
    */
   void wakeQueuedAfterClose() {
     states.all().forEach(state -> state.local.wakeQueuedAfterClose());
     kind.closing();
-    Conditions family = conditions;
-    if (family != null) {
-      family.close();
-    }
-  }
-
-  /** Awaits of this family's conditions woken without a signal they could see: for tests. */
-  long spuriousWakeUps() {
-    Conditions family = conditions;
-    return family == null ? 0 : family.unsignalledWakeUps();
   }
 
   /** Number of names with local state: for tests that check nothing leaks. */

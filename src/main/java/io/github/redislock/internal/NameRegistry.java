@@ -35,7 +35,7 @@ final class NameRegistry {
   }
 
   /** The calling thread starts to use {@code name}: its state, created if needed. */
-  NameState enter(Mutexes.LockName name) {
+  NameState enter(LockName name) {
     return states.compute(
         name.name,
         (n, state) -> {

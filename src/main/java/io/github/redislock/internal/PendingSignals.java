@@ -1,26 +1,41 @@
 package io.github.redislock.internal;
 
 import io.github.redislock.internal.backend.ConditionKeys;
+import io.github.redislock.internal.backend.Release;
 import java.util.LinkedHashMap;
 import java.util.Map;
 
 /**
  * The signals given under one hold while no awaiter of this JVM waited on their condition: they are
- * recorded in Redis with the release that ends the hold ({@link Conditions#release}), or before an
- * await of the holder gives it up ({@link Conditions#flush}), so that the awaiters they wake find
- * the lock free instead of held by their signaller. Per condition, how many awaiters to wake, or
- * all of them. Only the holding thread touches it (a hold with pending signals is not passed to
- * another thread).
+ * recorded in Redis with the release that ends the hold (by their {@link Sender}), or before an
+ * await of the holder gives it up, so that the awaiters they wake find the lock free instead of
+ * held by their signaller. Per condition, how many awaiters to wake, or all of them. Only the
+ * holding thread touches it (a hold with pending signals is not passed to another thread).
  */
 final class PendingSignals {
   /** A count that stands for {@code signalAll()}. */
   static final int ALL = 0;
 
-  final Conditions conditions;
+  /** Releases the hold these signals were given under, recording them with the release. */
+  interface Sender {
+    /**
+     * Releases the hold, recording {@code signals} with the release.
+     *
+     * @return the release; {@code released()} is false when the hold was not ours
+     */
+    Release release(PendingSignals signals);
+  }
+
+  private final Sender sender;
   private final Map<ConditionKeys, Integer> counts = new LinkedHashMap<>(2);
 
-  PendingSignals(Conditions conditions) {
-    this.conditions = conditions;
+  PendingSignals(Sender sender) {
+    this.sender = sender;
+  }
+
+  /** Releases the hold with these signals. */
+  Release release() {
+    return sender.release(this);
   }
 
   /** One more {@code signal()}, or a {@code signalAll()}, of {@code condition}. */

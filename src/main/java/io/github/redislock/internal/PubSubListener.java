@@ -5,10 +5,25 @@ import redis.clients.jedis.JedisPubSub;
 import redis.clients.jedis.JedisShardedPubSub;
 
 /**
- * Plain or sharded Pub/Sub under one set of names: the reading loop of one {@link Subscription}'s
+ * Plain or sharded Pub/Sub under one set of names: the reading loop of one subscription's
  * connection, which it calls back with what the server sends.
  */
 interface PubSubListener {
+  /** What the server sends, told to the subscription that reads the connection. */
+  interface Events {
+    /** The server confirmed {@code channel}. */
+    void subscribed(PubSubListener from, String channel);
+
+    /** The server confirmed that {@code channel} left. */
+    void unsubscribed(PubSubListener from, String channel);
+
+    /** A message on {@code channel}. */
+    void message(PubSubListener from, String channel, String message);
+
+    /** The answer to a health probe. */
+    void pong(PubSubListener from);
+  }
+
   /** Subscribes {@code channels} on {@code connection}, and reads it until the loop ends. */
   void run(Connection connection, String... channels);
 
@@ -26,9 +41,9 @@ interface PubSubListener {
 
   /** Plain Pub/Sub: {@code SUBSCRIBE}, probed by subscribing a channel again. */
   final class Plain extends JedisPubSub implements PubSubListener {
-    private final Subscription owner;
+    private final Events owner;
 
-    Plain(Subscription owner) {
+    Plain(Events owner) {
       this.owner = owner;
     }
 
@@ -83,9 +98,9 @@ interface PubSubListener {
 
   /** Sharded Pub/Sub: {@code SSUBSCRIBE}, probed by subscribing a channel again. */
   final class Sharded extends JedisShardedPubSub implements PubSubListener {
-    private final Subscription owner;
+    private final Events owner;
 
-    Sharded(Subscription owner) {
+    Sharded(Events owner) {
       this.owner = owner;
     }
 

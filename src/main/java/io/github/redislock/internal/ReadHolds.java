@@ -28,7 +28,7 @@ final class ReadHolds {
 
   /** A thread reading a name. */
   private record Reader(Thread thread, String name) {
-    static Reader current(Mutexes.LockName name) {
+    static Reader current(LockName name) {
       return new Reader(Thread.currentThread(), name.name);
     }
   }
@@ -60,8 +60,7 @@ final class ReadHolds {
    * @param writeHold the calling thread's write hold of the name (a downgrade), or {@code null}
    * @return whether the read lock was acquired
    */
-  boolean acquire(
-      Mutexes.LockName name, Mode mode, long timeoutNanos, boolean barge, Hold writeHold)
+  boolean acquire(LockName name, Mode mode, long timeoutNanos, boolean barge, Hold writeHold)
       throws InterruptedException {
     t.lifecycle().checkOpen();
     if ((mode == Mode.INTERRUPTIBLE || mode == Mode.TIMED) && Thread.interrupted()) {
@@ -124,7 +123,7 @@ final class ReadHolds {
   }
 
   /** Releases one read hold of the calling thread; the last gives its share back in Redis. */
-  void unlock(Mutexes.LockName name) {
+  void unlock(LockName name) {
     Reader reader = Reader.current(name);
     Share share = shares.get(reader);
     if (share == null) {
@@ -167,7 +166,7 @@ final class ReadHolds {
   // ---- queries ----
 
   /** The calling thread's read holds of {@code name}; 0 once its share was lost. */
-  int holdCount(Mutexes.LockName name) {
+  int holdCount(LockName name) {
     Share share = shares.get(Reader.current(name));
     return share != null && share.hold.isValid() ? share.count : 0;
   }
@@ -175,12 +174,12 @@ final class ReadHolds {
   /**
    * Whether the calling thread holds (or held, and was not told it lost) a share of {@code name}.
    */
-  boolean isRecorded(Mutexes.LockName name) {
+  boolean isRecorded(LockName name) {
     return shares.containsKey(Reader.current(name));
   }
 
   /** The live read shares of {@code name} in Redis, in every process. */
-  int readers(Mutexes.LockName name) {
+  int readers(LockName name) {
     t.lifecycle().checkOpen();
     return ops.readers(name.keys);
   }

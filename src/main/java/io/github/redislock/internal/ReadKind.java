@@ -43,13 +43,13 @@ final class ReadKind implements LockKind {
   }
 
   @Override
-  public boolean extend(Hold hold) {
-    return ops.extendShare(hold.keys, hold.token);
+  public boolean extend(LockKeys keys, String token) {
+    return ops.extendShare(keys, token);
   }
 
   @Override
-  public Release release(Hold hold) {
-    return ops.releaseShare(hold.keys, hold.token);
+  public Release release(LockKeys keys, String token, long fencingToken, Object grant) {
+    return ops.releaseShare(keys, token);
   }
 
   @Override
@@ -59,12 +59,12 @@ final class ReadKind implements LockKind {
 
   /** Never called: read holds are not asked for fencing tokens. */
   @Override
-  public long reissueFence(Hold hold) {
+  public long reissueFence(LockKeys keys, String token, Object grant) {
     throw new UnsupportedOperationException("read shares have no fencing tokens");
   }
 
   @Override
-  public boolean confirmFence(Hold hold, long fencingToken) {
+  public boolean confirmFence(LockKeys keys, String token, long fencingToken) {
     return true;
   }
 

@@ -14,73 +14,73 @@ import java.util.function.Consumer;
  */
 public final class ReadWriteFamily {
   private final Mutexes writes;
+  private final LockConditions writeConditions;
   private final ReadHolds reads;
 
-  ReadWriteFamily(Mutexes writes, ReadHolds reads) {
+  ReadWriteFamily(Mutexes writes, LockConditions writeConditions, ReadHolds reads) {
     this.writes = writes;
+    this.writeConditions = writeConditions;
     this.reads = reads;
   }
 
   /** The name {@code name} of these locks, with its keys (the key prefix applied). */
-  public Mutexes.LockName lockName(String name) {
+  public LockName lockName(String name) {
     return writes.lockName(name);
   }
 
   // ---- the write lock ----
 
-  public void lockWrite(Mutexes.LockName name) {
+  public void lockWrite(LockName name) {
     refuseUpgrade(name);
     writes.lock(name);
   }
 
-  public void lockWriteInterruptibly(Mutexes.LockName name) throws InterruptedException {
+  public void lockWriteInterruptibly(LockName name) throws InterruptedException {
     refuseUpgrade(name);
     writes.lockInterruptibly(name);
   }
 
-  public boolean tryLockWrite(Mutexes.LockName name) {
+  public boolean tryLockWrite(LockName name) {
     refuseUpgrade(name);
     return writes.tryLock(name);
   }
 
-  public boolean tryLockWrite(Mutexes.LockName name, long timeoutNanos)
-      throws InterruptedException {
+  public boolean tryLockWrite(LockName name, long timeoutNanos) throws InterruptedException {
     refuseUpgrade(name);
     return writes.tryLock(name, timeoutNanos);
   }
 
-  public void unlockWrite(Mutexes.LockName name) {
+  public void unlockWrite(LockName name) {
     writes.unlock(name);
   }
 
-  public boolean isWriteLockedByCurrentThread(Mutexes.LockName name) {
+  public boolean isWriteLockedByCurrentThread(LockName name) {
     return writes.isHeldByCurrentThread(name);
   }
 
-  public int getWriteHoldCount(Mutexes.LockName name) {
+  public int getWriteHoldCount(LockName name) {
     return writes.getHoldCount(name);
   }
 
-  public boolean isWriteLocked(Mutexes.LockName name) {
+  public boolean isWriteLocked(LockName name) {
     return writes.isLocked(name);
   }
 
-  public long getFencingToken(Mutexes.LockName name) {
+  public long getFencingToken(LockName name) {
     return writes.getFencingToken(name);
   }
 
   /**
    * A condition of the write lock of {@code name}, numbered or named as {@link
-   * Mutexes#newCondition(Mutexes.LockName, String, boolean)} says. An await by a thread that also
+   * LockConditions#newCondition(LockName, String, boolean)} says. An await by a thread that also
    * holds the read lock is refused (see {@link #refuseAwaitWhileReading}).
    */
-  public RedisCondition newWriteCondition(
-      Mutexes.LockName name, String condition, boolean numbered) {
-    return writes.newCondition(name, condition, numbered, this::refuseAwaitWhileReading);
+  public RedisCondition newWriteCondition(LockName name, String condition, boolean numbered) {
+    return writeConditions.newCondition(name, condition, numbered, this::refuseAwaitWhileReading);
   }
 
   /** A thread that reads (and does not write) the name may not take the write lock. */
-  private void refuseUpgrade(Mutexes.LockName name) {
+  private void refuseUpgrade(LockName name) {
     if (reads.isRecorded(name) && !writes.isHeldByCurrentThread(name)) {
       throw new IllegalMonitorStateException(
           "the current thread holds the read lock of '"
@@ -97,7 +97,7 @@ public final class ReadWriteFamily {
    * write lock to signal it, and taking the write lock again after the await would wait for its own
    * share, an upgrade. It is refused at once, as an upgrade is, with nothing released.
    */
-  private void refuseAwaitWhileReading(Mutexes.LockName name) {
+  private void refuseAwaitWhileReading(LockName name) {
     if (reads.isRecorded(name)) {
       throw new IllegalMonitorStateException(
           "the current thread holds the read lock of '"
@@ -110,7 +110,7 @@ public final class ReadWriteFamily {
 
   // ---- the read lock ----
 
-  public void lockRead(Mutexes.LockName name) {
+  public void lockRead(LockName name) {
     try {
       reads.acquire(name, Mode.UNINTERRUPTIBLE, 0, false, writes.currentHold(name));
     } catch (InterruptedException e) {
@@ -118,11 +118,11 @@ public final class ReadWriteFamily {
     }
   }
 
-  public void lockReadInterruptibly(Mutexes.LockName name) throws InterruptedException {
+  public void lockReadInterruptibly(LockName name) throws InterruptedException {
     reads.acquire(name, Mode.INTERRUPTIBLE, 0, false, writes.currentHold(name));
   }
 
-  public boolean tryLockRead(Mutexes.LockName name) {
+  public boolean tryLockRead(LockName name) {
     try {
       return reads.acquire(name, Mode.ONCE, 0, true, writes.currentHold(name));
     } catch (InterruptedException e) {
@@ -130,7 +130,7 @@ public final class ReadWriteFamily {
     }
   }
 
-  public boolean tryLockRead(Mutexes.LockName name, long timeoutNanos) throws InterruptedException {
+  public boolean tryLockRead(LockName name, long timeoutNanos) throws InterruptedException {
     if (timeoutNanos <= 0) {
       if (Thread.interrupted()) {
         throw new InterruptedException();
@@ -140,15 +140,15 @@ public final class ReadWriteFamily {
     return reads.acquire(name, Mode.TIMED, timeoutNanos, false, writes.currentHold(name));
   }
 
-  public void unlockRead(Mutexes.LockName name) {
+  public void unlockRead(LockName name) {
     reads.unlock(name);
   }
 
-  public int getReadHoldCount(Mutexes.LockName name) {
+  public int getReadHoldCount(LockName name) {
     return reads.holdCount(name);
   }
 
-  public int getReadLockCount(Mutexes.LockName name) {
+  public int getReadLockCount(LockName name) {
     return reads.readers(name);
   }
 
@@ -163,6 +163,7 @@ public final class ReadWriteFamily {
   /** Wakes the writers queued locally once the factory is closed. */
   void wakeQueuedAfterClose() {
     writes.wakeQueuedAfterClose();
+    writeConditions.close();
   }
 
   /** Names and read holds with local state: for tests that check nothing leaks. */

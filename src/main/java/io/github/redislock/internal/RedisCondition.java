@@ -25,19 +25,19 @@ public final class RedisCondition implements Condition {
    */
 
   private final Conditions conditions;
-  private final Mutexes.LockName lock;
+  private final LockName lock;
   private final ConditionKeys keys;
   private final String description;
 
   /** Run by each await once it checked that the thread holds the lock; throws to refuse it. */
-  private final Consumer<Mutexes.LockName> beforeAwait;
+  private final Consumer<LockName> beforeAwait;
 
   RedisCondition(
       Conditions conditions,
-      Mutexes.LockName lock,
+      LockName lock,
       String name,
       boolean numbered,
-      Consumer<Mutexes.LockName> beforeAwait) {
+      Consumer<LockName> beforeAwait) {
     this.conditions = conditions;
     this.lock = lock;
     this.beforeAwait = beforeAwait;

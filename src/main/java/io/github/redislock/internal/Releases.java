@@ -61,7 +61,7 @@ final class Releases {
 
   /** The release of {@code hold}'s kind. */
   private static Release byKind(Hold hold) {
-    return hold.kind.release(hold);
+    return hold.release();
   }
 
   /** As {@link #releaseWithRetry(Hold)}, by {@code how} (a script that also releases). */

@@ -31,11 +31,45 @@ import redis.clients.jedis.exceptions.JedisDataException;
  * to another address) is replaced within two checks, where it would otherwise wait for a reply
  * forever. A client that lends no connection (see {@link PubSubClient}) is not checked.
  */
-final class Subscription {
+final class Subscription implements PubSubListener.Events {
+  /**
+   * What a subscription belongs to (a {@link WakeUps} source): it tells it what its connection
+   * does, and guards it with its monitor.
+   */
+  interface Owner {
+    /** Whether the owner is closed: the subscription ends. */
+    boolean isClosed();
+
+    /** {@code subscription}'s thread ended. */
+    void ended(Subscription subscription);
+
+    /** {@code subscription}'s connection ended: its channels are not active until it is back. */
+    void lost(Subscription subscription);
+
+    /**
+     * The routes of {@code subscription}'s channels may have changed. Called without the monitor.
+     */
+    void reroute(Subscription subscription);
+
+    /** The server confirmed {@code channel} on {@code subscription}. */
+    void subscribed(Subscription subscription, String channel);
+
+    /** {@code channel} left {@code subscription}: asked for, or {@code byServer}. */
+    void unsubscribed(Subscription subscription, String channel, boolean byServer);
+
+    /**
+     * A message on {@code channel}.
+     *
+     * @return the signals raised, or {@code null} for none: the caller wakes their threads once it
+     *     has let go of the monitor
+     */
+    List<Signal> message(String channel, String message);
+  }
+
   private static final Logger log = LoggerFactory.getLogger(Subscription.class);
   static final long CHECK_MILLIS = 2000;
 
-  private final WakeUps owner;
+  private final Owner owner;
   private final PubSubClient client;
   private final Executor checks;
 
@@ -62,7 +96,7 @@ final class Subscription {
   private boolean probed;
   private Thread thread;
 
-  Subscription(WakeUps owner, PubSubClient client, Object route, Executor executor) {
+  Subscription(Owner owner, PubSubClient client, Object route, Executor executor) {
     this.owner = owner;
     this.client = client;
     this.route = route;
@@ -302,7 +336,8 @@ final class Subscription {
 
   // Callbacks from the reading thread.
 
-  void subscribed(PubSubListener from, String channel) {
+  @Override
+  public void subscribed(PubSubListener from, String channel) {
     synchronized (owner) {
       if (listener != from) {
         return;
@@ -314,7 +349,8 @@ final class Subscription {
     }
   }
 
-  void unsubscribed(PubSubListener from, String channel) {
+  @Override
+  public void unsubscribed(PubSubListener from, String channel) {
     boolean byServer;
     synchronized (owner) {
       if (listener != from) {
@@ -330,7 +366,8 @@ final class Subscription {
     }
   }
 
-  void message(PubSubListener from, String channel, String message) {
+  @Override
+  public void message(PubSubListener from, String channel, String message) {
     List<Signal> raised;
     synchronized (owner) {
       if (listener == from) {
@@ -345,7 +382,8 @@ final class Subscription {
     }
   }
 
-  void pong(PubSubListener from) {
+  @Override
+  public void pong(PubSubListener from) {
     synchronized (owner) {
       if (listener == from) {
         heard = true;

@@ -21,13 +21,13 @@ abstract class WaitAttempts implements LockKind {
   }
 
   @Override
-  public final boolean extend(Hold hold) {
-    return kind.extend(hold);
+  public final boolean extend(LockKeys keys, String token) {
+    return kind.extend(keys, token);
   }
 
   @Override
-  public final Release release(Hold hold) {
-    return kind.release(hold);
+  public final Release release(LockKeys keys, String token, long fencingToken, Object grant) {
+    return kind.release(keys, token, fencingToken, grant);
   }
 
   @Override
@@ -36,13 +36,13 @@ abstract class WaitAttempts implements LockKind {
   }
 
   @Override
-  public final long reissueFence(Hold hold) {
-    return kind.reissueFence(hold);
+  public final long reissueFence(LockKeys keys, String token, Object grant) {
+    return kind.reissueFence(keys, token, grant);
   }
 
   @Override
-  public final boolean confirmFence(Hold hold, long fencingToken) {
-    return kind.confirmFence(hold, fencingToken);
+  public final boolean confirmFence(LockKeys keys, String token, long fencingToken) {
+    return kind.confirmFence(keys, token, fencingToken);
   }
 
   @Override

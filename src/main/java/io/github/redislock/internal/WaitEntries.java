@@ -14,16 +14,26 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The entries in Redis of one kind's waits not over yet ({@link WaitEntry}): acquired or left, an
- * entry goes. A closing factory takes them all out, in parallel, before it closes its clients.
+ * The entries in Redis of one kind's waits not over yet: acquired or left, an entry goes. A closing
+ * factory takes them all out, in parallel, before it closes its clients.
  */
 final class WaitEntries {
   private static final Logger log = LoggerFactory.getLogger(WaitEntries.class);
 
+  /** An entry in Redis of a wait not over yet. */
+  interface Entry {
+    /**
+     * The factory is closing: marks the wait left, and tells how to take its entry out.
+     *
+     * @return the leaving to run, or {@code null} when the wait left already or sent no attempt
+     */
+    Runnable leaveAtClose();
+  }
+
   /** How long a closing factory waits for its waiters' entries to be taken out. */
   static final long LEAVE_AT_CLOSE_MILLIS = 1000;
 
-  private final Set<WaitEntry> open = ConcurrentHashMap.newKeySet();
+  private final Set<Entry> open = ConcurrentHashMap.newKeySet();
   private final Executor io;
 
   /**
@@ -35,11 +45,11 @@ final class WaitEntries {
     this.io = io;
   }
 
-  void add(WaitEntry entry) {
+  void add(Entry entry) {
     open.add(entry);
   }
 
-  void remove(WaitEntry entry) {
+  void remove(Entry entry) {
     open.remove(entry);
   }
 
@@ -50,7 +60,7 @@ final class WaitEntries {
    */
   void leaveAll() {
     List<CompletableFuture<Void>> leaving = new ArrayList<>();
-    for (WaitEntry entry : open) {
+    for (Entry entry : open) {
       Runnable leave = entry.leaveAtClose();
       if (leave != null) {
         try {

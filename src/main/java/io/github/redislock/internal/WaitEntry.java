@@ -23,7 +23,7 @@ import org.slf4j.LoggerFactory;
  * last of them to be answered takes the bar out again; a bar whose attempt never answered ends with
  * its lease. An attempt that starts after its wait gave up is not sent.
  */
-abstract class WaitEntry extends WaitAttempts {
+abstract class WaitEntry extends WaitAttempts implements WaitEntries.Entry {
   private static final Logger log = LoggerFactory.getLogger(WaitEntry.class);
 
   /** The wait's id, the same for all its attempts: the entry's member in Redis. */
@@ -145,7 +145,8 @@ abstract class WaitEntry extends WaitAttempts {
    *
    * @return the leaving to run, or {@code null} when the wait left already or sent no attempt
    */
-  final Runnable leaveAtClose() {
+  @Override
+  public final Runnable leaveAtClose() {
     Leaving leaving = markLeft();
     return leaving == null ? null : () -> takeOutQuietly(leaving.keys, leaving.unsettled);
   }

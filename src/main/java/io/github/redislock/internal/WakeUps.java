@@ -32,7 +32,7 @@ import redis.clients.jedis.UnifiedJedis;
  * release came in between. A broken or silent connection raises its waiters too; they fall back to
  * re-checks (see {@link #isActive}) until it is back.
  */
-final class WakeUps implements AutoCloseable {
+final class WakeUps implements AutoCloseable, Subscription.Owner {
   static final long LINGER_MILLIS = 200;
   private static final long LINGER_NANOS = TimeUnit.MILLISECONDS.toNanos(LINGER_MILLIS);
   private static final long CLOSE_WAIT_MILLIS = 1000;
@@ -175,7 +175,8 @@ final class WakeUps implements AutoCloseable {
     return assigned.size();
   }
 
-  synchronized boolean isClosed() {
+  @Override
+  public synchronized boolean isClosed() {
     return closed;
   }
 
@@ -251,7 +252,8 @@ final class WakeUps implements AutoCloseable {
    * Moves the channels of {@code subscription} whose route changed (a failover, a resharding, or
    * plain Pub/Sub after all) to the subscription of their route. Called without the monitor.
    */
-  void reroute(Subscription subscription) {
+  @Override
+  public void reroute(Subscription subscription) {
     List<String> channels;
     synchronized (this) {
       channels = new ArrayList<>(subscription.channels);
@@ -277,7 +279,8 @@ final class WakeUps implements AutoCloseable {
   // Callbacks from the subscriptions, with the monitor held.
 
   /** {@code subscription}'s thread ended: forgets it, unless it has channels again. */
-  void ended(Subscription subscription) {
+  @Override
+  public void ended(Subscription subscription) {
     if (subscription.channels.isEmpty()) {
       subscriptions.remove(subscription.route, subscription);
     } else {
@@ -285,7 +288,8 @@ final class WakeUps implements AutoCloseable {
     }
   }
 
-  void subscribed(Subscription subscription, String channel) {
+  @Override
+  public void subscribed(Subscription subscription, String channel) {
     if (assigned.get(channel) != subscription || !confirmed.add(channel)) {
       return; // not its channel any more, or the answer to a probe
     }
@@ -293,7 +297,8 @@ final class WakeUps implements AutoCloseable {
     raise(channel);
   }
 
-  void unsubscribed(Subscription subscription, String channel, boolean byServer) {
+  @Override
+  public void unsubscribed(Subscription subscription, String channel, boolean byServer) {
     if (!isOwn(subscription, channel)) {
       return; // it moved to another subscription
     }
@@ -310,7 +315,8 @@ final class WakeUps implements AutoCloseable {
    * @return the signals raised, or {@code null} for none: the caller wakes their threads ({@link
    *     Signal#wake}) once it has let go of this monitor
    */
-  List<Signal> message(String channel, String message) {
+  @Override
+  public List<Signal> message(String channel, String message) {
     if (lastEvents.containsKey(channel)) {
       lastEvents.put(channel, events.incrementAndGet());
     }
@@ -331,7 +337,8 @@ final class WakeUps implements AutoCloseable {
   }
 
   /** {@code subscription}'s connection ended: its channels are not active until it is back. */
-  void lost(Subscription subscription) {
+  @Override
+  public void lost(Subscription subscription) {
     confirmed.removeIf(channel -> isOwn(subscription, channel));
     lastEvents.keySet().removeIf(channel -> isOwn(subscription, channel));
     subscription.channels.forEach(this::raise);

@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.github.redislock.LockLostEvent;
 import io.github.redislock.internal.FakeBackend.Op;
-import io.github.redislock.internal.Mutexes.LockName;
 import io.github.redislock.testing.RedisInvariants;
 import io.github.redislock.testing.Timing;
 import java.time.Duration;

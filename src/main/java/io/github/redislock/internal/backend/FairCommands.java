@@ -34,7 +34,7 @@ final class FairCommands {
    * how long to wait at most.
    */
   Request<Acquisition> acquire(
-      LockKeys keys, String token, String waiterId, boolean fenced, FairQueue.Turn turn) {
+      LockKeys keys, String token, String waiterId, boolean fenced, Turn turn) {
     return new ScriptCall<>(
         "acquire",
         keys,

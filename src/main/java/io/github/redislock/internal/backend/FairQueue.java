@@ -26,16 +26,6 @@ public final class FairQueue {
     this.firstContact = firstContact;
   }
 
-  /** How an attempt treats the queue. */
-  public enum Turn {
-    /** Takes a free lock whoever waits, and queues nothing: {@code tryLock()}. */
-    BARGE,
-    /** Takes a free lock if nobody waits, and queues nothing: {@code tryLock(0, unit)}. */
-    IF_NOBODY_WAITS,
-    /** Takes a free lock when first in the queue, else queues or renews its place: a waiter. */
-    QUEUE
-  }
-
   /**
    * One attempt of waiter {@code waiterId} (empty unless {@code turn} is {@link Turn#QUEUE}):
    * acquired when the lock is free and {@code turn} allows it; else, for a waiter, its place is

@@ -27,7 +27,7 @@ import org.slf4j.LoggerFactory;
  * ACL, a renamed command) cannot be told apart, and is trusted, with a warning. Thread-safe.
  */
 final class MasterIdentities {
-  private static final Logger log = LoggerFactory.getLogger(RedlockBackend.class);
+  private static final Logger log = LoggerFactory.getLogger(MasterIdentities.class);
   private static final long ASK_AGAIN_NANOS = TimeUnit.SECONDS.toNanos(1);
 
   /** The identity of a master whose server will not tell it. */

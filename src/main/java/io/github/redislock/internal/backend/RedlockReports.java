@@ -16,7 +16,7 @@ import org.slf4j.LoggerFactory;
  * when a majority succeeded without some nodes.
  */
 final class RedlockReports {
-  private static final Logger log = LoggerFactory.getLogger(RedlockBackend.class);
+  private static final Logger log = LoggerFactory.getLogger(RedlockReports.class);
   private static final long WARN_EVERY_NANOS = TimeUnit.SECONDS.toNanos(10);
 
   private final Quorum quorum;

@@ -58,7 +58,7 @@ final class Drainer {
       Object reply;
       try {
         long until = marked ? giveUpAt : Math.min(downAtNanos, giveUpAt);
-        if (!link.awaitReply(Endpoint.millis(Math.min(until - ticker.read(), SLICE_NANOS)))) {
+        if (!link.awaitReply(Link.millis(Math.min(until - ticker.read(), SLICE_NANOS)))) {
           long now = ticker.read();
           if (!marked && now - downAtNanos >= 0) {
             marked = true;
@@ -75,7 +75,7 @@ final class Drainer {
           continue;
         }
         try {
-          reply = link.read(Endpoint.millis(nodeTimeoutNanos));
+          reply = link.read(Link.millis(nodeTimeoutNanos));
         } catch (JedisDataException e) {
           owner.answered();
           link.paidWithError(next, e);

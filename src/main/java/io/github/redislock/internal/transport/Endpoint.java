@@ -368,7 +368,7 @@ final class Endpoint implements Drainer.Owner {
       links.lost();
       return;
     }
-    String cause = "no reply within " + millis(nodeTimeoutNanos) + " ms";
+    String cause = "no reply within " + Link.millis(nodeTimeoutNanos) + " ms";
     drainer.drain(link, cause, false, ticker.read() + nodeTimeoutNanos);
   }
 
@@ -442,10 +442,5 @@ final class Endpoint implements Drainer.Owner {
     links.close();
     drained.forEach(Link::close);
     Undos.fail(unsent, "closed");
-  }
-
-  /** Whole milliseconds, rounded up, at least 1: the resolution of socket timeouts. */
-  static long millis(long nanos) {
-    return Math.max(1, (nanos + 999_999) / 1_000_000);
   }
 }

@@ -260,10 +260,7 @@ final class Exchange<T> {
       if (links[i] != null) {
         round.carry(i, links[i]);
         endpoints[i].late(
-            links[i],
-            late(i),
-            "no reply within " + Endpoint.millis(readBy - start) + " ms",
-            readBy);
+            links[i], late(i), "no reply within " + Link.millis(readBy - start) + " ms", readBy);
       } else if (opening(i)) { // its request is sent once it opens
         round.carry(
             i, Opening.carry(endpoints[i], opening[i], command, late(i), ticker, nodeTimeoutNanos));
@@ -311,10 +308,10 @@ final class Exchange<T> {
     Endpoint endpoint = endpoints[i];
     Object reply;
     try {
-      if (waitNanos > 0 ? !link.awaitReply(Endpoint.millis(waitNanos)) : !link.ready()) {
+      if (waitNanos > 0 ? !link.awaitReply(Link.millis(waitNanos)) : !link.ready()) {
         return false;
       }
-      reply = link.read(Endpoint.millis(nodeTimeoutNanos));
+      reply = link.read(Link.millis(nodeTimeoutNanos));
     } catch (JedisDataException e) {
       endpoint.giveBack(link);
       Late.recordError(round, i, endpoint.node(), request, e);

@@ -349,4 +349,9 @@ final class Link {
       return List.of();
     }
   }
+
+  /** Whole milliseconds, rounded up, at least 1: the resolution of socket timeouts. */
+  static long millis(long nanos) {
+    return Math.max(1, (nanos + 999_999) / 1_000_000);
+  }
 }

@@ -102,7 +102,7 @@ final class Opening {
     } else if (broken != null) {
       endpoint.failed(opened, broken);
     } else {
-      String cause = "no reply within " + Endpoint.millis(nodeTimeoutNanos) + " ms";
+      String cause = "no reply within " + Link.millis(nodeTimeoutNanos) + " ms";
       endpoint.drainLater(opened, cause, ticker.read() + nodeTimeoutNanos);
     }
     return null;
