@@ -6,9 +6,12 @@ import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
 import static com.tngtech.archunit.library.dependencies.SlicesRuleDefinition.slices;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import com.tngtech.archunit.core.domain.JavaClass;
 import com.tngtech.archunit.core.domain.JavaClasses;
 import com.tngtech.archunit.core.importer.ClassFileImporter;
 import com.tngtech.archunit.core.importer.ImportOption;
+import com.tngtech.archunit.library.dependencies.SliceAssignment;
+import com.tngtech.archunit.library.dependencies.SliceIdentifier;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
@@ -25,8 +28,9 @@ import org.junit.jupiter.api.Test;
 /**
  * The layers of the library (see docs/architecture.md), checked on its compiled classes: the public
  * package reaches the internals only through the factory and the engine; the engine ({@code
- * internal}) uses the backends; backends use transports; nothing points back up; no package cycles.
- * And no source file in {@code src/main} is longer than the reader can take in one sitting.
+ * internal}) uses the backends; backends use transports; nothing points back up; no package cycles,
+ * and no cycles among top-level classes. And no source file in {@code src/main} is longer than the
+ * reader can take in one sitting.
  */
 class ArchitectureTest {
   private static final String API = "io.github.redislock";
@@ -52,12 +56,44 @@ class ArchitectureTest {
 
   private static JavaClasses classes;
 
+  /**
+   * Assigns each class of the library to its top-level class (a nested, local or anonymous class
+   * counts as the class it is declared in), and leaves out every other class.
+   */
+  private static final SliceAssignment TOP_LEVEL_CLASSES =
+      new SliceAssignment() {
+        @Override
+        public SliceIdentifier getIdentifierOf(JavaClass javaClass) {
+          String name = javaClass.getName();
+          if (!name.startsWith(API + ".")) {
+            return SliceIdentifier.ignore();
+          }
+          int nested = name.indexOf('$');
+          return SliceIdentifier.of(nested < 0 ? name : name.substring(0, nested));
+        }
+
+        @Override
+        public String getDescription() {
+          return "the top-level classes of src/main";
+        }
+      };
+
   @BeforeAll
   static void importClasses() {
     classes =
         new ClassFileImporter()
             .withImportOption(ImportOption.Predefined.DO_NOT_INCLUDE_TESTS)
             .importPackages(API);
+  }
+
+  /**
+   * No dependency cycle among the top-level classes of src/main: the classes of a cycle can only be
+   * read, tested and changed together. A failure names the classes of each cycle and the
+   * dependencies that close it.
+   */
+  @Test
+  void topLevelClassesAreFreeOfCycles() {
+    slices().assignedFrom(TOP_LEVEL_CLASSES).should().beFreeOfCycles().check(classes);
   }
 
   @Test
