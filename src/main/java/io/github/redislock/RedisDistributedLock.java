@@ -535,7 +535,8 @@ public class RedisDistributedLock implements Lock {
    * @return a new condition of this lock
    * @throws UnsupportedOperationException with {@code RedisLockFactory.Builder.redlock}: a single
    *     order of awaiters, and a signal that is never lost, need one linearizable copy, which
-   *     independent masters do not give (see docs/conditions.md)
+   *     independent masters do not give (see <a
+   *     href="https://github.com/redislock/redis-lock/blob/main/docs/conditions.md">docs/conditions.md</a>)
    */
   @Override
   public Condition newCondition() {

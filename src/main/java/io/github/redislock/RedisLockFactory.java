@@ -114,8 +114,8 @@ public final class RedisLockFactory implements AutoCloseable {
    *     #getLock})
    * @throws IllegalStateException if this factory is closed
    * @throws UnsupportedOperationException with {@link Builder#redlock}: each independent master
-   *     would decide on its own whether a reader waits behind a writer (see {@code
-   *     docs/read-write.md})
+   *     would decide on its own whether a reader waits behind a writer (see <a
+   *     href="https://github.com/redislock/redis-lock/blob/main/docs/read-write.md">docs/read-write.md</a>)
    */
   public RedisReadWriteLock getReadWriteLock(String name) {
     String checked = checkName(name);
@@ -145,7 +145,8 @@ public final class RedisLockFactory implements AutoCloseable {
    * a waiter renews its place at least every third of it; so a waiter that died while first delays
    * the others by at most one lease. Closing the factory takes its waiters' places out of their
    * queues, waiting for Redis at most one second. Keys, scripts, faults and the reasons for the
-   * Redlock refusal: {@code docs/fair.md}.
+   * Redlock refusal: <a
+   * href="https://github.com/redislock/redis-lock/blob/main/docs/fair.md">docs/fair.md</a>.
    *
    * @param name the lock's name; its Redis key is {@code keyPrefix + name}
    * @return the lock

@@ -6,9 +6,9 @@ import static io.github.redislock.bench.MarkdownReport.times;
 import org.HdrHistogram.Histogram;
 
 /**
- * The fair lock's targets of issue 10, checked against this run: handoff between JVMs against the
- * raw floor's, and throughput against Redisson's {@code RFairLock} in the same run. Missing data (a
- * row not run or not available) reads "n/a".
+ * The fair lock's targets, checked against this run: handoff between JVMs against the raw floor's,
+ * and throughput against Redisson's {@code RFairLock} in the same run. Missing data (a row not run
+ * or not available) reads "n/a".
  */
 final class FairTargetCheck {
   private final Results results;

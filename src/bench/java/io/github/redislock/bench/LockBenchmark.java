@@ -15,7 +15,7 @@ import java.util.Locale;
 import java.util.Map;
 
 /**
- * The benchmark of issue 4: this library against Redisson, Spring Integration and two hand-written
+ * The lock benchmark: this library against Redisson, Spring Integration and two hand-written
  * floors, in one run.
  *
  * <pre>

@@ -14,7 +14,7 @@ import java.util.stream.Collectors;
 
 /** Renders {@link Results} as {@code results.md}. */
 final class MarkdownReport {
-  /** A before/after ratio counts as unchanged within this fraction (issue 8: "within 5%"). */
+  /** A before/after ratio counts as unchanged within this fraction. */
   private static final double SAME_WITHIN = 0.05;
 
   private final Results results;

@@ -19,7 +19,7 @@ import org.redisson.api.RedissonClient;
 import org.redisson.config.Config;
 
 /**
- * Read-write locks (issue 10): this library's {@code RedisReadWriteLock} beside Redisson's {@code
+ * Read-write locks: this library's {@code RedisReadWriteLock} beside Redisson's {@code
  * RReadWriteLock}, on the same single server, in one run, each cell measured {@code rounds} times
  * with the order of the rows rotated. The cases:
  *
@@ -540,7 +540,7 @@ final class ReadWriteRuns {
 
   // ---- the report ----
 
-  /** The report's section: the rows, then the goals of issue 10 as measured. */
+  /** The report's section: the rows, then the read-write locks' goals as measured. */
   static void render(List<Row> rows, java.util.function.Consumer<String> line) {
     if (rows.isEmpty()) {
       return;

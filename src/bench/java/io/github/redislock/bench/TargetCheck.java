@@ -8,7 +8,7 @@ import static io.github.redislock.bench.MarkdownReport.times;
 import java.util.Locale;
 
 /**
- * The targets of issue 4, checked against this run's ratios: each row names the target, the
+ * The benchmark's targets, checked against this run's ratios: each row names the target, the
  * measured figure and whether it was met. Missing data (an implementation not available, a scenario
  * not run) reads "n/a".
  */

@@ -18,7 +18,7 @@ import java.util.Locale;
 import java.util.Map;
 
 /**
- * The leak soak of issue 11, part 5: {@code mvn -q -Psoak test-compile exec:java}.
+ * The leak soak: {@code mvn -q -Psoak test-compile exec:java}.
  *
  * <p>Against one {@code redis-server} started here, {@link LeakSoak} runs {@code soak.factories}
  * factory lifecycles, then {@code soak.locks} lock objects of two long-lived factories over {@code

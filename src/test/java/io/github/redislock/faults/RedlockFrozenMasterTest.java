@@ -22,11 +22,12 @@ import org.junit.jupiter.api.TestInfo;
 import redis.clients.jedis.Jedis;
 
 /**
- * Issue 9, item 2: a dead, frozen or black-holed master costs a Redlock operation at most about the
- * node timeout, connection set-up included, never delays the other masters, and is not reconnected
- * on every operation. These are liveness bounds the issue demands, so they are timed, generously:
- * each allows several times what twenty operations cost if the bad master took the whole node
- * timeout in every one of them (before the fix, ten pairs took ten seconds).
+ * A master that stops answering: a dead, frozen or black-holed master costs a Redlock operation at
+ * most about the node timeout, connection set-up included, never delays the other masters, and is
+ * not reconnected on every operation. These are liveness bounds the Redlock transport promises
+ * (docs/redlock.md), so they are timed, generously: each allows several times what twenty
+ * operations cost if the bad master took the whole node timeout in every one of them (before the
+ * fix, ten pairs took ten seconds).
  */
 @IntegrationTest
 class RedlockFrozenMasterTest {

@@ -33,10 +33,10 @@ import redis.clients.jedis.args.ClientType;
 import redis.clients.jedis.params.ClientKillParams;
 
 /**
- * The leak soak of issue 11: factories built and closed, lock objects made and dropped, names
- * locked and released, by several threads at once, with faults in between, so that what the library
- * holds (heap, threads, descriptors, connections, subscriptions, keys) can be compared with a
- * baseline afterwards (see {@link Resources} and {@link #compare}).
+ * The leak soak: factories built and closed, lock objects made and dropped, names locked and
+ * released, by several threads at once, with faults in between, so that what the library holds
+ * (heap, threads, descriptors, connections, subscriptions, keys) can be compared with a baseline
+ * afterwards (see {@link Resources} and {@link #compare}).
  *
  * <p>Two phases. {@link #factoryLifecycles}: each iteration builds a factory, locks one name of a
  * small set (so the threads' factories contend, and wait for each other through Redis) and closes

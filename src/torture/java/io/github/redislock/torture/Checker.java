@@ -15,7 +15,7 @@ import java.util.TreeMap;
 import java.util.stream.Collectors;
 
 /**
- * Checks one phase's history after the run (the checks of issue 11, numbered as there):
+ * Checks one phase's history after the run (the checks numbered as in the report's "How it works"):
  *
  * <ol>
  *   <li>Exclusion. Two sections of one name overlap when the later one started while the earlier

@@ -10,9 +10,9 @@ import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
 /**
- * The torture run of issue 11: worker JVMs lock a small set of names with every lock form while a
- * nemesis kills, freezes, partitions and fails over the deployment under them and freezes and kills
- * the workers; afterwards a checker reads the history and tells every violation.
+ * The torture run: worker JVMs lock a small set of names with every lock form while a nemesis
+ * kills, freezes, partitions and fails over the deployment under them and freezes and kills the
+ * workers; afterwards a checker reads the history and tells every violation.
  *
  * <pre>
  * mvn -q -Ptorture test-compile exec:java                                  # every deployment, 60 s each

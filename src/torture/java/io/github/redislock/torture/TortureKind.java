@@ -138,7 +138,7 @@ interface TortureKind {
     }
   }
 
-  /** {@link RedisLockFactory#getFairLock}: the fair lock (issue 10). */
+  /** {@link RedisLockFactory#getFairLock}: the fair lock. */
   final class FairKind implements TortureKind {
     @Override
     public String id() {

@@ -46,7 +46,9 @@ final class AccessCheck {
             + keys.lock()
             + "' needs to be acquired, renewed and released";
     return new RedisLockException(
-        message + "; nothing was taken. Grant them to the user (see docs/security.md)",
+        message
+            + "; nothing was taken. Grant them to the user (see "
+            + "https://github.com/redislock/redis-lock/blob/main/docs/security.md)",
         new JedisAccessControlException(message));
   }
 }

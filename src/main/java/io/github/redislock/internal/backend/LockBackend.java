@@ -102,38 +102,41 @@ public interface LockBackend extends AutoCloseable {
   /**
    * The fair locks of this deployment.
    *
-   * @throws UnsupportedOperationException where there are none: under Redlock (see docs/fair.md)
+   * @throws UnsupportedOperationException where there are none: under Redlock (see <a
+   *     href="https://github.com/redislock/redis-lock/blob/main/docs/fair.md">docs/fair.md</a>)
    */
   default FairQueue fairQueue() {
     throw new UnsupportedOperationException(
         "fair locks need one Redis deployment to order their waiters: Redlock's independent"
-            + " masters can see waiters in different orders (see docs/fair.md)");
+            + " masters can see waiters in different orders (see "
+            + "https://github.com/redislock/redis-lock/blob/main/docs/fair.md)");
   }
 
   /**
    * The read-write locks of this deployment.
    *
-   * @throws UnsupportedOperationException where there are none: under Redlock (see
-   *     docs/read-write.md)
+   * @throws UnsupportedOperationException where there are none: under Redlock (see <a
+   *     href="https://github.com/redislock/redis-lock/blob/main/docs/read-write.md">docs/read-write.md</a>)
    */
   default ReadWriteOps readWriteOps() {
     throw new UnsupportedOperationException(
         "read-write locks need one Redis deployment: under Redlock each master would decide on its"
             + " own whether a reader waits behind a writer, and count readers on its own (see"
-            + " docs/read-write.md)");
+            + " https://github.com/redislock/redis-lock/blob/main/docs/read-write.md)");
   }
 
   /**
    * The conditions of this deployment's locks.
    *
-   * @throws UnsupportedOperationException where there are none: under Redlock (see
-   *     docs/conditions.md)
+   * @throws UnsupportedOperationException where there are none: under Redlock (see <a
+   *     href="https://github.com/redislock/redis-lock/blob/main/docs/conditions.md">docs/conditions.md</a>)
    */
   default ConditionQueue conditionQueue() {
     throw new UnsupportedOperationException(
         "conditions need one Redis deployment to order their awaiters and record their signals:"
             + " Redlock's independent masters can see awaiters in different orders, and a signal"
-            + " recorded on a majority can be lost with one restart (see docs/conditions.md)");
+            + " recorded on a majority can be lost with one restart (see "
+            + "https://github.com/redislock/redis-lock/blob/main/docs/conditions.md)");
   }
 
   /** Closes the clients this backend created; never a caller's. */

@@ -21,10 +21,10 @@ import redis.clients.jedis.RedisClient;
 import redis.clients.jedis.params.SetParams;
 
 /**
- * Issue 9, S4: a master whose acquisition reply comes late must not keep the key for a whole lease.
- * Its late grant is released when it comes, and no release may reach a master before the {@code
- * SET} it is meant to undo (a release on another connection can overtake a {@code SET} held up on
- * the way). The lease is a minute; every check waits a few seconds at most.
+ * Late replies under Redlock: a master whose acquisition reply comes late must not keep the key for
+ * a whole lease. Its late grant is released when it comes, and no release may reach a master before
+ * the {@code SET} it is meant to undo (a release on another connection can overtake a {@code SET}
+ * held up on the way). The lease is a minute; every check waits a few seconds at most.
  */
 @IntegrationTest
 class RedlockLateRepliesTest {
