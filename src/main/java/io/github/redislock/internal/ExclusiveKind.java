@@ -13,6 +13,11 @@ final class ExclusiveKind extends LockKeyKind {
   }
 
   @Override
+  public String label() {
+    return "lock";
+  }
+
+  @Override
   public Acquisition tryAcquire(LockKeys keys, String token, boolean expectBusy) {
     return backend.tryAcquire(keys, token, fencingWanted, expectBusy);
   }

@@ -49,6 +49,11 @@ final class FairKind implements LockKind {
   }
 
   @Override
+  public String label() {
+    return "fair";
+  }
+
+  @Override
   public LockKind forWait(boolean barge) {
     if (barge) {
       return this;

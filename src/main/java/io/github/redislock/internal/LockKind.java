@@ -12,6 +12,8 @@ import io.github.redislock.internal.backend.Release;
  * RedisLockException} when Redis fails.
  */
 interface LockKind {
+  /** What JFR events call this kind of lock: "lock", "fair", "read" or "write". */
+  String label();
 
   /**
    * One attempt to acquire with a fresh {@code token}.

@@ -33,6 +33,11 @@ final class ReadKind implements LockKind {
    * them.
    */
   @Override
+  public String label() {
+    return "read";
+  }
+
+  @Override
   public String waiterId() {
     return "readers";
   }

@@ -140,21 +140,13 @@ public final class Telemetry {
       event.end();
       if (event.shouldCommit()) {
         event.lockName = name;
-        event.kind = label(kind);
+        event.kind = kind.label();
         event.outcome = outcome(acquired, timedOut, failure);
         event.roundTrips = a.roundTrips;
         event.handoff = handoff;
         event.commit();
       }
     }
-  }
-
-  /** What the events call a kind of lock. */
-  private static String label(LockKind kind) {
-    if (kind instanceof ReadKind) {
-      return "read";
-    }
-    return kind instanceof FairKind ? "fair" : kind instanceof WriteKind ? "write" : "lock";
   }
 
   private static String outcome(boolean acquired, boolean timedOut, Throwable failure) {
@@ -183,7 +175,7 @@ public final class Telemetry {
     if (jfr) {
       ReleaseEvent event = new ReleaseEvent();
       event.lockName = hold.name;
-      event.kind = label(kind);
+      event.kind = kind.label();
       event.holdTime = held;
       event.released = released;
       event.commit();

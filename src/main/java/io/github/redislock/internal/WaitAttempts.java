@@ -46,6 +46,11 @@ abstract class WaitAttempts implements LockKind {
   }
 
   @Override
+  public final String label() {
+    return kind.label();
+  }
+
+  @Override
   public final void fencingWanted() {
     kind.fencingWanted();
   }

@@ -39,6 +39,11 @@ final class WriteKind extends LockKeyKind {
   }
 
   @Override
+  public String label() {
+    return "write";
+  }
+
+  @Override
   public LockKind forWait(boolean barge) {
     if (barge) {
       return this;

@@ -7,6 +7,7 @@ import static org.awaitility.Awaitility.await;
 import io.github.redislock.LockLostEvent;
 import io.github.redislock.RedisDistributedLock;
 import io.github.redislock.RedisLockFactory;
+import io.github.redislock.RedisReadWriteLock;
 import io.github.redislock.contract.RedlockDeployment;
 import io.github.redislock.testing.IntegrationTest;
 import io.github.redislock.testing.RedisInvariants;
@@ -19,6 +20,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.Lock;
 import jdk.jfr.Recording;
 import jdk.jfr.consumer.RecordedEvent;
 import jdk.jfr.consumer.RecordingFile;
@@ -90,6 +92,29 @@ class JfrEventsTest {
     return events.stream()
         .filter(e -> e.getEventType().getName().equals("io.github.redislock." + type))
         .toList();
+  }
+
+  /** Each event names the kind of lock: the plain lock, a fair lock, a write lock, a read lock. */
+  @Test
+  void eventsNameTheKindOfLock() throws Exception {
+    RedisLockFactory factory = factory(Duration.ofSeconds(30), Duration.ofSeconds(2));
+    Lock plain = factory.getLock(name);
+    Lock fair = factory.getFairLock(name + ":fair");
+    RedisReadWriteLock readWrite = factory.getReadWriteLock(name + ":rw");
+    List<RecordedEvent> events =
+        record(
+            () -> {
+              for (Lock lock : List.of(plain, fair, readWrite.writeLock(), readWrite.readLock())) {
+                lock.lock();
+                lock.unlock();
+              }
+            });
+    assertThat(named(events, "Acquisition"))
+        .extracting(e -> e.getString("kind"))
+        .containsExactly("lock", "fair", "write", "read");
+    assertThat(named(events, "Release"))
+        .extracting(e -> e.getString("kind"))
+        .containsExactly("lock", "fair", "write", "read");
   }
 
   @Test
