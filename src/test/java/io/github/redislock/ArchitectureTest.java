@@ -39,6 +39,8 @@ class ArchitectureTest {
   private static final String TRANSPORT = "io.github.redislock.internal.transport";
   private static final String CLIENT = "io.github.redislock.internal.client";
   private static final String UTIL = "io.github.redislock.internal.util";
+  private static final String WAKEUP = "io.github.redislock.internal.wakeup";
+  private static final String EVENTS = "io.github.redislock.internal.events";
   private static final int MAX_LINES_OF_CODE = 350;
 
   /**
@@ -130,7 +132,7 @@ class ArchitectureTest {
   void backendsNeverUseTheEngine() {
     noClasses()
         .that()
-        .resideInAnyPackage(BACKEND, TRANSPORT, CLIENT, UTIL)
+        .resideInAnyPackage(BACKEND, TRANSPORT, CLIENT, UTIL, WAKEUP, EVENTS)
         .should()
         .dependOnClassesThat(resideInAPackage(ENGINE))
         .check(classes);
@@ -143,6 +145,36 @@ class ArchitectureTest {
         .resideInAPackage(TRANSPORT)
         .should()
         .dependOnClassesThat(resideInAPackage(BACKEND))
+        .check(classes);
+  }
+
+  /** Wake-ups use the utilities only; JFR events use nothing internal. */
+  @Test
+  void wakeUpsAndEventsStandAlone() {
+    noClasses()
+        .that()
+        .resideInAPackage(WAKEUP)
+        .should()
+        .dependOnClassesThat()
+        .resideInAnyPackage(API, BACKEND, TRANSPORT, CLIENT, EVENTS)
+        .check(classes);
+    noClasses()
+        .that()
+        .resideInAPackage(EVENTS)
+        .should()
+        .dependOnClassesThat()
+        .resideInAnyPackage(API, BACKEND, TRANSPORT, CLIENT, UTIL, WAKEUP)
+        .check(classes);
+  }
+
+  /** Nothing below the engine uses the wake-ups. */
+  @Test
+  void onlyTheEngineUsesTheWakeUps() {
+    noClasses()
+        .that()
+        .resideInAnyPackage(BACKEND, TRANSPORT, CLIENT, UTIL, EVENTS)
+        .should()
+        .dependOnClassesThat(resideInAPackage(WAKEUP))
         .check(classes);
   }
 

@@ -9,6 +9,7 @@ import io.github.redislock.internal.backend.LockKeys;
 import io.github.redislock.internal.backend.Release;
 import io.github.redislock.internal.util.Backoff;
 import io.github.redislock.internal.util.Tokens;
+import io.github.redislock.internal.wakeup.Signal;
 import java.util.concurrent.atomic.AtomicLong;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;

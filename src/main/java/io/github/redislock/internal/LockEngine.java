@@ -5,6 +5,7 @@ import io.github.redislock.internal.backend.LockBackend;
 import io.github.redislock.internal.backend.LockState;
 import io.github.redislock.internal.util.Threads;
 import io.github.redislock.internal.util.Ticker;
+import io.github.redislock.internal.wakeup.WakeUpHub;
 import java.util.List;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.TimeUnit;

@@ -7,6 +7,8 @@ import io.github.redislock.internal.backend.LockKeys;
 import io.github.redislock.internal.util.Backoff;
 import io.github.redislock.internal.util.Ticker;
 import io.github.redislock.internal.util.Tokens;
+import io.github.redislock.internal.wakeup.Signal;
+import io.github.redislock.internal.wakeup.WakeUpHub;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;

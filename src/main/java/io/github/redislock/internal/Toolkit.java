@@ -2,6 +2,7 @@ package io.github.redislock.internal;
 
 import io.github.redislock.internal.backend.LockBackend;
 import io.github.redislock.internal.util.Ticker;
+import io.github.redislock.internal.wakeup.WakeUpHub;
 
 /**
  * The machinery a factory's lock families share: one per factory, built by {@link LockEngine}.

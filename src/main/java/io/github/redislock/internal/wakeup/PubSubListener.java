@@ -1,4 +1,4 @@
-package io.github.redislock.internal;
+package io.github.redislock.internal.wakeup;
 
 import redis.clients.jedis.Connection;
 import redis.clients.jedis.JedisPubSub;

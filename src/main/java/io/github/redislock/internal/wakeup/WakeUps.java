@@ -1,4 +1,4 @@
-package io.github.redislock.internal;
+package io.github.redislock.internal.wakeup;
 
 import io.github.redislock.internal.util.Ticker;
 import java.util.ArrayList;

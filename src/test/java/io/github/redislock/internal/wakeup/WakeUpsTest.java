@@ -1,4 +1,4 @@
-package io.github.redislock.internal;
+package io.github.redislock.internal.wakeup;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;

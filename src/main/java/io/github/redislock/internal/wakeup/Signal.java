@@ -1,13 +1,13 @@
-package io.github.redislock.internal;
+package io.github.redislock.internal.wakeup;
 
 import io.github.redislock.internal.util.Ticker;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.Predicate;
 
 /** Wakes one waiting thread: raised by a release's wake-up, a new subscription, or close. */
-final class Signal {
+public final class Signal {
   /** The prefix of a message for one waiter alone: {@code to:<its id>}. */
-  static final String TO = "to:";
+  public static final String TO = "to:";
 
   private final Thread waiter = Thread.currentThread();
   private final Ticker ticker;
@@ -86,7 +86,7 @@ final class Signal {
    * Whether a message named this waiter since the last call: for a fair lock's waiter, a release
    * handed it the lock.
    */
-  boolean takeAddressed() {
+  public boolean takeAddressed() {
     if (!addressed) {
       return false;
     }
@@ -94,7 +94,7 @@ final class Signal {
     return true;
   }
 
-  void raise() {
+  public void raise() {
     raised = true;
     wake();
   }
@@ -110,7 +110,7 @@ final class Signal {
    *
    * @return whether the signal was raised
    */
-  boolean await(long nanos) {
+  public boolean await(long nanos) {
     long deadline = ticker.read() + nanos;
     while (!raised) {
       long left = deadline - ticker.read();

@@ -1,4 +1,4 @@
-package io.github.redislock.internal;
+package io.github.redislock.internal.wakeup;
 
 import io.github.redislock.internal.util.Ticker;
 import java.util.List;
@@ -13,13 +13,13 @@ import redis.clients.jedis.UnifiedJedis;
  * one per Redlock master), and the signals of every thread waiting for Redis, which {@link
  * #close()} raises so that none waits on a closed factory.
  */
-final class WakeUpHub implements AutoCloseable {
+public final class WakeUpHub implements AutoCloseable {
   private final List<WakeUps> sources;
   private final Ticker ticker;
   private final Set<Signal> waiters = ConcurrentHashMap.newKeySet();
   private volatile boolean closed;
 
-  WakeUpHub(List<? extends UnifiedJedis> sources, Executor executor, Ticker ticker) {
+  public WakeUpHub(List<? extends UnifiedJedis> sources, Executor executor, Ticker ticker) {
     AtomicLong events = new AtomicLong();
     this.sources =
         sources.stream().map(source -> new WakeUps(source, executor, ticker, events)).toList();
@@ -31,7 +31,7 @@ final class WakeUpHub implements AutoCloseable {
    * subscription to it becomes active. A waiter reads it before its attempt and tells it to {@link
    * #subscribe}. One map look-up per source, no allocation.
    */
-  long epoch(String channel) {
+  public long epoch(String channel) {
     if (sources.size() == 1) {
       return sources.get(0).lastEvent(channel);
     }
@@ -43,12 +43,12 @@ final class WakeUpHub implements AutoCloseable {
   }
 
   /** A signal for the calling thread, raised at once if the factory is closed. */
-  Signal newSignal() {
+  public Signal newSignal() {
     return newSignal(null);
   }
 
   /** A signal for the calling thread, waiter {@code id} (see {@link Signal#isFor}). */
-  Signal newSignal(String id) {
+  public Signal newSignal(String id) {
     Signal signal = new Signal(ticker, id);
     waiters.add(signal);
     if (closed) {
@@ -58,7 +58,7 @@ final class WakeUpHub implements AutoCloseable {
   }
 
   /** A signal for the calling thread, raised by the messages {@code route} accepts. */
-  Signal routedSignal(java.util.function.Predicate<String> route) {
+  public Signal routedSignal(java.util.function.Predicate<String> route) {
     Signal signal = Signal.routed(ticker, route);
     waiters.add(signal);
     if (closed) {
@@ -68,7 +68,7 @@ final class WakeUpHub implements AutoCloseable {
   }
 
   /** The thread of {@code signal} waits no more: forgets it, and unsubscribes it if subscribed. */
-  void forget(Signal signal, String channel, boolean subscribed) {
+  public void forget(Signal signal, String channel, boolean subscribed) {
     waiters.remove(signal);
     if (subscribed) {
       for (WakeUps source : sources) {
@@ -83,14 +83,14 @@ final class WakeUpHub implements AutoCloseable {
    * #epoch} read before the waiter's attempt, so that a release between the attempt and this call
    * is not missed. (A channel not yet subscribed raises its waiters when it becomes active.)
    */
-  void subscribe(String channel, Signal signal, long epoch) {
+  public void subscribe(String channel, Signal signal, long epoch) {
     for (WakeUps source : sources) {
       source.register(channel, signal, epoch);
     }
   }
 
   /** Whether a release on {@code channel} would reach its waiters now. */
-  boolean isActive(String channel) {
+  public boolean isActive(String channel) {
     for (WakeUps source : sources) {
       if (source.isActive(channel)) {
         return true;
@@ -100,7 +100,7 @@ final class WakeUpHub implements AutoCloseable {
   }
 
   /** Whether this factory's own subscription has (or asked for) {@code channel}. */
-  boolean isSubscribed(String channel) {
+  public boolean isSubscribed(String channel) {
     for (WakeUps source : sources) {
       if (source.isSubscribed(channel)) {
         return true;
@@ -110,7 +110,7 @@ final class WakeUpHub implements AutoCloseable {
   }
 
   /** Number of channels subscribed: for tests that check nothing leaks. */
-  int subscribedCount() {
+  public int subscribedCount() {
     int count = 0;
     for (WakeUps source : sources) {
       count += source.subscribedCount();
