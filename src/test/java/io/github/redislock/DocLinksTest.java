@@ -49,13 +49,6 @@ class DocLinksTest {
   /** A link with a scheme ({@code https:}, {@code mailto:}): not a file of the repository. */
   private static final Pattern SCHEME = Pattern.compile("^[A-Za-z][A-Za-z0-9+.-]*:.*");
 
-  /**
-   * Links that leave the repository and are known, each {@code "page -> target"}: the page is being
-   * rewritten, and the rewrite drops the link. Nothing may be added here.
-   */
-  private static final Set<String> KNOWN_OUTSIDE =
-      Set.of("docs/architecture.md -> ../../shared/API.md");
-
   @Test
   void thePomNamesTheProjectsUrl() {
     assertThat(projectUrl()).as("the POM's <url>").startsWith("https://").doesNotEndWith("/");
@@ -128,9 +121,7 @@ class DocLinksTest {
           } else {
             resolved = path.isEmpty() ? page : page.getParent().resolve(path).normalize();
             if (!resolved.startsWith(ROOT)) {
-              if (!KNOWN_OUTSIDE.contains(name + " -> " + target)) {
-                problems.add(where + ": " + target + " leaves the repository");
-              }
+              problems.add(where + ": " + target + " leaves the repository");
               continue;
             }
           }
