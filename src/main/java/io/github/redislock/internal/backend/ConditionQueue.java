@@ -107,17 +107,13 @@ public final class ConditionQueue {
   public record SignalledRelease(Release release, List<String> awaiters, long upTo) {}
 
   ConditionQueue(
-      UnifiedJedis client,
-      Direct direct,
-      long leaseMillis,
-      boolean shardedWakeUps,
-      Consumer<LockKeys> firstContact) {
+      UnifiedJedis client, Direct direct, WireArguments wire, Consumer<LockKeys> firstContact) {
     this.client = client;
     this.direct = direct;
     this.firstContact = firstContact;
-    this.lease = Long.toString(leaseMillis);
-    this.ttl = Long.toString(LockCommands.companionTtlMillis(leaseMillis));
-    this.publish = shardedWakeUps ? "spublish" : "publish";
+    this.lease = wire.lease();
+    this.ttl = wire.companionTtl();
+    this.publish = wire.publish();
   }
 
   /**

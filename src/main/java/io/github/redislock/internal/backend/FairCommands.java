@@ -16,16 +16,14 @@ final class FairCommands {
   private final String publish;
 
   /**
-   * The commands for holds of {@code leaseMillis}.
-   *
-   * @param leaseMillis the lease every acquisition sets, and the lease of a waiter's queue entry
-   * @param shardedWakeUps whether releases publish by sharded Pub/Sub
+   * The commands for holds of {@code wire}'s lease, which is also the lease of a waiter's queue
+   * entry.
    */
-  FairCommands(long leaseMillis, boolean shardedWakeUps) {
-    this.lease = Long.toString(leaseMillis);
+  FairCommands(WireArguments wire) {
+    this.lease = wire.lease();
     this.waiterLease = lease;
-    this.companionTtl = Long.toString(LockCommands.companionTtlMillis(leaseMillis));
-    this.publish = shardedWakeUps ? "spublish" : "publish";
+    this.companionTtl = wire.companionTtl();
+    this.publish = wire.publish();
   }
 
   /**

@@ -8,18 +8,13 @@ import java.util.List;
  * description that inspection reads ({@code describe.lua}).
  */
 final class InspectCommands {
-  private final long leaseMillis;
+  private final String lease;
   private final String publish;
 
-  /**
-   * The commands of one deployment.
-   *
-   * @param leaseMillis the lease: a description expires as its hold does
-   * @param shardedWakeUps whether releases publish by sharded Pub/Sub (a Redis Cluster)
-   */
-  InspectCommands(long leaseMillis, boolean shardedWakeUps) {
-    this.leaseMillis = leaseMillis;
-    this.publish = shardedWakeUps ? "spublish" : "publish";
+  /** The commands of one deployment; a description expires as its hold does, with the lease. */
+  InspectCommands(WireArguments wire) {
+    this.lease = wire.lease();
+    this.publish = wire.publish();
   }
 
   LockCommands.ScriptCall<LockState> inspect(LockKeys keys) {
@@ -57,7 +52,7 @@ final class InspectCommands {
             host == null ? "" : host,
             Long.toString(pid),
             thread == null ? "" : thread,
-            Long.toString(leaseMillis)),
+            lease),
         InspectCommands::number);
   }
 

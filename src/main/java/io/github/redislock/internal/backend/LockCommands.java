@@ -6,7 +6,6 @@ import io.github.redislock.internal.transport.Request;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
 import java.util.function.Predicate;
 import redis.clients.jedis.CommandArguments;
@@ -41,38 +40,15 @@ final class LockCommands {
   /** The plain acquisition's {@code NX PX lease}, built once. */
   private final SetParams plainSet;
 
-  /**
-   * The commands for holds of {@code leaseMillis}, whose releases publish by plain Pub/Sub.
-   *
-   * @param leaseMillis the lease every acquisition and renewal sets
-   */
-  LockCommands(long leaseMillis) {
-    this(leaseMillis, false);
-  }
-
-  /**
-   * The commands for holds of {@code leaseMillis}.
-   *
-   * @param leaseMillis the lease every acquisition and renewal sets
-   * @param shardedWakeUps whether releases publish by sharded Pub/Sub ({@code SPUBLISH}, where the
-   *     server has it), as waiters on a Redis Cluster subscribe
-   */
-  LockCommands(long leaseMillis, boolean shardedWakeUps) {
-    this.publish = shardedWakeUps ? "spublish" : "publish";
-    this.subscribe = shardedWakeUps ? "ssubscribe" : "subscribe";
-    this.unsubscribe = shardedWakeUps ? "sunsubscribe" : "unsubscribe";
-    this.leaseMillis = leaseMillis;
-    this.lease = Long.toString(leaseMillis);
-    this.companionTtl = Long.toString(companionTtlMillis(leaseMillis));
+  /** The commands for holds of {@code wire}'s lease, publishing as {@code wire} says. */
+  LockCommands(WireArguments wire) {
+    this.publish = wire.publish();
+    this.subscribe = wire.subscribe();
+    this.unsubscribe = wire.unsubscribe();
+    this.leaseMillis = wire.leaseMillis();
+    this.lease = wire.lease();
+    this.companionTtl = wire.companionTtl();
     this.plainSet = SetParams.setParams().nx().px(leaseMillis);
-  }
-
-  /**
-   * How long a lock's companion hash (its fencing counter) outlives its last use: twice the lease,
-   * and at least a minute.
-   */
-  static long companionTtlMillis(long leaseMillis) {
-    return Math.max(2 * leaseMillis, TimeUnit.MINUTES.toMillis(1));
   }
 
   /** The lease every acquisition and renewal sets. */

@@ -16,15 +16,13 @@ final class ReadWriteCommands {
   private final String publish;
 
   /**
-   * The commands for holds of {@code leaseMillis}.
-   *
-   * @param leaseMillis the lease of every hold, read share and writer's intent
-   * @param shardedWakeUps whether releases publish by sharded Pub/Sub
+   * The commands for holds of {@code wire}'s lease, which is also the lease of every read share and
+   * writer's intent.
    */
-  ReadWriteCommands(long leaseMillis, boolean shardedWakeUps) {
-    this.lease = Long.toString(leaseMillis);
-    this.companionTtl = Long.toString(LockCommands.companionTtlMillis(leaseMillis));
-    this.publish = shardedWakeUps ? "spublish" : "publish";
+  ReadWriteCommands(WireArguments wire) {
+    this.lease = wire.lease();
+    this.companionTtl = wire.companionTtl();
+    this.publish = wire.publish();
   }
 
   /**

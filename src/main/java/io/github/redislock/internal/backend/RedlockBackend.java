@@ -110,14 +110,11 @@ public final class RedlockBackend implements LockBackend {
       long nodeTimeoutNanos,
       long commandTimeoutNanos,
       Ticker ticker) {
-    List<Node> list = new ArrayList<>(clients.size());
-    for (int i = 0; i < clients.size(); i++) {
-      list.add(new Node(labels.get(i), clients.get(i), dials.get(i)));
-    }
-    this.nodes = List.copyOf(list);
+    this.nodes = Node.of(labels, clients, dials);
     this.ownsClients = ownsClients;
-    this.commands = new LockCommands(leaseMillis);
-    this.inspection = new InspectCommands(leaseMillis, false);
+    WireArguments wire = WireArguments.of(leaseMillis, false); // masters publish by plain Pub/Sub
+    this.commands = new LockCommands(wire);
+    this.inspection = new InspectCommands(wire);
     this.quorum = new Quorum(nodes.size(), leaseMillis, ticker);
     this.reports = new RedlockReports(quorum, ticker, nodeTimeoutNanos);
     this.ticker = ticker;

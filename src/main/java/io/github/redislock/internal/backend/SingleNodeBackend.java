@@ -58,29 +58,23 @@ public final class SingleNodeBackend implements LockBackend {
       UnifiedJedis client, boolean ownsClient, long leaseMillis, Ticker ticker) {
     this.client = client;
     this.ownsClient = ownsClient;
-    // A Redis Cluster carries wake-ups by sharded Pub/Sub (see the engine's PubSubClient).
-    this.commands = new LockCommands(leaseMillis, client instanceof RedisClusterClient);
+    // A Redis Cluster carries wake-ups by sharded Pub/Sub (see internal.wakeup's PubSubClient).
+    WireArguments wire = WireArguments.of(leaseMillis, client instanceof RedisClusterClient);
+    this.commands = new LockCommands(wire);
     this.direct = new Direct(client);
     this.fairQueue =
         new FairQueue(
-            client,
-            new FairCommands(leaseMillis, client instanceof RedisClusterClient),
-            direct,
-            keys -> checkAccess(fairAccess, keys, "fair"));
+            client, new FairCommands(wire), direct, keys -> checkAccess(fairAccess, keys, "fair"));
     this.readWriteOps =
         new ReadWriteOps(
             client,
-            new ReadWriteCommands(leaseMillis, client instanceof RedisClusterClient),
+            new ReadWriteCommands(wire),
             direct,
             keys -> checkAccess(readWriteAccess, keys, "rw"));
     this.conditionQueue =
         new ConditionQueue(
-            client,
-            direct,
-            leaseMillis,
-            client instanceof RedisClusterClient,
-            keys -> checkAccess(conditionAccess, keys, "cond"));
-    this.inspection = new InspectCommands(leaseMillis, client instanceof RedisClusterClient);
+            client, direct, wire, keys -> checkAccess(conditionAccess, keys, "cond"));
+    this.inspection = new InspectCommands(wire);
     this.slotMasters =
         client instanceof RedisClusterClient cluster ? new SlotMasters(cluster, ticker) : null;
     this.sentinel =

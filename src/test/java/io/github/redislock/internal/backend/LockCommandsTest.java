@@ -17,7 +17,7 @@ import redis.clients.jedis.args.Rawable;
  * KEYS and ARGV as its header comment names them.
  */
 class LockCommandsTest {
-  private final LockCommands commands = new LockCommands(10_000);
+  private final LockCommands commands = new LockCommands(WireArguments.of(10_000, false));
   private final LockKeys keys = LockKeys.of("orders");
 
   @Test
@@ -41,8 +41,8 @@ class LockCommandsTest {
 
   @Test
   void theCompanionHashOutlivesTwoLeasesAndAtLeastAMinute() {
-    assertThat(LockCommands.companionTtlMillis(10_000)).isEqualTo(60_000);
-    assertThat(LockCommands.companionTtlMillis(45_000)).isEqualTo(90_000);
+    assertThat(WireArguments.companionTtlMillis(10_000)).isEqualTo(60_000);
+    assertThat(WireArguments.companionTtlMillis(45_000)).isEqualTo(90_000);
   }
 
   @Test
@@ -53,7 +53,8 @@ class LockCommandsTest {
 
   @Test
   void aReleaseOnAClusterPublishesSharded() {
-    assertThat(words(new LockCommands(10_000, true).release(keys, "t", 0).command()))
+    assertThat(
+            words(new LockCommands(WireArguments.of(10_000, true)).release(keys, "t", 0).command()))
         .containsExactly("EVALSHA", sha("release"), "1", "orders", "t", keys.channel(), "spublish");
   }
 
