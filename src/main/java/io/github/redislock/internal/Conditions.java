@@ -7,6 +7,7 @@ import io.github.redislock.internal.backend.ConditionQueue;
 import io.github.redislock.internal.backend.ConditionQueue.SignalledRelease;
 import io.github.redislock.internal.backend.Failures;
 import io.github.redislock.internal.backend.LockKeys;
+import io.github.redislock.internal.backend.OrderedOps;
 import io.github.redislock.internal.backend.Release;
 import io.github.redislock.internal.util.Backoff;
 import java.util.ArrayList;
@@ -105,7 +106,7 @@ final class Conditions {
   Conditions(Toolkit toolkit, Mutexes family, ConditionQueue.Kind kind) {
     this.toolkit = toolkit;
     this.family = family;
-    this.queue = toolkit.backend().conditionQueue();
+    this.queue = OrderedOps.conditionQueue(toolkit.backend().orderedOps());
     this.kind = kind;
     this.renewNanos = toolkit.settings().leaseNanos / 3;
     this.keeper =

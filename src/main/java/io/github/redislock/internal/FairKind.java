@@ -4,6 +4,7 @@ import io.github.redislock.internal.backend.Acquisition;
 import io.github.redislock.internal.backend.FairQueue;
 import io.github.redislock.internal.backend.LockBackend;
 import io.github.redislock.internal.backend.LockKeys;
+import io.github.redislock.internal.backend.OrderedOps;
 import io.github.redislock.internal.backend.Release;
 import io.github.redislock.internal.backend.Turn;
 import io.github.redislock.internal.util.Tokens;
@@ -42,7 +43,7 @@ final class FairKind implements LockKind {
    */
   FairKind(LockBackend backend, Executor io, long leaseNanos) {
     this.backend = backend;
-    this.queue = backend.fairQueue();
+    this.queue = OrderedOps.fairQueue(backend.orderedOps());
     this.io = io;
     this.places = new WaitEntries(io);
     this.maxWaitNanos = leaseNanos / 3;

@@ -3,6 +3,7 @@ package io.github.redislock.internal;
 import io.github.redislock.internal.backend.ConditionQueue;
 import io.github.redislock.internal.backend.LockBackend;
 import io.github.redislock.internal.backend.LockState;
+import io.github.redislock.internal.backend.OrderedOps;
 import io.github.redislock.internal.util.Threads;
 import io.github.redislock.internal.util.Ticker;
 import io.github.redislock.internal.wakeup.WakeUpHub;
@@ -221,7 +222,7 @@ public final class LockEngine implements AutoCloseable {
               new ReadWriteFamily(
                   writes,
                   new LockConditions(toolkit, writes, ConditionQueue.Kind.WRITE),
-                  new ReadHolds(toolkit, backend.readWriteOps()));
+                  new ReadHolds(toolkit, OrderedOps.readWriteOps(backend.orderedOps())));
           readWrite = family;
         }
       }

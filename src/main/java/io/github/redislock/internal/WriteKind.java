@@ -3,6 +3,7 @@ package io.github.redislock.internal;
 import io.github.redislock.internal.backend.Acquisition;
 import io.github.redislock.internal.backend.LockBackend;
 import io.github.redislock.internal.backend.LockKeys;
+import io.github.redislock.internal.backend.OrderedOps;
 import io.github.redislock.internal.backend.ReadWriteOps;
 import io.github.redislock.internal.util.Tokens;
 import java.util.concurrent.Executor;
@@ -32,7 +33,7 @@ final class WriteKind extends LockKeyKind {
    */
   WriteKind(LockBackend backend, Executor io, long leaseNanos) {
     super(backend);
-    this.ops = backend.readWriteOps();
+    this.ops = OrderedOps.readWriteOps(backend.orderedOps());
     this.io = io;
     this.intents = new WaitEntries(io);
     this.maxWaitNanos = leaseNanos / 3;

@@ -5,6 +5,8 @@ import io.github.redislock.internal.backend.Acquisition;
 import io.github.redislock.internal.backend.Failures;
 import io.github.redislock.internal.backend.LockBackend;
 import io.github.redislock.internal.backend.LockKeys;
+import io.github.redislock.internal.backend.LockState;
+import io.github.redislock.internal.backend.OrderedOps;
 import io.github.redislock.internal.backend.Release;
 import io.github.redislock.internal.util.Ticker;
 import io.github.redislock.internal.util.Tokens;
@@ -16,6 +18,7 @@ import java.util.EnumMap;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CountDownLatch;
 import java.util.function.Function;
@@ -339,6 +342,41 @@ final class FakeBackend implements LockBackend {
     synchronized (this) {
       return reply(fault, Op.IS_LOCKED, live(keys.lock()) != null);
     }
+  }
+
+  /** The fake's state of a name: owner, time to live and counter; no readers, no description. */
+  @Override
+  public synchronized LockState inspect(LockKeys keys) {
+    Entry entry = live(keys.lock());
+    long pttl =
+        entry == null
+            ? -2
+            : entry.leaseEnd() == null ? -1 : (entry.leaseEnd() - ticker.read()) / 1_000_000;
+    return new LockState(
+        entry == null ? null : entry.token(),
+        pttl,
+        fencingCounter(keys.lock()),
+        0,
+        0,
+        null,
+        0,
+        null,
+        0);
+  }
+
+  @Override
+  public synchronized boolean forceUnlock(LockKeys keys) {
+    return this.keys.remove(keys.lock()) != null;
+  }
+
+  /** The fake keeps no holder descriptions. */
+  @Override
+  public void describeHolder(LockKeys keys, String token, String host, long pid, String thread) {}
+
+  /** The fake has the plain lock only: no fair, read-write or condition operations. */
+  @Override
+  public Optional<OrderedOps> orderedOps() {
+    return Optional.empty();
   }
 
   @Override

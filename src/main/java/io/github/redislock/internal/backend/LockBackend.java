@@ -1,6 +1,7 @@
 package io.github.redislock.internal.backend;
 
 import io.github.redislock.RedisLockException;
+import java.util.Optional;
 
 /**
  * What differs between one Redis node and several: the engine writes the {@code Lock} logic
@@ -66,12 +67,10 @@ public interface LockBackend extends AutoCloseable {
    * between nodes, so that the engine can keep each node's background calls apart (a node that
    * stops answering then holds up only its own). Answered from memory, without a call to Redis; a
    * name out of date after a failover or a resharding costs only that separation, never a command
-   * (the client routes each command itself). By default every key has one name, {@value #ONE_NAME}:
-   * right for one server, and for Redlock, whose every key is on every master.
+   * (the client routes each command itself). One server, and Redlock, whose every key is on every
+   * master, give every key one name, {@value #ONE_NAME}.
    */
-  default String nodeOf(LockKeys keys) {
-    return ONE_NAME;
-  }
+  String nodeOf(LockKeys keys);
 
   /** Whether anyone holds the lock. */
   boolean isLocked(LockKeys keys);
@@ -80,66 +79,29 @@ public interface LockBackend extends AutoCloseable {
    * A snapshot of the name of {@code keys}, writing nothing: under Redlock, what a majority of the
    * masters agree on.
    */
-  default LockState inspect(LockKeys keys) {
-    throw new UnsupportedOperationException("inspection is not implemented by " + this);
-  }
+  LockState inspect(LockKeys keys);
 
   /**
    * Deletes the lock key and any read shares of the name, whoever holds them, and wakes waiters.
    *
    * @return whether anything was deleted (under Redlock, on any master)
    */
-  default boolean forceUnlock(LockKeys keys) {
-    throw new UnsupportedOperationException("forceUnlock is not implemented by " + this);
-  }
+  boolean forceUnlock(LockKeys keys);
 
   /**
    * Writes who holds the hold of {@code token} beside its key, with its lease; with a {@code null}
    * {@code host}, extends the description written before (after a renewal). Best effort.
    */
-  default void describeHolder(LockKeys keys, String token, String host, long pid, String thread) {}
+  void describeHolder(LockKeys keys, String token, String host, long pid, String thread);
 
   /**
-   * The fair locks of this deployment.
+   * What only one Redis deployment can do (fair locks, read-write locks, conditions), asked once,
+   * when the first lock of such a kind is made.
    *
-   * @throws UnsupportedOperationException where there are none: under Redlock (see <a
-   *     href="https://github.com/redislock/redis-lock/blob/main/docs/fair.md">docs/fair.md</a>)
+   * @return those operations, or empty under Redlock (see {@link OrderedOps})
    */
-  default FairQueue fairQueue() {
-    throw new UnsupportedOperationException(
-        "fair locks need one Redis deployment to order their waiters: Redlock's independent"
-            + " masters can see waiters in different orders (see "
-            + "https://github.com/redislock/redis-lock/blob/main/docs/fair.md)");
-  }
+  Optional<OrderedOps> orderedOps();
 
-  /**
-   * The read-write locks of this deployment.
-   *
-   * @throws UnsupportedOperationException where there are none: under Redlock (see <a
-   *     href="https://github.com/redislock/redis-lock/blob/main/docs/read-write.md">docs/read-write.md</a>)
-   */
-  default ReadWriteOps readWriteOps() {
-    throw new UnsupportedOperationException(
-        "read-write locks need one Redis deployment: under Redlock each master would decide on its"
-            + " own whether a reader waits behind a writer, and count readers on its own (see"
-            + " https://github.com/redislock/redis-lock/blob/main/docs/read-write.md)");
-  }
-
-  /**
-   * The conditions of this deployment's locks.
-   *
-   * @throws UnsupportedOperationException where there are none: under Redlock (see <a
-   *     href="https://github.com/redislock/redis-lock/blob/main/docs/conditions.md">docs/conditions.md</a>)
-   */
-  default ConditionQueue conditionQueue() {
-    throw new UnsupportedOperationException(
-        "conditions need one Redis deployment to order their awaiters and record their signals:"
-            + " Redlock's independent masters can see awaiters in different orders, and a signal"
-            + " recorded on a majority can be lost with one restart (see "
-            + "https://github.com/redislock/redis-lock/blob/main/docs/conditions.md)");
-  }
-
-  /** Closes the clients this backend created; never a caller's. */
   @Override
   void close();
 }

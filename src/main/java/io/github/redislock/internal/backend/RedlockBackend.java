@@ -5,20 +5,16 @@ import io.github.redislock.internal.backend.Quorum.ReleaseVerdict;
 import io.github.redislock.internal.events.Jfr;
 import io.github.redislock.internal.events.RedlockRoundEvent;
 import io.github.redislock.internal.transport.Dial;
-import io.github.redislock.internal.transport.FanOut;
 import io.github.redislock.internal.transport.Node;
-import io.github.redislock.internal.transport.Pipelined;
 import io.github.redislock.internal.transport.Request;
 import io.github.redislock.internal.transport.Round;
 import io.github.redislock.internal.transport.Transport;
-import io.github.redislock.internal.util.Threads;
 import io.github.redislock.internal.util.Ticker;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.ExecutorService;
-import java.util.concurrent.SynchronousQueue;
-import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Predicate;
 import redis.clients.jedis.UnifiedJedis;
@@ -62,11 +58,7 @@ public final class RedlockBackend implements LockBackend {
   private final AccessCheck access = new AccessCheck();
   private final InspectCommands inspection;
 
-  /**
-   * Every operation: pipelined when every master allows it (which bounds each master by the node
-   * timeout, connection set-up included, and skips a master that stopped answering until it answers
-   * again), else one thread per master.
-   */
+  /** Every operation's way to the masters ({@link RedlockTransport}). */
   private final Transport transport;
 
   /**
@@ -126,27 +118,11 @@ public final class RedlockBackend implements LockBackend {
     // After this, a key an acquisition set has expired, and nobody waits for its reply: a late
     // reply is waited for no longer, nor a release for a master that does not answer.
     long lateBoundNanos = Math.max(TimeUnit.MILLISECONDS.toNanos(leaseMillis), releaseTimeoutNanos);
-    this.plainFirst = Pipelined.supports(nodes);
-    // Background work is bounded by the transport: the pipelined one's by its connections per
-    // master (a drainer or an opening each, and one probe), the thread fan-out's calls by its lanes
-    // per master, to which the pool holds it, with one thread per master that says who it is.
-    this.executor =
-        plainFirst
-            ? new ThreadPoolExecutor(
-                0,
-                Integer.MAX_VALUE,
-                10,
-                TimeUnit.SECONDS,
-                new SynchronousQueue<>(),
-                Threads.daemon("redis-lock-redlock"))
-            : Threads.boundedPool(
-                "redis-lock-redlock", nodes.size() * (FanOut.MAX_CALLS_PER_NODE + 1));
+    RedlockTransport chosen = RedlockTransport.of(nodes, ticker, nodeTimeoutNanos, lateBoundNanos);
+    this.transport = chosen.transport();
+    this.executor = chosen.executor();
+    this.plainFirst = chosen.pipelined();
     this.identities = new MasterIdentities(nodes, executor, ticker);
-    this.transport =
-        plainFirst
-            ? new Pipelined(
-                nodes, ticker, nodeTimeoutNanos, lateBoundNanos, executor, Script.loadAll())
-            : new FanOut(nodes, executor, ticker, nodeTimeoutNanos, lateBoundNanos);
     this.acquisitionDecided =
         round ->
             quorum.decided(
@@ -456,6 +432,18 @@ public final class RedlockBackend implements LockBackend {
     return transport
         .send(request, ticker.read() + releaseTimeoutNanos, everyReply)
         .await(everyReply);
+  }
+
+  /** Every key is on every master: one name for all. */
+  @Override
+  public String nodeOf(LockKeys keys) {
+    return ONE_NAME;
+  }
+
+  /** None: independent masters cannot keep one order of waiters (see {@link OrderedOps}). */
+  @Override
+  public Optional<OrderedOps> orderedOps() {
+    return Optional.empty();
   }
 
   @Override

@@ -4,6 +4,7 @@ import io.github.redislock.internal.transport.Direct;
 import io.github.redislock.internal.transport.SlotMasters;
 import io.github.redislock.internal.util.Ticker;
 import java.util.List;
+import java.util.Optional;
 import redis.clients.jedis.RedisClusterClient;
 import redis.clients.jedis.RedisSentinelClient;
 import redis.clients.jedis.UnifiedJedis;
@@ -22,9 +23,7 @@ public final class SingleNodeBackend implements LockBackend {
   private final AccessCheck fairAccess = new AccessCheck();
   private final AccessCheck readWriteAccess = new AccessCheck();
   private final AccessCheck conditionAccess = new AccessCheck();
-  private final FairQueue fairQueue;
-  private final ReadWriteOps readWriteOps;
-  private final ConditionQueue conditionQueue;
+  private final OrderedOps ordered;
   private final InspectCommands inspection;
 
   /** On a Cluster, which master serves each slot; else {@code null}. */
@@ -62,18 +61,20 @@ public final class SingleNodeBackend implements LockBackend {
     WireArguments wire = WireArguments.of(leaseMillis, client instanceof RedisClusterClient);
     this.commands = new LockCommands(wire);
     this.direct = new Direct(client);
-    this.fairQueue =
-        new FairQueue(
-            client, new FairCommands(wire), direct, keys -> checkAccess(fairAccess, keys, "fair"));
-    this.readWriteOps =
-        new ReadWriteOps(
-            client,
-            new ReadWriteCommands(wire),
-            direct,
-            keys -> checkAccess(readWriteAccess, keys, "rw"));
-    this.conditionQueue =
-        new ConditionQueue(
-            client, direct, wire, keys -> checkAccess(conditionAccess, keys, "cond"));
+    this.ordered =
+        new OrderedOps(
+            new FairQueue(
+                client,
+                new FairCommands(wire),
+                direct,
+                keys -> checkAccess(fairAccess, keys, "fair")),
+            new ReadWriteOps(
+                client,
+                new ReadWriteCommands(wire),
+                direct,
+                keys -> checkAccess(readWriteAccess, keys, "rw")),
+            new ConditionQueue(
+                client, direct, wire, keys -> checkAccess(conditionAccess, keys, "cond")));
     this.inspection = new InspectCommands(wire);
     this.slotMasters =
         client instanceof RedisClusterClient cluster ? new SlotMasters(cluster, ticker) : null;
@@ -126,18 +127,8 @@ public final class SingleNodeBackend implements LockBackend {
   }
 
   @Override
-  public ReadWriteOps readWriteOps() {
-    return readWriteOps;
-  }
-
-  @Override
-  public ConditionQueue conditionQueue() {
-    return conditionQueue;
-  }
-
-  @Override
-  public FairQueue fairQueue() {
-    return fairQueue;
+  public Optional<OrderedOps> orderedOps() {
+    return Optional.of(ordered);
   }
 
   /**
