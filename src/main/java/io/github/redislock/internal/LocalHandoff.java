@@ -83,10 +83,13 @@ final class LocalHandoff {
 
   /**
    * Releases a handed-off hold that no queued thread will take: called by every thread that leaves
-   * the queue without the lock, and by the thread that handed it off.
+   * the queue without the lock, and by the thread that handed it off. Once the factory is closed it
+   * leaves the hold to the close, which reports it lost (its key expires with its lease).
    */
   void releaseOrphan(NameState state) {
-    if (state.handoff == null || state.local.hasQueuedThreads() || !state.local.tryLock()) {
+    if (state.handoff == null
+        || state.local.hasQueuedThreads()
+        || !state.local.tryLockWhileOpen()) {
       return;
     }
     try {

@@ -65,6 +65,14 @@ final class LocalLock extends AbstractQueuedLongSynchronizer {
     return claim();
   }
 
+  /**
+   * As {@link #tryLock()} for bookkeeping that may run as the factory closes: {@code false} once it
+   * is closed, where {@code tryLock()} throws.
+   */
+  boolean tryLockWhileOpen() {
+    return !lifecycle.isClosed() && claimFree();
+  }
+
   /** Acquires if free within {@code nanos}; {@code false} when the time ran out. */
   boolean tryLock(long nanos) throws InterruptedException {
     return tryAcquireNanos(1, nanos);
@@ -205,6 +213,11 @@ final class LocalLock extends AbstractQueuedLongSynchronizer {
   /** Takes the lock if it is free. */
   private boolean claim() {
     lifecycle.checkOpen();
+    return claimFree();
+  }
+
+  /** Takes the lock if it is free, whether or not the factory is closed. */
+  private boolean claimFree() {
     long state = getState();
     if (count(state) != 0) {
       return false;

@@ -91,6 +91,26 @@ class LocalHandoffTest {
     return thread;
   }
 
+  /**
+   * An unlock that hands its hold off as the factory closes (a waiter was queued when it looked,
+   * and the close woke it away) finds the local queue closed when it releases the orphan: it
+   * returns as an unlock does, and leaves the hold to the close (which reports it lost; its key
+   * expires with its lease), rather than throwing the closed factory's {@code
+   * IllegalStateException}.
+   */
+  @Test
+  void aHandOffAsTheFactoryClosesLeavesTheOrphanToTheClose() {
+    Lifecycle lifecycle = new Lifecycle();
+    NameState closing = new NameState("handoff-test", KEYS, lifecycle, false);
+    Hold hold = acquire(LEASE);
+    closing.local.lock();
+    lifecycle.close();
+    assertThat(handoff.handOff(closing, hold)).isTrue();
+    assertThat(closing.local.isHeldByCurrentThread()).isFalse();
+    assertThat(closing.handoff).isSameAs(hold);
+    assertThat(backend.calls(Op.RELEASE)).isZero();
+  }
+
   @Test
   void mayHandOffOnlyWithinTwentyMillisOfTheRedisAcquisition() {
     Hold hold = acquire(LEASE);
