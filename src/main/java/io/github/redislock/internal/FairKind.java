@@ -1,6 +1,7 @@
 package io.github.redislock.internal;
 
 import io.github.redislock.internal.backend.Acquisition;
+import io.github.redislock.internal.backend.Acquisition.Grant;
 import io.github.redislock.internal.backend.FairQueue;
 import io.github.redislock.internal.backend.LockBackend;
 import io.github.redislock.internal.backend.LockKeys;
@@ -87,7 +88,7 @@ final class FairKind implements LockKind {
   }
 
   @Override
-  public Release release(LockKeys keys, String token, long fencingToken, Object grant) {
+  public Release release(LockKeys keys, String token, long fencingToken, Grant grant) {
     return queue.release(keys, token);
   }
 
@@ -97,7 +98,7 @@ final class FairKind implements LockKind {
   }
 
   @Override
-  public long reissueFence(LockKeys keys, String token, Object grant) {
+  public long reissueFence(LockKeys keys, String token, Grant grant) {
     return backend.reissueFence(keys, token, grant);
   }
 

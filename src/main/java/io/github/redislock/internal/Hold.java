@@ -1,5 +1,6 @@
 package io.github.redislock.internal;
 
+import io.github.redislock.internal.backend.Acquisition.Grant;
 import io.github.redislock.internal.backend.LockKeys;
 import io.github.redislock.internal.backend.Release;
 import io.github.redislock.internal.util.Ticker;
@@ -34,7 +35,7 @@ final class Hold {
   final String name;
   final LockKeys keys;
   final String token;
-  final Object grant;
+  final Grant grant;
   final long acquiredAtNanos;
   private final Ticker ticker;
 
@@ -87,7 +88,7 @@ final class Hold {
       LockKeys keys,
       String token,
       long fencingToken,
-      Object grant,
+      Grant grant,
       long acquiredAtNanos,
       long leaseEndNanos,
       Ticker ticker) {

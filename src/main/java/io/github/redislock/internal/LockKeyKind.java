@@ -1,5 +1,6 @@
 package io.github.redislock.internal;
 
+import io.github.redislock.internal.backend.Acquisition.Grant;
 import io.github.redislock.internal.backend.LockBackend;
 import io.github.redislock.internal.backend.LockKeys;
 import io.github.redislock.internal.backend.Release;
@@ -36,7 +37,7 @@ abstract class LockKeyKind implements LockKind {
   }
 
   @Override
-  public final Release release(LockKeys keys, String token, long fencingToken, Object grant) {
+  public final Release release(LockKeys keys, String token, long fencingToken, Grant grant) {
     return backend.release(keys, token, fencingToken, grant);
   }
 
@@ -46,7 +47,7 @@ abstract class LockKeyKind implements LockKind {
   }
 
   @Override
-  public final long reissueFence(LockKeys keys, String token, Object grant) {
+  public final long reissueFence(LockKeys keys, String token, Grant grant) {
     return backend.reissueFence(keys, token, grant);
   }
 

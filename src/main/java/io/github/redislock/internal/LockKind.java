@@ -1,6 +1,7 @@
 package io.github.redislock.internal;
 
 import io.github.redislock.internal.backend.Acquisition;
+import io.github.redislock.internal.backend.Acquisition.Grant;
 import io.github.redislock.internal.backend.LockKeys;
 import io.github.redislock.internal.backend.Release;
 
@@ -30,7 +31,7 @@ interface LockKind {
    * The owner's release of the hold of {@code token}, which was given {@code fencingToken} (0: none
    * yet) and acquired with {@code grant}; {@code released()} is false when it was not ours.
    */
-  Release release(LockKeys keys, String token, long fencingToken, Object grant);
+  Release release(LockKeys keys, String token, long fencingToken, Grant grant);
 
   /**
    * Releases {@code token} if it holds the lock: an attempt nobody will use (failed, or given up
@@ -42,7 +43,7 @@ interface LockKind {
    * A new, binding fencing token for the current holder of the hold of {@code token}, acquired with
    * {@code grant}; {@code -1} when not ours.
    */
-  long reissueFence(LockKeys keys, String token, Object grant);
+  long reissueFence(LockKeys keys, String token, Grant grant);
 
   /**
    * A holder asked for a fencing token: a kind that can issue tokens with its acquisitions does so

@@ -1,6 +1,7 @@
 package io.github.redislock.internal;
 
 import io.github.redislock.internal.backend.Acquisition;
+import io.github.redislock.internal.backend.Acquisition.Grant;
 import io.github.redislock.internal.backend.LockKeys;
 import io.github.redislock.internal.backend.ReadWriteOps;
 import io.github.redislock.internal.backend.Release;
@@ -53,7 +54,7 @@ final class ReadKind implements LockKind {
   }
 
   @Override
-  public Release release(LockKeys keys, String token, long fencingToken, Object grant) {
+  public Release release(LockKeys keys, String token, long fencingToken, Grant grant) {
     return ops.releaseShare(keys, token);
   }
 
@@ -64,7 +65,7 @@ final class ReadKind implements LockKind {
 
   /** Never called: read holds are not asked for fencing tokens. */
   @Override
-  public long reissueFence(LockKeys keys, String token, Object grant) {
+  public long reissueFence(LockKeys keys, String token, Grant grant) {
     throw new UnsupportedOperationException("read shares have no fencing tokens");
   }
 

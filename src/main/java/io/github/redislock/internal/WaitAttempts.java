@@ -1,5 +1,6 @@
 package io.github.redislock.internal;
 
+import io.github.redislock.internal.backend.Acquisition.Grant;
 import io.github.redislock.internal.backend.LockKeys;
 import io.github.redislock.internal.backend.Release;
 
@@ -26,7 +27,7 @@ abstract class WaitAttempts implements LockKind {
   }
 
   @Override
-  public final Release release(LockKeys keys, String token, long fencingToken, Object grant) {
+  public final Release release(LockKeys keys, String token, long fencingToken, Grant grant) {
     return kind.release(keys, token, fencingToken, grant);
   }
 
@@ -36,7 +37,7 @@ abstract class WaitAttempts implements LockKind {
   }
 
   @Override
-  public final long reissueFence(LockKeys keys, String token, Object grant) {
+  public final long reissueFence(LockKeys keys, String token, Grant grant) {
     return kind.reissueFence(keys, token, grant);
   }
 

@@ -2,6 +2,7 @@ package io.github.redislock.internal;
 
 import io.github.redislock.RedisLockException;
 import io.github.redislock.internal.backend.Acquisition;
+import io.github.redislock.internal.backend.Acquisition.Grant;
 import io.github.redislock.internal.backend.Failures;
 import io.github.redislock.internal.backend.LockBackend;
 import io.github.redislock.internal.backend.LockKeys;
@@ -291,7 +292,7 @@ final class FakeBackend implements LockBackend {
   }
 
   @Override
-  public Release release(LockKeys keys, String token, long fencingToken, Object grant) {
+  public Release release(LockKeys keys, String token, long fencingToken, Grant grant) {
     Kind fault = enter(Op.RELEASE, keys, token, fencingToken);
     synchronized (this) {
       Release notOurs = server == null ? Release.NOT_OURS : new Release(false, 0, server);
@@ -320,7 +321,7 @@ final class FakeBackend implements LockBackend {
   }
 
   @Override
-  public long reissueFence(LockKeys keys, String token, Object grant) {
+  public long reissueFence(LockKeys keys, String token, Grant grant) {
     Kind fault = enter(Op.REISSUE_FENCE, keys, token, 0);
     synchronized (this) {
       if (fault == Kind.NOT_OURS) {

@@ -1,5 +1,7 @@
 package io.github.redislock.internal.backend;
 
+import io.github.redislock.internal.transport.Round;
+
 /**
  * The answer to one acquisition attempt.
  *
@@ -17,7 +19,7 @@ public record Acquisition(
     long fencingToken,
     long holderTtlMillis,
     boolean holderPublishes,
-    Object grant) {
+    Grant grant) {
 
   /** Acquired without a fencing token (one is issued when first asked for). */
   public static final Acquisition ACQUIRED_UNFENCED = new Acquisition(true, 0, 0, false, null);
@@ -28,7 +30,7 @@ public record Acquisition(
   }
 
   /** Acquired, with what the backend must know of the hold at its release. */
-  static Acquisition acquired(long fencingToken, Object grant) {
+  static Acquisition acquired(long fencingToken, Grant grant) {
     return new Acquisition(true, fencingToken, 0, false, grant);
   }
 
@@ -36,4 +38,15 @@ public record Acquisition(
   public static Acquisition busy(long holderTtlMillis, boolean holderPublishes) {
     return new Acquisition(false, 0, holderTtlMillis, holderPublishes, null);
   }
+
+  /**
+   * What a backend must know of a hold at its release and when it issues it a fencing token: under
+   * Redlock, the acquisition round whose masters granted it. One node needs nothing, and its holds
+   * have none ({@code null}). The engine keeps it with the hold and hands it back, never reading
+   * it.
+   *
+   * @param round the acquisition round that granted the hold: its replies tell which masters
+   *     granted it, and keep arriving from masters that answer late; a release is sent behind them
+   */
+  public record Grant(Round<Acquisition> round) {}
 }

@@ -1,6 +1,7 @@
 package io.github.redislock.internal.backend;
 
 import io.github.redislock.RedisLockException;
+import io.github.redislock.internal.backend.Acquisition.Grant;
 import java.util.Optional;
 
 /**
@@ -39,7 +40,7 @@ public interface LockBackend extends AutoCloseable {
    * {@code grant} is the {@link Acquisition#grant()} of the hold, or {@code null} for an attempt
    * that was not granted.
    */
-  Release release(LockKeys keys, String token, long fencingToken, Object grant);
+  Release release(LockKeys keys, String token, long fencingToken, Grant grant);
 
   /**
    * Makes {@code fencingToken} binding before anyone sees it: every later hold gets a greater
@@ -54,7 +55,7 @@ public interface LockBackend extends AutoCloseable {
    * hold acquired without one, and for a hold that passed to another thread without a release.
    * {@code -1} when the hold is not ours any more.
    */
-  long reissueFence(LockKeys keys, String token, Object grant);
+  long reissueFence(LockKeys keys, String token, Grant grant);
 
   /**
    * How much sooner than the lease a hold must be taken to end, for the clock drift between this

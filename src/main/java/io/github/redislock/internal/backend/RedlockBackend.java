@@ -1,6 +1,7 @@
 package io.github.redislock.internal.backend;
 
 import io.github.redislock.RedisLockException;
+import io.github.redislock.internal.backend.Acquisition.Grant;
 import io.github.redislock.internal.backend.Quorum.ReleaseVerdict;
 import io.github.redislock.internal.events.Jfr;
 import io.github.redislock.internal.events.RedlockRoundEvent;
@@ -71,12 +72,6 @@ public final class RedlockBackend implements LockBackend {
   private final Predicate<Round<Acquisition>> acquisitionDecided;
   private final Predicate<Round<Boolean>> yesOrNoDecided;
   private final Predicate<Round<Long>> fenceDecided;
-
-  /**
-   * What a release must know of a hold: the acquisition's round, whose replies tell which nodes
-   * granted it and keep arriving from nodes that answer late; the release is sent behind those.
-   */
-  private record Grant(Round<Acquisition> round) {}
 
   /**
    * Redlock over {@code clients}.
@@ -308,13 +303,11 @@ public final class RedlockBackend implements LockBackend {
    * counts as down gets the release once it answers again (see {@link Transport#undo}).
    */
   @Override
-  public Release release(LockKeys keys, String token, long fencingToken, Object grant) {
+  public Release release(LockKeys keys, String token, long fencingToken, Grant grant) {
     long start = ticker.read();
-    Round<Acquisition> acquisition =
-        grant instanceof Grant held ? held.round() : inFlight.of(token);
+    Round<Acquisition> acquisition = grant != null ? grant.round() : inFlight.of(token);
     // Without a grant, an attempt that was not granted: every master may hold it.
-    Granting granting =
-        grant instanceof Grant ? Granting.of(acquisition) : Granting.all(nodes.size());
+    Granting granting = grant != null ? Granting.of(acquisition) : Granting.all(nodes.size());
     int granted = granting.count();
     Predicate<Round<Release>> decided =
         r ->
@@ -353,7 +346,7 @@ public final class RedlockBackend implements LockBackend {
    * finding that no majority holds the key any more answers {@code -1}.
    */
   @Override
-  public long reissueFence(LockKeys keys, String token, Object grant) {
+  public long reissueFence(LockKeys keys, String token, Grant grant) {
     identities.check();
     Round<Long> round =
         transport

@@ -1,5 +1,6 @@
 package io.github.redislock.internal.backend;
 
+import io.github.redislock.internal.backend.Acquisition.Grant;
 import io.github.redislock.internal.transport.Direct;
 import io.github.redislock.internal.transport.SlotMasters;
 import io.github.redislock.internal.util.Ticker;
@@ -174,14 +175,14 @@ public final class SingleNodeBackend implements LockBackend {
    * and where it was sent; a "not ours" names the server that gave it.
    */
   @Override
-  public Release release(LockKeys keys, String token, long fencingToken, Object grant) {
+  public Release release(LockKeys keys, String token, long fencingToken, Grant grant) {
     // This node issued the token from its own counter: the counter is at least the token.
     Direct.Reply<Release> reply = direct.send(commands.release(keys, token, 0), keys.lock());
     return reply.value().released() ? reply.value() : Release.notOurs(reply.server());
   }
 
   @Override
-  public long reissueFence(LockKeys keys, String token, Object grant) {
+  public long reissueFence(LockKeys keys, String token, Grant grant) {
     return commands.reissueFence(keys, token).call(client);
   }
 
