@@ -149,6 +149,49 @@ public final class RedisInvariants {
             });
   }
 
+  /**
+   * Asserts, within a few seconds, that no client of the server is subscribed to anything: no
+   * {@code CLIENT LIST} entry has a non-zero {@code sub}, {@code psub} or {@code ssub} count. For
+   * Sentinels, which have no {@code PUBSUB} command: clients subscribe to their {@code
+   * +switch-master} events.
+   *
+   * @param j a raw connection to the server to check (not itself subscribed)
+   * @throws org.awaitility.core.ConditionTimeoutException naming the subscribed clients
+   */
+  public static void assertNoSubscribedClients(Jedis j) {
+    await("no subscribed clients left")
+        .atMost(Timing.scaled(SETTLE))
+        .pollDelay(Duration.ZERO)
+        .pollInterval(POLL_INTERVAL)
+        .pollInSameThread()
+        .untilAsserted(
+            () -> {
+              List<String> subscribed = new ArrayList<>();
+              for (String client : j.clientList().split("\n")) {
+                if (isSubscribed(client)) {
+                  subscribed.add(client.trim());
+                }
+              }
+              if (!subscribed.isEmpty()) {
+                throw new AssertionError("subscribed clients: " + subscribed);
+              }
+            });
+  }
+
+  /** Whether a {@code CLIENT LIST} line counts a subscription. */
+  private static boolean isSubscribed(String client) {
+    for (String field : client.trim().split(" ")) {
+      int eq = field.indexOf('=');
+      if (eq > 0 && List.of("sub", "psub", "ssub").contains(field.substring(0, eq))) {
+        String count = field.substring(eq + 1);
+        if (!count.isEmpty() && !count.equals("0")) {
+          return true;
+        }
+      }
+    }
+    return false;
+  }
+
   /** The sharded Pub/Sub channels subscribed on the server (none before Redis 7). */
   private static List<String> shardChannels(Jedis j) {
     try {
