@@ -47,6 +47,10 @@ import redis.clients.jedis.exceptions.JedisException;
  * a TTL and no subscription, and no server the class started is still running (such a server is
  * reported and closed).
  *
+ * <p>Clients and proxies through which a test's factories reach Redis must stay open until the
+ * check has looked (closing them ends their connections, and any subscription left on them): a test
+ * hands them to {@link #closeAfterCheck}.
+ *
  * <p>A class whose tests keep threads, keys or subscriptions from one test to the next on purpose
  * says so with {@link IntegrationTest#sharedAcrossTests()} and {@link IntegrationTest#because()}:
  * those are then checked after the class only (as its servers stop, and for threads at its end).
@@ -101,7 +105,10 @@ public final class LeakCheck
     final Set<LiveServers.Endpoint> before;
     final Set<Shared> shared;
     final List<String> found = Collections.synchronizedList(new ArrayList<>());
+    final List<AutoCloseable> closeAfterTest = Collections.synchronizedList(new ArrayList<>());
+    final List<AutoCloseable> closeAfterClass = Collections.synchronizedList(new ArrayList<>());
     volatile boolean inTest;
+    volatile boolean testRunning;
 
     Run(Class<?> testClass, Set<LiveServers.Endpoint> before, Set<Shared> shared) {
       this.testClass = testClass;
@@ -115,6 +122,23 @@ public final class LeakCheck
       return own;
     }
 
+    /** Closes what {@link #closeAfterCheck} took, newest first; failures go to {@code found}. */
+    static void closeAll(List<AutoCloseable> resources, List<String> found) {
+      List<AutoCloseable> copy;
+      synchronized (resources) {
+        copy = new ArrayList<>(resources);
+        resources.clear();
+      }
+      Collections.reverse(copy);
+      for (AutoCloseable resource : copy) {
+        try {
+          resource.close();
+        } catch (Exception e) {
+          found.add("closing " + resource + " after the check failed: " + e);
+        }
+      }
+    }
+
     List<String> drain() {
       synchronized (found) {
         List<String> copy = new ArrayList<>(found);
@@ -122,6 +146,27 @@ public final class LeakCheck
         return copy;
       }
     }
+  }
+
+  /**
+   * Closes {@code resource} after the leak check of the current test (or, when called outside a
+   * test, after the check of the class), newest first: for the clients and proxies through which a
+   * test's factories reach Redis. Closed in {@code @AfterEach}, before the check, they would end
+   * their connections, and with them any subscription the library left on them, which the check
+   * would then not see.
+   *
+   * @param resource what to close
+   * @param <T> its type
+   * @return {@code resource}
+   * @throws IllegalStateException outside an {@link IntegrationTest}
+   */
+  public static <T extends AutoCloseable> T closeAfterCheck(T resource) {
+    Run run = current();
+    if (run == null) {
+      throw new IllegalStateException("no LeakCheck runs: not in an @IntegrationTest");
+    }
+    (run.testRunning ? run.closeAfterTest : run.closeAfterClass).add(resource);
+    return resource;
   }
 
   @Override
@@ -160,6 +205,7 @@ public final class LeakCheck
     Run run = current();
     if (run != null) {
       run.inTest = true;
+      run.testRunning = true;
     }
   }
 
@@ -179,13 +225,18 @@ public final class LeakCheck
     }
     run.inTest = false; // also when a failed @BeforeEach skipped afterTestExecution
     List<String> found = run.drain();
-    if (!run.shared.contains(Shared.THREADS)) {
-      checkThreads(found, LIBRARY_THREADS);
-    }
-    boolean keys = !run.shared.contains(Shared.KEYS);
-    boolean subscriptions = !run.shared.contains(Shared.SUBSCRIPTIONS);
-    for (LiveServers.Endpoint server : run.ownServers()) {
-      found.addAll(inspect(server, keys, subscriptions, keys));
+    try {
+      if (!run.shared.contains(Shared.THREADS)) {
+        checkThreads(found, LIBRARY_THREADS);
+      }
+      boolean keys = !run.shared.contains(Shared.KEYS);
+      boolean subscriptions = !run.shared.contains(Shared.SUBSCRIPTIONS);
+      for (LiveServers.Endpoint server : run.ownServers()) {
+        found.addAll(inspect(server, keys, subscriptions, keys));
+      }
+    } finally {
+      run.testRunning = false;
+      Run.closeAll(run.closeAfterTest, found);
     }
     report(found, "after " + run.testClass.getName() + " > " + context.getDisplayName());
   }
@@ -211,16 +262,20 @@ public final class LeakCheck
       RUNS.pop();
     }
     List<String> found = run.drain();
-    checkThreads(found, LIBRARY_THREADS);
-    FIXTURE_THREADS.forEach(prefix -> checkThreads(found, prefix));
-    for (LiveServers.Endpoint server : run.ownServers()) {
-      found.add(server + ": left running by the class (closed now)");
-      try {
-        found.addAll(inspect(server, true, true, false));
-      } finally {
-        server.close();
+    try {
+      checkThreads(found, LIBRARY_THREADS);
+      for (LiveServers.Endpoint server : run.ownServers()) {
+        found.add(server + ": left running by the class (closed now)");
+        try {
+          found.addAll(inspect(server, true, true, false));
+        } finally {
+          server.close();
+        }
       }
+    } finally {
+      Run.closeAll(run.closeAfterClass, found);
     }
+    FIXTURE_THREADS.forEach(prefix -> checkThreads(found, prefix));
     report(found, "after the class " + run.testClass.getName());
   }
 

@@ -29,6 +29,7 @@ import org.junit.platform.launcher.core.LauncherDiscoveryRequestBuilder;
 import org.junit.platform.launcher.core.LauncherFactory;
 import redis.clients.jedis.Jedis;
 import redis.clients.jedis.JedisPubSub;
+import redis.clients.jedis.exceptions.JedisException;
 
 /**
  * Proves the {@link LeakCheck} can fail: each fixture below is a test class that leaks one thing,
@@ -145,12 +146,16 @@ class LeakCheckTest {
   }
 
   @Test
-  void aSubscriptionLeftOpenFailsTheTestNamingTheChannel() {
+  void aSubscriptionLeftOpenFailsTheTestNamingTheChannel() throws InterruptedException {
     List<Outcome> outcomes = run(LeavesASubscription.class);
 
     Outcome test = outcome(outcomes, "leavesASubscription()");
     assertThat(test.failed()).as("%s", outcomes).isTrue();
     assertThat(test.message()).contains("subscribed channels: [self-test-channel]");
+    LeavesASubscription.thread.join(Timing.awaitAtMost().toMillis());
+    assertThat(LeavesASubscription.thread.isAlive())
+        .as("the subscriber ends: its connection was closed after the check")
+        .isFalse();
   }
 
   @Test
@@ -337,27 +342,24 @@ class LeakCheckTest {
   @ExtendWith(OnlyInSelfTest.class)
   static class LeavesASubscription {
     @RegisterExtension static final RedisServerExtension redis = new RedisServerExtension();
-    static final JedisPubSub subscriber =
-        new JedisPubSub() {
-          @Override
-          public void onMessage(String channel, String message) {}
-        };
     static Thread thread;
 
-    @AfterAll
-    static void unsubscribe() throws InterruptedException {
-      subscriber.unsubscribe();
-      thread.join(Timing.awaitAtMost().toMillis());
-    }
-
+    /** The subscription lives on a connection that is closed after the check, which sees it. */
     @Test
     void leavesASubscription() {
-      Jedis j = redis.server().jedis();
+      Jedis j = LeakCheck.closeAfterCheck(redis.server().jedis());
       thread =
           new Thread(
               () -> {
-                try (j) {
-                  j.subscribe(subscriber, "self-test-channel");
+                try {
+                  j.subscribe(
+                      new JedisPubSub() {
+                        @Override
+                        public void onMessage(String channel, String message) {}
+                      },
+                      "self-test-channel");
+                } catch (JedisException e) {
+                  // The connection was closed after the check.
                 }
               },
               "self-test-subscriber");
