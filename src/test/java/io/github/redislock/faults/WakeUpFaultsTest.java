@@ -58,7 +58,7 @@ class WakeUpFaultsTest {
   void tearDown() throws InterruptedException {
     holderThread.shutdownNow();
     assertThat(holderThread.awaitTermination(10, TimeUnit.SECONDS)).isTrue();
-    RedisInvariants.assertCleanAfterTest(redis.server(), waiterThread, factories, name);
+    RedisInvariants.closeAfterTest(redis.server(), waiterThread, factories, name);
   }
 
   private RedisLockFactory factory(String uri) {

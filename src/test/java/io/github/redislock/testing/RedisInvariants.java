@@ -33,17 +33,18 @@ public final class RedisInvariants {
   private RedisInvariants() {}
 
   /**
-   * The end of a test that used {@code factories} and {@code threads} on {@code server}: stops the
-   * threads, checks that no factory still renews a hold, closes the factories, checks that no
-   * {@code redis-lock-} thread, key without a TTL, subscription or key of {@code gone} is left, and
-   * flushes the server for the next test.
+   * The end of a test that used {@code factories} and {@code threads} on {@code server}, in its
+   * {@code @AfterEach}: thaws the server if the test left it frozen, stops the threads, checks that
+   * no factory still renews a hold, closes the factories and checks that no key of {@code gone} is
+   * left. The {@link LeakCheck} of the {@link IntegrationTest} then checks that no {@code
+   * redis-lock-} thread, key without a TTL or subscription is left, and flushes the server.
    *
-   * @param server the server the test used (resumed first if the test left it paused)
+   * @param server the server the test used
    * @param threads the test's threads, or {@code null}
    * @param factories the factories the test built
    * @param gone keys that must not exist any more (lock keys after their last unlock)
    */
-  public static void assertCleanAfterTest(
+  public static void closeAfterTest(
       RedisServer server, ExecutorService threads, List<RedisLockFactory> factories, String... gone)
       throws InterruptedException {
     if (server.isPaused()) {
@@ -62,13 +63,31 @@ public final class RedisInvariants {
       }
       factory.close();
     }
-    assertNoThreads("redis-lock-");
     try (Jedis jedis = server.jedis()) {
       for (String key : gone) {
         if (jedis.exists(key)) {
           throw new AssertionError("key '" + key + "' is left");
         }
       }
+    }
+  }
+
+  /**
+   * The end of a test on a server it closes itself (which the {@link LeakCheck} does not inspect):
+   * {@link #closeAfterTest}, then checks that no {@code redis-lock-} thread, key without a TTL or
+   * subscription is left, and flushes the server.
+   *
+   * @param server the server the test used
+   * @param threads the test's threads, or {@code null}
+   * @param factories the factories the test built
+   * @param gone keys that must not exist any more (lock keys after their last unlock)
+   */
+  public static void assertCleanAfterTest(
+      RedisServer server, ExecutorService threads, List<RedisLockFactory> factories, String... gone)
+      throws InterruptedException {
+    closeAfterTest(server, threads, factories, gone);
+    assertNoThreads(LeakCheck.LIBRARY_THREADS);
+    try (Jedis jedis = server.jedis()) {
       assertNoKeysWithoutTtl(jedis);
       assertNoSubscriptions(jedis);
       jedis.flushAll();
