@@ -47,7 +47,6 @@ class PermanentErrorsTest {
     for (int i = resources.size() - 1; i >= 0; i--) {
       resources.get(i).close();
     }
-    RedisInvariants.assertNoThreads("redis-lock-");
   }
 
   private <T extends AutoCloseable> T closeLater(T resource) {
