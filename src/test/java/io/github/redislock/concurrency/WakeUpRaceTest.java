@@ -11,7 +11,6 @@ import io.github.redislock.testing.LeakCheck;
 import io.github.redislock.testing.RedisInvariants;
 import io.github.redislock.testing.RedisServerExtension;
 import io.github.redislock.testing.Timing;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ExecutorService;
@@ -38,8 +37,6 @@ import redis.clients.jedis.providers.PooledConnectionProvider;
  */
 @IntegrationTest
 class WakeUpRaceTest {
-  /** Far below the long re-check of a waiter whose holder publishes, far above a round trip. */
-  private static final Duration PROMPTLY = Timing.scaled(Duration.ofMillis(500));
 
   private static final int ROUNDS = 3;
 
@@ -98,7 +95,7 @@ class WakeUpRaceTest {
             holderThread.submit(holder::unlock).get();
           });
       Future<?> second = waiterThread.submit(() -> lockAndUnlock(waiter));
-      assertThat(second).as("the waiter, after the release").succeedsWithin(PROMPTLY);
+      assertThat(second).as("the waiter, after the release").succeedsWithin(Timing.PROMPTLY);
       assertThat(subscribedAtRelease.get()).as("the release happened in the window").isNotNull();
       if (subscribedAtRelease.get()) {
         onASubscribedChannel++;

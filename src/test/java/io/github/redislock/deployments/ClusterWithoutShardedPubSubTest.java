@@ -33,8 +33,6 @@ import redis.clients.jedis.Jedis;
  */
 @IntegrationTest
 class ClusterWithoutShardedPubSubTest {
-  /** Far below the long re-check of a waiter whose holder publishes, far above a round trip. */
-  private static final Duration PROMPTLY = Timing.scaled(Duration.ofMillis(500));
 
   private static RedisCluster cluster;
   private final List<RedisLockFactory> factories = new ArrayList<>();
@@ -103,7 +101,7 @@ class ClusterWithoutShardedPubSubTest {
           .atMost(Timing.awaitAtMost())
           .until(() -> FactoryInspector.subscribedCount(waiting) == 1 && plainSubscribers() == 1);
       holderThread.submit(holder::unlock).get();
-      assertThat(waited).as("the waiter, woken by the release").succeedsWithin(PROMPTLY);
+      assertThat(waited).as("the waiter, woken by the release").succeedsWithin(Timing.PROMPTLY);
     }
     long publishes = 0;
     for (RedisServer master : cluster.masters()) {

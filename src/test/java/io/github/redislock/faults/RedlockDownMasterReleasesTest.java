@@ -34,7 +34,6 @@ import redis.clients.jedis.params.SetParams;
 class RedlockDownMasterReleasesTest {
   private static final Duration LEASE = Duration.ofMinutes(1);
   private static final Duration NODE_TIMEOUT = Timing.scaled(Duration.ofMillis(100));
-  private static final Duration WELL_WITHIN_THE_LEASE = Timing.scaled(Duration.ofSeconds(5));
 
   private final List<RedisServer> masters = new ArrayList<>();
   private final List<TcpProxy> proxies = new ArrayList<>();
@@ -74,7 +73,7 @@ class RedlockDownMasterReleasesTest {
   private void awaitNoKey(int master, String key) {
     try (Jedis jedis = masters.get(master).jedis()) {
       await("master " + master + " no longer holds '" + key + "', well within the lease")
-          .atMost(WELL_WITHIN_THE_LEASE)
+          .atMost(Timing.WELL_WITHIN_A_MINUTE_LEASE)
           .until(() -> jedis.get(key) == null);
     }
   }

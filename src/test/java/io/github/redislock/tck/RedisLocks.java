@@ -20,7 +20,6 @@ import redis.clients.jedis.resps.ScanResult;
  * another process would).
  */
 final class RedisLocks implements LockMaker {
-  private static final Duration SETTLE = Timing.scaled(Duration.ofSeconds(5));
 
   /** The companion hash's lifetime under the default lease of 30 s: max(2 × lease, 1 min). */
   private static final Duration COMPANION_TTL = Duration.ofMinutes(1);
@@ -89,14 +88,14 @@ final class RedisLocks implements LockMaker {
   public void checkClean(String name) {
     for (RedisLockFactory factory : factories()) {
       await("no hold of the test renewed")
-          .atMost(SETTLE)
+          .atMost(Timing.CLEAN_UP)
           .pollInterval(Duration.ofMillis(10))
           .until(() -> FactoryInspector.renewingCount(factory) == 0);
     }
     String companion = "{" + name + "}:lock-meta";
     try (Jedis jedis = server.jedis()) {
       await("of lock '" + name + "', at most " + companion + " left, expiring")
-          .atMost(SETTLE)
+          .atMost(Timing.CLEAN_UP)
           .pollInterval(Duration.ofMillis(10))
           .pollInSameThread()
           .until(

@@ -30,12 +30,12 @@ import redis.clients.jedis.exceptions.JedisException;
  * <p>After each test:
  *
  * <ul>
- *   <li>no live thread of this JVM is named {@value #LIBRARY_THREADS}{@code *} (awaited a few
- *       seconds: threads end asynchronously after a factory closes);
+ *   <li>no live thread of this JVM is named {@value #LIBRARY_THREADS}{@code *} (awaited up to
+ *       {@link Timing#CLEAN_UP}: threads end asynchronously after a factory closes);
  *   <li>on every server started since the class began ({@link LiveServers}) and still running: no
  *       key without a TTL on a master (a lock library must never leave a key that lives forever),
  *       no Pub/Sub subscription (channels, patterns, shard channels; on a Sentinel, no subscribed
- *       client), awaited a few seconds; then each master is flushed, so the next test starts empty;
+ *       client), awaited as long; then each master is flushed, so the next test starts empty;
  *   <li>every such server that stopped during the test's clean-up (a server per test, closed in
  *       {@code @AfterEach}) had no key without a TTL and no subscription just before it stopped:
  *       the check takes a last look at a server as it closes, unless it closes in the test's own

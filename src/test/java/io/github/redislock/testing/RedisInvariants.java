@@ -20,11 +20,10 @@ import redis.clients.jedis.resps.ScanResult;
  * Leak checks to run after a test: no immortal keys, no forgotten subscriptions, no stray threads.
  *
  * <p>The checks that may race with asynchronous clean-up (unsubscribes, thread exits) are retried
- * with Awaitility for up to 5 s (scaled by {@link Timing}); failures say what leaked.
+ * with Awaitility for up to {@link Timing#CLEAN_UP}; failures say what leaked.
  */
 public final class RedisInvariants {
 
-  private static final Duration SETTLE = Duration.ofSeconds(5);
   private static final Duration POLL_INTERVAL = Duration.ofMillis(20);
   private static final int SCAN_COUNT = 1000;
   private static final int MAX_LISTED = 50;
@@ -144,7 +143,7 @@ public final class RedisInvariants {
    */
   public static void assertNoSubscriptions(Jedis j) {
     await("no Pub/Sub subscriptions left")
-        .atMost(Timing.scaled(SETTLE))
+        .atMost(Timing.CLEAN_UP)
         .pollDelay(Duration.ZERO)
         .pollInterval(POLL_INTERVAL)
         .pollInSameThread()
@@ -179,7 +178,7 @@ public final class RedisInvariants {
    */
   public static void assertNoSubscribedClients(Jedis j) {
     await("no subscribed clients left")
-        .atMost(Timing.scaled(SETTLE))
+        .atMost(Timing.CLEAN_UP)
         .pollDelay(Duration.ZERO)
         .pollInterval(POLL_INTERVAL)
         .pollInSameThread()
@@ -230,7 +229,7 @@ public final class RedisInvariants {
    */
   public static void assertNoThreads(String namePrefix) {
     await("no live threads named " + namePrefix + "*")
-        .atMost(Timing.scaled(SETTLE))
+        .atMost(Timing.CLEAN_UP)
         .pollDelay(Duration.ZERO)
         .pollInterval(POLL_INTERVAL)
         .untilAsserted(

@@ -30,7 +30,6 @@ import redis.clients.jedis.params.SetParams;
 class RedlockLateRepliesTest {
   private static final long LEASE_MILLIS = 60_000;
   private static final Duration NODE_TIMEOUT = Timing.scaled(Duration.ofMillis(250));
-  private static final Duration WELL_WITHIN_THE_LEASE = Timing.scaled(Duration.ofSeconds(5));
 
   private final List<RedisServer> masters = new ArrayList<>();
   private final List<TcpProxy> proxies = new ArrayList<>();
@@ -92,7 +91,7 @@ class RedlockLateRepliesTest {
         .until(() -> setCalls(m) > setCallsBefore);
     try (Jedis jedis = masters.get(m).jedis()) {
       await("master " + m + " no longer holds the key, well within the lease")
-          .atMost(WELL_WITHIN_THE_LEASE)
+          .atMost(Timing.WELL_WITHIN_A_MINUTE_LEASE)
           .until(() -> !token.equals(jedis.get(keys.lock())));
     }
   }
@@ -148,7 +147,7 @@ class RedlockLateRepliesTest {
     awaitTheLateSetUndone(4, before, token);
     try (Jedis jedis = masters.get(3).jedis()) {
       await("master 3, which granted the failed attempt, is released")
-          .atMost(WELL_WITHIN_THE_LEASE)
+          .atMost(Timing.WELL_WITHIN_A_MINUTE_LEASE)
           .until(() -> jedis.get(keys.lock()) == null);
     }
   }
