@@ -107,8 +107,12 @@ public final class LeakCheck
     final List<String> found = Collections.synchronizedList(new ArrayList<>());
     final List<AutoCloseable> closeAfterTest = Collections.synchronizedList(new ArrayList<>());
     final List<AutoCloseable> closeAfterClass = Collections.synchronizedList(new ArrayList<>());
+
+    /** From {@code beforeEach} to the end of the test method: servers closed then are not seen. */
+    volatile boolean inTestBody;
+
+    /** From {@code beforeEach} to the end of {@code afterEach}. */
     volatile boolean inTest;
-    volatile boolean testRunning;
 
     Run(Class<?> testClass, Set<LiveServers.Endpoint> before, Set<Shared> shared) {
       this.testClass = testClass;
@@ -165,7 +169,7 @@ public final class LeakCheck
     if (run == null) {
       throw new IllegalStateException("no LeakCheck runs: not in an @IntegrationTest");
     }
-    (run.testRunning ? run.closeAfterTest : run.closeAfterClass).add(resource);
+    (run.inTest ? run.closeAfterTest : run.closeAfterClass).add(resource);
     return resource;
   }
 
@@ -204,8 +208,8 @@ public final class LeakCheck
   public void beforeEach(ExtensionContext context) {
     Run run = current();
     if (run != null) {
+      run.inTestBody = true;
       run.inTest = true;
-      run.testRunning = true;
     }
   }
 
@@ -213,7 +217,7 @@ public final class LeakCheck
   public void afterTestExecution(ExtensionContext context) {
     Run run = current();
     if (run != null) {
-      run.inTest = false;
+      run.inTestBody = false;
     }
   }
 
@@ -223,7 +227,7 @@ public final class LeakCheck
     if (run == null) {
       return;
     }
-    run.inTest = false; // also when a failed @BeforeEach skipped afterTestExecution
+    run.inTestBody = false; // also when a failed @BeforeEach skipped afterTestExecution
     List<String> found = run.drain();
     try {
       if (!run.shared.contains(Shared.THREADS)) {
@@ -235,7 +239,7 @@ public final class LeakCheck
         found.addAll(inspect(server, keys, subscriptions, keys));
       }
     } finally {
-      run.testRunning = false;
+      run.inTest = false;
       Run.closeAll(run.closeAfterTest, found);
     }
     report(found, "after " + run.testClass.getName() + " > " + context.getDisplayName());
@@ -282,7 +286,7 @@ public final class LeakCheck
   /** The last look at a server about to stop, unless a test's own body stops it. */
   private static void lastLook(LiveServers.Endpoint server) {
     Run run = current();
-    if (run == null || run.inTest || run.before.contains(server)) {
+    if (run == null || run.inTestBody || run.before.contains(server)) {
       return;
     }
     for (String leak : inspect(server, true, true, false)) {
