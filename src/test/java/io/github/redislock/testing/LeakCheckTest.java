@@ -1,6 +1,7 @@
 package io.github.redislock.testing;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import io.github.redislock.RedisLockFactory;
 import java.util.List;
@@ -364,6 +365,11 @@ class LeakCheckTest {
               },
               "self-test-subscriber");
       thread.start();
+      try (Jedis raw = redis.server().jedis()) {
+        await("subscribed")
+            .atMost(Timing.awaitAtMost())
+            .until(() -> raw.pubsubNumSub("self-test-channel").get("self-test-channel") == 1L);
+      }
     }
   }
 
