@@ -70,15 +70,8 @@ class BadInputsTest {
     for (int i = resources.size() - 1; i >= 0; i--) {
       resources.get(i).close();
     }
-    RedisInvariants.assertNoThreads("redis-lock-");
     try (Jedis raw = server.jedis()) {
-      try {
-        RedisInvariants.assertNoKeysWithoutTtl(raw);
-        RedisInvariants.assertNoSubscriptions(raw);
-      } finally {
-        raw.configSet("maxmemory", "0");
-        raw.flushAll();
-      }
+      raw.configSet("maxmemory", "0"); // the keys are LeakCheck's to check, and to flush
     }
   }
 

@@ -47,7 +47,7 @@ class LocalQueueTest {
 
   @AfterEach
   void tearDown() throws InterruptedException {
-    RedisInvariants.assertCleanAfterTest(redis.server(), threads, List.of(factory), name);
+    RedisInvariants.closeAfterTest(redis.server(), threads, List.of(factory), name);
   }
 
   private long acquisitionsInRedis() {

@@ -7,10 +7,10 @@ import io.github.redislock.FactoryInspector;
 import io.github.redislock.RedisDistributedLock;
 import io.github.redislock.RedisLockFactory;
 import io.github.redislock.testing.IntegrationTest;
+import io.github.redislock.testing.LeakCheck;
 import io.github.redislock.testing.RedisInvariants;
 import io.github.redislock.testing.RedisServerExtension;
 import io.github.redislock.testing.Timing;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ExecutorService;
@@ -37,8 +37,6 @@ import redis.clients.jedis.providers.PooledConnectionProvider;
  */
 @IntegrationTest
 class WakeUpRaceTest {
-  /** Far below the long re-check of a waiter whose holder publishes, far above a round trip. */
-  private static final Duration PROMPTLY = Timing.scaled(Duration.ofMillis(500));
 
   private static final int ROUNDS = 3;
 
@@ -54,15 +52,17 @@ class WakeUpRaceTest {
     name = "wake-race:" + info.getTestMethod().orElseThrow().getName();
     holderThread = Executors.newSingleThreadExecutor();
     waiterThread = Executors.newSingleThreadExecutor();
-    client = new ReleaseOnBusyClient(redis.server().host(), redis.server().port());
+    // Closed after the leak check: the waiting factory subscribes through it.
+    client =
+        LeakCheck.closeAfterCheck(
+            new ReleaseOnBusyClient(redis.server().host(), redis.server().port()));
   }
 
   @AfterEach
   void tearDown() throws InterruptedException {
     holderThread.shutdownNow();
     assertThat(holderThread.awaitTermination(10, TimeUnit.SECONDS)).isTrue();
-    RedisInvariants.assertCleanAfterTest(redis.server(), waiterThread, factories, name);
-    client.close();
+    RedisInvariants.closeAfterTest(redis.server(), waiterThread, factories, name);
   }
 
   @Test
@@ -95,7 +95,7 @@ class WakeUpRaceTest {
             holderThread.submit(holder::unlock).get();
           });
       Future<?> second = waiterThread.submit(() -> lockAndUnlock(waiter));
-      assertThat(second).as("the waiter, after the release").succeedsWithin(PROMPTLY);
+      assertThat(second).as("the waiter, after the release").succeedsWithin(Timing.PROMPTLY);
       assertThat(subscribedAtRelease.get()).as("the release happened in the window").isNotNull();
       if (subscribedAtRelease.get()) {
         onASubscribedChannel++;

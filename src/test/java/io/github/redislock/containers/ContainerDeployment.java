@@ -2,6 +2,7 @@ package io.github.redislock.containers;
 
 import io.github.redislock.RedisLockFactory;
 import io.github.redislock.contract.Deployment;
+import io.github.redislock.testing.LiveServers;
 import java.time.Duration;
 import java.util.List;
 import org.junit.jupiter.api.Assumptions;
@@ -19,11 +20,40 @@ import redis.clients.jedis.RedisProtocol;
  */
 final class ContainerDeployment implements Deployment {
   private final GenericContainer<?> container;
+  private volatile boolean paused;
+
+  /** The container's server, for the leak check of the tests ({@link LiveServers}). */
+  private final LiveServers.Endpoint endpoint =
+      new LiveServers.Endpoint() {
+        @Override
+        public boolean isRunning() {
+          return container.isRunning();
+        }
+
+        @Override
+        public Jedis connectForCheck() {
+          if (paused) {
+            resume();
+          }
+          return raw("");
+        }
+
+        @Override
+        public void close() {
+          ContainerDeployment.this.close();
+        }
+
+        @Override
+        public String toString() {
+          return "container " + container.getDockerImageName() + " at " + address();
+        }
+      };
 
   @SuppressWarnings("resource")
   ContainerDeployment(String image) {
     container = new GenericContainer<>(DockerImageName.parse(image)).withExposedPorts(6379);
     container.start();
+    LiveServers.started(endpoint);
   }
 
   private HostAndPort address() {
@@ -62,15 +92,22 @@ final class ContainerDeployment implements Deployment {
   @Override
   public void pause() {
     container.getDockerClient().pauseContainerCmd(container.getContainerId()).exec();
+    paused = true;
   }
 
   @Override
   public void resume() {
     container.getDockerClient().unpauseContainerCmd(container.getContainerId()).exec();
+    paused = false;
   }
 
   @Override
   public void close() {
-    container.stop();
+    try {
+      LiveServers.stopping(endpoint);
+    } finally {
+      container.stop();
+      LiveServers.stopped(endpoint);
+    }
   }
 }

@@ -9,7 +9,6 @@ import io.github.redislock.LockLostException;
 import io.github.redislock.RedisLockException;
 import io.github.redislock.RedisLockFactory;
 import io.github.redislock.testing.IntegrationTest;
-import io.github.redislock.testing.RedisInvariants;
 import io.github.redislock.testing.Timing;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -112,14 +111,7 @@ public abstract class ConditionContractTest {
       factory.close();
     }
     factories.clear();
-    RedisInvariants.assertNoThreads("redis-lock-");
-    for (Jedis jedis : deployment.rawAll()) {
-      try (jedis) {
-        RedisInvariants.assertNoKeysWithoutTtl(jedis);
-        RedisInvariants.assertNoSubscriptions(jedis);
-        jedis.flushAll();
-      }
-    }
+    // LeakCheck (@IntegrationTest) then checks threads, keys and subscriptions, and flushes.
   }
 
   // ---- helpers ----

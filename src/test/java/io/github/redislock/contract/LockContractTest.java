@@ -11,7 +11,6 @@ import io.github.redislock.RedisDistributedLock;
 import io.github.redislock.RedisLockException;
 import io.github.redislock.RedisLockFactory;
 import io.github.redislock.testing.IntegrationTest;
-import io.github.redislock.testing.RedisInvariants;
 import io.github.redislock.testing.Timing;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -95,14 +94,7 @@ public abstract class LockContractTest {
       factory.close();
     }
     factories.clear();
-    RedisInvariants.assertNoThreads("redis-lock-");
-    for (Jedis jedis : deployment.rawAll()) {
-      try (jedis) {
-        RedisInvariants.assertNoKeysWithoutTtl(jedis);
-        RedisInvariants.assertNoSubscriptions(jedis);
-        jedis.flushAll();
-      }
-    }
+    // LeakCheck (@IntegrationTest) then checks threads, keys and subscriptions, and flushes.
   }
 
   // ---- helpers ----

@@ -11,7 +11,6 @@ import io.github.redislock.RedisDistributedLock;
 import io.github.redislock.RedisLockFactory;
 import io.github.redislock.testing.IntegrationTest;
 import io.github.redislock.testing.RedisCluster;
-import io.github.redislock.testing.RedisInvariants;
 import io.github.redislock.testing.RedisServer;
 import io.github.redislock.testing.Timing;
 import java.nio.charset.StandardCharsets;
@@ -59,9 +58,6 @@ class ClusterLockTest {
   /** Jedis 8 has no constant for DEBUG. */
   private static final ProtocolCommand DEBUG = () -> "DEBUG".getBytes(StandardCharsets.US_ASCII);
 
-  /** Far below the long re-check of a waiter whose holder publishes, far above a round trip. */
-  private static final Duration PROMPTLY = Timing.scaled(Duration.ofMillis(500));
-
   private static RedisCluster cluster;
   private final List<RedisLockFactory> factories = new ArrayList<>();
   private final List<LockLostEvent> lostEvents = new CopyOnWriteArrayList<>();
@@ -85,18 +81,10 @@ class ClusterLockTest {
   }
 
   @AfterEach
-  void checkNothingLeaks() throws InterruptedException {
+  void tearDown() throws InterruptedException {
     threads.shutdownNow();
     assertThat(threads.awaitTermination(10, TimeUnit.SECONDS)).isTrue();
     factories.forEach(RedisLockFactory::close);
-    RedisInvariants.assertNoThreads("redis-lock-");
-    for (Jedis jedis : cluster.jedisAll()) {
-      try (jedis) {
-        RedisInvariants.assertNoKeysWithoutTtl(jedis);
-        RedisInvariants.assertNoSubscriptions(jedis);
-        jedis.flushAll();
-      }
-    }
   }
 
   private RedisLockFactory factory(Consumer<RedisLockFactory.Builder> settings) {
@@ -234,7 +222,7 @@ class ClusterLockTest {
             .until(() -> jedis.pubsubShardNumSub(channel).get(channel) == 1);
       }
       holderThread.submit(holder::unlock).get();
-      assertThat(waited).as("the waiter, woken by the release").succeedsWithin(PROMPTLY);
+      assertThat(waited).as("the waiter, woken by the release").succeedsWithin(Timing.PROMPTLY);
       assertThat(FactoryInspector.turnsGiven(holding))
           .as("the release counted the waiter, another process: it gets the next turn")
           .isEqualTo(1);
@@ -309,7 +297,7 @@ class ClusterLockTest {
           .atMost(Timing.scaled(Duration.ofSeconds(10)))
           .until(() -> subscriber.equals(subscriberId(jedis)));
       holderThread.submit(holder::unlock).get();
-      assertThat(waited).as("the waiter, woken by the release").succeedsWithin(PROMPTLY);
+      assertThat(waited).as("the waiter, woken by the release").succeedsWithin(Timing.PROMPTLY);
     } finally {
       holderThread.shutdownNow();
     }

@@ -9,7 +9,6 @@ import io.github.redislock.LockLostException;
 import io.github.redislock.RedisDistributedLock;
 import io.github.redislock.RedisLockFactory;
 import io.github.redislock.testing.IntegrationTest;
-import io.github.redislock.testing.RedisInvariants;
 import io.github.redislock.testing.RedisSentinelGroup;
 import io.github.redislock.testing.RedisServer;
 import io.github.redislock.testing.Timing;
@@ -59,13 +58,8 @@ class SentinelFailoverTest {
   void tearDown() {
     try {
       factories.forEach(RedisLockFactory::close);
-      RedisInvariants.assertNoThreads("redis-lock-");
-      try (Jedis jedis = group.master().jedis()) {
-        RedisInvariants.assertNoKeysWithoutTtl(jedis);
-        RedisInvariants.assertNoSubscriptions(jedis);
-      }
     } finally {
-      group.close();
+      group.close(); // LeakCheck inspects each server and Sentinel as it stops
     }
   }
 

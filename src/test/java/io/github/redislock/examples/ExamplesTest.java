@@ -6,7 +6,6 @@ import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import io.github.redislock.testing.IntegrationTest;
-import io.github.redislock.testing.RedisInvariants;
 import io.github.redislock.testing.RedisServer;
 import io.github.redislock.testing.Timing;
 import java.net.URI;
@@ -58,10 +57,7 @@ class ExamplesTest {
               .filter(key -> !key.endsWith(":lock-meta"))
               .collect(Collectors.toSet());
       assertThat(left).as("keys left by the example").isEmpty();
-      RedisInvariants.assertNoKeysWithoutTtl(j);
-      RedisInvariants.assertNoSubscriptions(j);
     }
-    RedisInvariants.assertNoThreads("redis-lock-");
     await("no non-daemon thread left, which would keep an example's JVM alive")
         .atMost(Timing.awaitAtMost())
         .pollInSameThread()

@@ -9,6 +9,7 @@ import io.github.redislock.RedisDistributedLock;
 import io.github.redislock.RedisLockException;
 import io.github.redislock.RedisLockFactory;
 import io.github.redislock.testing.IntegrationTest;
+import io.github.redislock.testing.LeakCheck;
 import io.github.redislock.testing.RedisInvariants;
 import io.github.redislock.testing.RedisServerExtension;
 import io.github.redislock.testing.Timing;
@@ -52,7 +53,6 @@ import redis.clients.jedis.providers.PooledConnectionProvider;
 class ConditionFaultsTest {
   @RegisterExtension static final RedisServerExtension redis = new RedisServerExtension();
   private final List<RedisLockFactory> factories = new ArrayList<>();
-  private final List<UnifiedJedis> clients = new ArrayList<>();
   private ExecutorService threads;
   private String name;
 
@@ -64,11 +64,7 @@ class ConditionFaultsTest {
 
   @AfterEach
   void tearDown() throws InterruptedException {
-    try {
-      RedisInvariants.assertCleanAfterTest(redis.server(), threads, factories);
-    } finally {
-      clients.forEach(UnifiedJedis::close);
-    }
+    RedisInvariants.closeAfterTest(redis.server(), threads, factories);
   }
 
   private RedisLockFactory factory() {
@@ -86,10 +82,12 @@ class ConditionFaultsTest {
     return factory;
   }
 
-  /** A client of the test's server, closed after the test (a factory leaves it open). */
-  private <C extends UnifiedJedis> C client(C client) {
-    clients.add(client);
-    return client;
+  /**
+   * A client of the test's server, closed after the test's leak check (a factory leaves it open;
+   * the factories that use it subscribe through it).
+   */
+  private static <C extends UnifiedJedis> C client(C client) {
+    return LeakCheck.closeAfterCheck(client);
   }
 
   private long queued() {

@@ -35,8 +35,6 @@ import redis.clients.jedis.Jedis;
  */
 @IntegrationTest
 class WakeUpFaultsTest {
-  /** Far below the long re-check of a waiter whose holder publishes, far above a round trip. */
-  private static final Duration PROMPTLY = Timing.scaled(Duration.ofMillis(500));
 
   /** A few health checks of the subscription (one every few seconds), and a reconnection. */
   private static final Duration REPLACED_WITHIN = Timing.scaled(Duration.ofSeconds(12));
@@ -58,7 +56,7 @@ class WakeUpFaultsTest {
   void tearDown() throws InterruptedException {
     holderThread.shutdownNow();
     assertThat(holderThread.awaitTermination(10, TimeUnit.SECONDS)).isTrue();
-    RedisInvariants.assertCleanAfterTest(redis.server(), waiterThread, factories, name);
+    RedisInvariants.closeAfterTest(redis.server(), waiterThread, factories, name);
   }
 
   private RedisLockFactory factory(String uri) {
@@ -87,7 +85,7 @@ class WakeUpFaultsTest {
           .atMost(REPLACED_WITHIN)
           .until(() -> subscribers(jedis, channel) == 1);
       holderThread.submit(holder::unlock).get();
-      assertThat(waiting).as("the waiter, woken by the release").succeedsWithin(PROMPTLY);
+      assertThat(waiting).as("the waiter, woken by the release").succeedsWithin(Timing.PROMPTLY);
     }
   }
 
@@ -110,7 +108,7 @@ class WakeUpFaultsTest {
       assertThat(probes(jedis)).as("health checks on the subscription").isGreaterThan(probesBefore);
 
       holderThread.submit(holder::unlock).get();
-      assertThat(waiting).as("the waiter, woken by the release").succeedsWithin(PROMPTLY);
+      assertThat(waiting).as("the waiter, woken by the release").succeedsWithin(Timing.PROMPTLY);
     }
   }
 

@@ -56,7 +56,7 @@ class InspectTest {
 
   @AfterEach
   void tearDown() throws InterruptedException {
-    RedisInvariants.assertCleanAfterTest(redis.server(), threads, factories);
+    RedisInvariants.closeAfterTest(redis.server(), threads, factories);
   }
 
   private RedisLockFactory factory(UnaryOperator<RedisLockFactory.Builder> settings) {

@@ -41,7 +41,7 @@ class LockStatsTest {
 
   @AfterEach
   void tearDown() throws InterruptedException {
-    RedisInvariants.assertCleanAfterTest(redis.server(), null, factories);
+    RedisInvariants.closeAfterTest(redis.server(), null, factories);
   }
 
   private RedisLockFactory factory(UnaryOperator<RedisLockFactory.Builder> settings) {

@@ -11,7 +11,6 @@ import io.github.redislock.testing.Bounded;
 import io.github.redislock.testing.IntegrationTest;
 import io.github.redislock.testing.LockCalls;
 import io.github.redislock.testing.RedisCluster;
-import io.github.redislock.testing.RedisInvariants;
 import io.github.redislock.testing.RedisSentinelGroup;
 import io.github.redislock.testing.RedisServer;
 import io.github.redislock.testing.Timing;
@@ -56,7 +55,6 @@ class TlsTest {
     for (int i = resources.size() - 1; i >= 0; i--) {
       resources.get(i).close();
     }
-    RedisInvariants.assertNoThreads("redis-lock-");
   }
 
   private <T extends AutoCloseable> T closeLater(T resource) {

@@ -20,11 +20,10 @@ import redis.clients.jedis.resps.ScanResult;
  * Leak checks to run after a test: no immortal keys, no forgotten subscriptions, no stray threads.
  *
  * <p>The checks that may race with asynchronous clean-up (unsubscribes, thread exits) are retried
- * with Awaitility for up to 5 s (scaled by {@link Timing}); failures say what leaked.
+ * with Awaitility for up to {@link Timing#CLEAN_UP}; failures say what leaked.
  */
 public final class RedisInvariants {
 
-  private static final Duration SETTLE = Duration.ofSeconds(5);
   private static final Duration POLL_INTERVAL = Duration.ofMillis(20);
   private static final int SCAN_COUNT = 1000;
   private static final int MAX_LISTED = 50;
@@ -33,17 +32,18 @@ public final class RedisInvariants {
   private RedisInvariants() {}
 
   /**
-   * The end of a test that used {@code factories} and {@code threads} on {@code server}: stops the
-   * threads, checks that no factory still renews a hold, closes the factories, checks that no
-   * {@code redis-lock-} thread, key without a TTL, subscription or key of {@code gone} is left, and
-   * flushes the server for the next test.
+   * The end of a test that used {@code factories} and {@code threads} on {@code server}, in its
+   * {@code @AfterEach}: thaws the server if the test left it frozen, stops the threads, checks that
+   * no factory still renews a hold, closes the factories and checks that no key of {@code gone} is
+   * left. The {@link LeakCheck} of the {@link IntegrationTest} then checks that no {@code
+   * redis-lock-} thread, key without a TTL or subscription is left, and flushes the server.
    *
-   * @param server the server the test used (resumed first if the test left it paused)
+   * @param server the server the test used
    * @param threads the test's threads, or {@code null}
    * @param factories the factories the test built
    * @param gone keys that must not exist any more (lock keys after their last unlock)
    */
-  public static void assertCleanAfterTest(
+  public static void closeAfterTest(
       RedisServer server, ExecutorService threads, List<RedisLockFactory> factories, String... gone)
       throws InterruptedException {
     if (server.isPaused()) {
@@ -62,13 +62,31 @@ public final class RedisInvariants {
       }
       factory.close();
     }
-    assertNoThreads("redis-lock-");
     try (Jedis jedis = server.jedis()) {
       for (String key : gone) {
         if (jedis.exists(key)) {
           throw new AssertionError("key '" + key + "' is left");
         }
       }
+    }
+  }
+
+  /**
+   * The end of a test on a server it closes itself (which the {@link LeakCheck} does not inspect):
+   * {@link #closeAfterTest}, then checks that no {@code redis-lock-} thread, key without a TTL or
+   * subscription is left, and flushes the server.
+   *
+   * @param server the server the test used
+   * @param threads the test's threads, or {@code null}
+   * @param factories the factories the test built
+   * @param gone keys that must not exist any more (lock keys after their last unlock)
+   */
+  public static void assertCleanAfterTest(
+      RedisServer server, ExecutorService threads, List<RedisLockFactory> factories, String... gone)
+      throws InterruptedException {
+    closeAfterTest(server, threads, factories, gone);
+    assertNoThreads(LeakCheck.LIBRARY_THREADS);
+    try (Jedis jedis = server.jedis()) {
       assertNoKeysWithoutTtl(jedis);
       assertNoSubscriptions(jedis);
       jedis.flushAll();
@@ -125,7 +143,7 @@ public final class RedisInvariants {
    */
   public static void assertNoSubscriptions(Jedis j) {
     await("no Pub/Sub subscriptions left")
-        .atMost(Timing.scaled(SETTLE))
+        .atMost(Timing.CLEAN_UP)
         .pollDelay(Duration.ZERO)
         .pollInterval(POLL_INTERVAL)
         .pollInSameThread()
@@ -149,6 +167,49 @@ public final class RedisInvariants {
             });
   }
 
+  /**
+   * Asserts, within a few seconds, that no client of the server is subscribed to anything: no
+   * {@code CLIENT LIST} entry has a non-zero {@code sub}, {@code psub} or {@code ssub} count. For
+   * Sentinels, which have no {@code PUBSUB} command: clients subscribe to their {@code
+   * +switch-master} events.
+   *
+   * @param j a raw connection to the server to check (not itself subscribed)
+   * @throws org.awaitility.core.ConditionTimeoutException naming the subscribed clients
+   */
+  public static void assertNoSubscribedClients(Jedis j) {
+    await("no subscribed clients left")
+        .atMost(Timing.CLEAN_UP)
+        .pollDelay(Duration.ZERO)
+        .pollInterval(POLL_INTERVAL)
+        .pollInSameThread()
+        .untilAsserted(
+            () -> {
+              List<String> subscribed = new ArrayList<>();
+              for (String client : j.clientList().split("\n")) {
+                if (isSubscribed(client)) {
+                  subscribed.add(client.trim());
+                }
+              }
+              if (!subscribed.isEmpty()) {
+                throw new AssertionError("subscribed clients: " + subscribed);
+              }
+            });
+  }
+
+  /** Whether a {@code CLIENT LIST} line counts a subscription. */
+  private static boolean isSubscribed(String client) {
+    for (String field : client.trim().split(" ")) {
+      int eq = field.indexOf('=');
+      if (eq > 0 && List.of("sub", "psub", "ssub").contains(field.substring(0, eq))) {
+        String count = field.substring(eq + 1);
+        if (!count.isEmpty() && !count.equals("0")) {
+          return true;
+        }
+      }
+    }
+    return false;
+  }
+
   /** The sharded Pub/Sub channels subscribed on the server (none before Redis 7). */
   private static List<String> shardChannels(Jedis j) {
     try {
@@ -168,7 +229,7 @@ public final class RedisInvariants {
    */
   public static void assertNoThreads(String namePrefix) {
     await("no live threads named " + namePrefix + "*")
-        .atMost(Timing.scaled(SETTLE))
+        .atMost(Timing.CLEAN_UP)
         .pollDelay(Duration.ZERO)
         .pollInterval(POLL_INTERVAL)
         .untilAsserted(

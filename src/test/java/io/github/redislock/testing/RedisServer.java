@@ -28,7 +28,8 @@ import redis.clients.jedis.exceptions.JedisException;
  * allow it anyway and reject that flag.
  *
  * <p>A JVM shutdown hook kills every server not closed yet, so an aborted test run leaves no {@code
- * redis-server} behind. Instances are thread-safe.
+ * redis-server} behind. A server that answers is registered in {@link LiveServers} until it is
+ * closed, for the {@link LeakCheck} of integration tests. Instances are thread-safe.
  *
  * <pre>{@code
  * try (RedisServer redis = RedisServer.start()) {
@@ -38,7 +39,7 @@ import redis.clients.jedis.exceptions.JedisException;
  * }
  * }</pre>
  */
-public final class RedisServer implements AutoCloseable {
+public final class RedisServer implements AutoCloseable, LiveServers.Endpoint {
 
   private static final String HOST = "127.0.0.1";
   private static final int CLUSTER_BUS_OFFSET = 10_000;
@@ -184,6 +185,7 @@ public final class RedisServer implements AutoCloseable {
       try {
         ready = server.launch();
         if (ready) {
+          LiveServers.started(server);
           return server;
         }
         lastLog = server.log();
@@ -302,6 +304,18 @@ public final class RedisServer implements AutoCloseable {
   }
 
   /**
+   * A new raw connection for the leak check ({@link LiveServers}): thaws the server first if a test
+   * left it frozen.
+   *
+   * @return a new connection with a 2 s timeout; the caller closes it
+   */
+  @Override
+  public Jedis connectForCheck() {
+    resume();
+    return jedis();
+  }
+
+  /**
    * Opens a new raw connection with the given connect and socket timeout.
    *
    * @param timeout the connect and socket (read) timeout
@@ -399,6 +413,7 @@ public final class RedisServer implements AutoCloseable {
    *
    * @return true while the process exists
    */
+  @Override
   public boolean isRunning() {
     Process p = process;
     return p != null && p.isAlive();
@@ -443,8 +458,10 @@ public final class RedisServer implements AutoCloseable {
       if (paused) {
         resume();
       }
+      LiveServers.stopping(this); // the leak check's last look, while it still runs
     } finally {
       kill();
+      LiveServers.stopped(this);
       LIVE.remove(this);
       ProcessSupport.deleteTreeQuietly(dir);
     }

@@ -10,7 +10,6 @@ import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
-import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
@@ -296,7 +295,7 @@ public final class RespProxy implements AutoCloseable {
     synchronized (waits) {
       waits.notifyAll();
     }
-    long deadline = System.nanoTime() + Timing.scaled(Duration.ofSeconds(5)).toNanos();
+    long deadline = System.nanoTime() + Timing.CLEAN_UP.toNanos();
     for (Thread t : threads) {
       long remainingMillis = TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime());
       if (t == Thread.currentThread() || remainingMillis <= 0) {

@@ -274,7 +274,7 @@ public final class TcpProxy implements AutoCloseable {
     synchronized (lock) {
       lock.notifyAll();
     }
-    long deadline = System.nanoTime() + Timing.scaled(Duration.ofSeconds(5)).toNanos();
+    long deadline = System.nanoTime() + Timing.CLEAN_UP.toNanos();
     for (Thread t : threads) {
       long remainingMillis = TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime());
       if (t == Thread.currentThread() || remainingMillis <= 0) {

@@ -14,6 +14,33 @@ public final class Timing {
   /** The system property holding the scale factor. */
   public static final String TIME_SCALE_PROPERTY = "redislock.test.timeScale";
 
+  /**
+   * A bound for a reaction to an event: a waiter woken by the release's publish, or by its factory
+   * closing, rather than by a timer of its own. 500 ms, scaled: far above a round trip (well under
+   * a millisecond on loopback), and below the earliest re-check of a waiter whose holder publishes
+   * its releases ({@code RedisWait}'s 1.5 s re-check, jittered down to as little as 0.75 s), so a
+   * waiter that only comes out through that re-check misses it. With a time scale of 1.5 or more
+   * the bound reaches the re-check and no longer tells the two apart.
+   */
+  public static final Duration PROMPTLY = scaled(Duration.ofMillis(500));
+
+  /**
+   * How long the library's asynchronous clean-up is given after a close or an unlock: threads
+   * ending, unsubscribes confirmed, renewals stopping, keys given their short TTL. 5 s, scaled: the
+   * clean-up takes milliseconds, and the checks that wait for it ({@link RedisInvariants}, so also
+   * {@link LeakCheck}) poll, so the bound costs time only when something leaked; it is long enough
+   * for a loaded machine with two cores and three test JVMs.
+   */
+  public static final Duration CLEAN_UP = scaled(Duration.ofSeconds(5));
+
+  /**
+   * A bound for background work that deletes a key whose lease is a minute (a release resent to a
+   * master that was down, a late {@code SET} undone): 5 s, scaled. A twelfth of the lease, so the
+   * key's own expiry cannot be what removed it, and still several times what the retries take on a
+   * busy machine.
+   */
+  public static final Duration WELL_WITHIN_A_MINUTE_LEASE = scaled(Duration.ofSeconds(5));
+
   private static final Duration DEFAULT_AWAIT = Duration.ofSeconds(20);
 
   private Timing() {}

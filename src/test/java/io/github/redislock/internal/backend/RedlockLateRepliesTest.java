@@ -6,7 +6,7 @@ import static org.awaitility.Awaitility.await;
 import io.github.redislock.internal.util.Ticker;
 import io.github.redislock.internal.util.Tokens;
 import io.github.redislock.testing.IntegrationTest;
-import io.github.redislock.testing.RedisInvariants;
+import io.github.redislock.testing.LeakCheck;
 import io.github.redislock.testing.RedisServer;
 import io.github.redislock.testing.TcpProxy;
 import io.github.redislock.testing.Timing;
@@ -30,7 +30,6 @@ import redis.clients.jedis.params.SetParams;
 class RedlockLateRepliesTest {
   private static final long LEASE_MILLIS = 60_000;
   private static final Duration NODE_TIMEOUT = Timing.scaled(Duration.ofMillis(250));
-  private static final Duration WELL_WITHIN_THE_LEASE = Timing.scaled(Duration.ofSeconds(5));
 
   private final List<RedisServer> masters = new ArrayList<>();
   private final List<TcpProxy> proxies = new ArrayList<>();
@@ -42,10 +41,11 @@ class RedlockLateRepliesTest {
   void start() {
     for (int i = 0; i < 5; i++) {
       RedisServer master = RedisServer.start();
-      TcpProxy proxy = TcpProxy.start(master.port());
+      // The proxies and clients are closed after the leak check, which must see them open.
+      TcpProxy proxy = LeakCheck.closeAfterCheck(TcpProxy.start(master.port()));
       masters.add(master);
       proxies.add(proxy);
-      clients.add(RedisClient.create("127.0.0.1", proxy.port()));
+      clients.add(LeakCheck.closeAfterCheck(RedisClient.create("127.0.0.1", proxy.port())));
     }
     List<String> labels = masters.stream().map(RedisServer::uri).toList();
     redlock =
@@ -70,15 +70,7 @@ class RedlockLateRepliesTest {
     proxies.forEach(TcpProxy::unstall);
     masters.forEach(RedisServer::resume);
     redlock.close();
-    clients.forEach(RedisClient::close);
-    proxies.forEach(TcpProxy::close);
-    for (RedisServer master : masters) {
-      try (Jedis jedis = master.jedis()) {
-        RedisInvariants.assertNoKeysWithoutTtl(jedis);
-      }
-      master.close();
-    }
-    RedisInvariants.assertNoThreads("redis-lock-");
+    masters.forEach(RedisServer::close); // LeakCheck inspects each as it stops
   }
 
   private long setCalls(int master) {
@@ -99,7 +91,7 @@ class RedlockLateRepliesTest {
         .until(() -> setCalls(m) > setCallsBefore);
     try (Jedis jedis = masters.get(m).jedis()) {
       await("master " + m + " no longer holds the key, well within the lease")
-          .atMost(WELL_WITHIN_THE_LEASE)
+          .atMost(Timing.WELL_WITHIN_A_MINUTE_LEASE)
           .until(() -> !token.equals(jedis.get(keys.lock())));
     }
   }
@@ -155,7 +147,7 @@ class RedlockLateRepliesTest {
     awaitTheLateSetUndone(4, before, token);
     try (Jedis jedis = masters.get(3).jedis()) {
       await("master 3, which granted the failed attempt, is released")
-          .atMost(WELL_WITHIN_THE_LEASE)
+          .atMost(Timing.WELL_WITHIN_A_MINUTE_LEASE)
           .until(() -> jedis.get(keys.lock()) == null);
     }
   }

@@ -4,12 +4,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.github.redislock.internal.util.Tokens;
 import io.github.redislock.testing.IntegrationTest;
-import io.github.redislock.testing.RedisInvariants;
 import io.github.redislock.testing.RedisServer;
 import java.util.HashMap;
 import java.util.Map;
 import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -38,14 +36,6 @@ class SingleNodeBackendTest {
     backend.close();
     client.close();
     server.close();
-  }
-
-  @AfterEach
-  void noKeysWithoutTtl() {
-    try (Jedis jedis = server.jedis()) {
-      RedisInvariants.assertNoKeysWithoutTtl(jedis);
-      jedis.flushAll();
-    }
   }
 
   @Test
