@@ -209,20 +209,23 @@ class TlsTest {
     RedisDistributedLock lock = factory.getLock(NAME);
     lock.lock();
     try {
-      // lock() returns once a majority granted: a master whose first TLS connection was still
-      // being set up gets the request once it is open.
-      for (RedisServer master : masters) {
-        await("the lock key on " + master)
-            .atMost(Timing.awaitAtMost())
-            .untilAsserted(
-                () -> {
-                  try (Jedis raw = master.jedis()) {
-                    assertThat(raw.exists(NAME)).isTrue();
-                  }
-                });
-      }
+      // lock() returns once a majority granted, and a majority is what Redlock promises: on a busy
+      // machine one master may miss this acquisition (its first TLS connection not set up in time,
+      // with a 50 ms node timeout); its release then goes to it once it answers.
+      await("the lock key on a majority of " + masters)
+          .atMost(Timing.awaitAtMost())
+          .untilAsserted(
+              () ->
+                  assertThat(masters.stream().filter(TlsTest::holdsTheKey).count())
+                      .isGreaterThanOrEqualTo(2));
     } finally {
       lock.unlock();
+    }
+  }
+
+  private static boolean holdsTheKey(RedisServer master) {
+    try (Jedis raw = master.jedis()) {
+      return raw.exists(NAME);
     }
   }
 
