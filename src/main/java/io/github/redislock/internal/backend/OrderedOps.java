@@ -25,13 +25,11 @@ public record OrderedOps(
    *     href="https://github.com/redislock/redis-lock/blob/main/docs/fair.md">docs/fair.md</a>)
    */
   public static FairQueue fairQueue(Optional<OrderedOps> ops) {
-    return ops.orElseThrow(
-            () ->
-                new UnsupportedOperationException(
-                    "fair locks need one Redis deployment to order their waiters: Redlock's"
-                        + " independent masters can see waiters in different orders (see "
-                        + DOCS
-                        + "fair.md)"))
+    return require(
+            ops,
+            "fair locks need one Redis deployment to order their waiters: Redlock's independent"
+                + " masters can see waiters in different orders",
+            "fair.md")
         .fairQueue();
   }
 
@@ -42,14 +40,11 @@ public record OrderedOps(
    *     href="https://github.com/redislock/redis-lock/blob/main/docs/read-write.md">docs/read-write.md</a>)
    */
   public static ReadWriteOps readWriteOps(Optional<OrderedOps> ops) {
-    return ops.orElseThrow(
-            () ->
-                new UnsupportedOperationException(
-                    "read-write locks need one Redis deployment: under Redlock each master would"
-                        + " decide on its own whether a reader waits behind a writer, and count"
-                        + " readers on its own (see "
-                        + DOCS
-                        + "read-write.md)"))
+    return require(
+            ops,
+            "read-write locks need one Redis deployment: under Redlock each master would decide on"
+                + " its own whether a reader waits behind a writer, and count readers on its own",
+            "read-write.md")
         .readWriteOps();
   }
 
@@ -60,15 +55,20 @@ public record OrderedOps(
    *     href="https://github.com/redislock/redis-lock/blob/main/docs/conditions.md">docs/conditions.md</a>)
    */
   public static ConditionQueue conditionQueue(Optional<OrderedOps> ops) {
-    return ops.orElseThrow(
-            () ->
-                new UnsupportedOperationException(
-                    "conditions need one Redis deployment to order their awaiters and record their"
-                        + " signals: Redlock's independent masters can see awaiters in different"
-                        + " orders, and a signal recorded on a majority can be lost with one"
-                        + " restart (see "
-                        + DOCS
-                        + "conditions.md)"))
+    return require(
+            ops,
+            "conditions need one Redis deployment to order their awaiters and record their signals:"
+                + " Redlock's independent masters can see awaiters in different orders, and a"
+                + " signal recorded on a majority can be lost with one restart",
+            "conditions.md")
         .conditionQueue();
+  }
+
+  /**
+   * {@code ops}, or an exception that gives {@code why} and the page of the docs that argues it.
+   */
+  private static OrderedOps require(Optional<OrderedOps> ops, String why, String page) {
+    return ops.orElseThrow(
+        () -> new UnsupportedOperationException(why + " (see " + DOCS + page + ")"));
   }
 }
