@@ -39,18 +39,7 @@ class LostHoldsTest {
   }
 
   private Hold hold(String token) {
-    long now = ticker.read();
-    return new Hold(
-        new ExclusiveKind(backend),
-        lost::revoke,
-        name.name,
-        name.keys,
-        token,
-        0,
-        null,
-        now,
-        now + LEASE.toNanos(),
-        ticker);
+    return TestHolds.of(backend, ticker, LEASE, name, token, lost::revoke);
   }
 
   @Test

@@ -21,18 +21,7 @@ class NameRegistryTest {
   private final LockName name = new LockName("a", LockKeys.of("a"), -1);
 
   private Hold hold(String token) {
-    long now = ticker.read();
-    return new Hold(
-        new ExclusiveKind(backend),
-        null,
-        name.name,
-        name.keys,
-        token,
-        0,
-        null,
-        now,
-        now + LEASE.toNanos(),
-        ticker);
+    return TestHolds.of(backend, ticker, LEASE, name, token, null);
   }
 
   @Test
