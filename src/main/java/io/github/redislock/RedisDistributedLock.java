@@ -8,7 +8,7 @@ import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.Callable;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicIntegerFieldUpdater;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.Lock;
 import java.util.concurrent.locks.ReentrantLock;
@@ -101,8 +101,16 @@ public class RedisDistributedLock implements Lock {
    */
   private LockName lockName;
 
-  /** How many conditions {@link #newCondition()} made: the next one is numbered one more. */
-  private final AtomicInteger conditions = new AtomicInteger();
+  /**
+   * How many conditions {@link #newCondition()} made: the next one is numbered one more. A field
+   * with an updater rather than an {@code AtomicInteger}, which would add an object to every lock
+   * object, most of which never make a condition.
+   */
+  @SuppressWarnings("UnusedVariable") // read and written through CONDITIONS
+  private volatile int conditions;
+
+  private static final AtomicIntegerFieldUpdater<RedisDistributedLock> CONDITIONS =
+      AtomicIntegerFieldUpdater.newUpdater(RedisDistributedLock.class, "conditions");
 
   /** This lock object's maximum hold time, or {@code null} for the factory's. */
   private final Duration maxHoldTime;
@@ -541,7 +549,7 @@ public class RedisDistributedLock implements Lock {
   @Override
   public Condition newCondition() {
     return lockConditions.newCondition(
-        lockName(), Integer.toString(conditions.incrementAndGet()), true);
+        lockName(), Integer.toString(CONDITIONS.incrementAndGet(this)), true);
   }
 
   /**
