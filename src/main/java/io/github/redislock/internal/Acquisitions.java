@@ -2,14 +2,21 @@ package io.github.redislock.internal;
 
 import io.github.redislock.LockLostException;
 import io.github.redislock.internal.backend.Acquisition;
+import java.util.function.Consumer;
 
 /**
- * How a thread of one family of locks ({@link Mutexes}) comes to hold a name: by reentry, through
- * the name's local queue and then a hold handed over locally or an acquisition in Redis ({@link
- * RedisWait}), or, after an await, by taking the hold a signal's release handed it in Redis. Each
- * way ends with the hold published for its thread, renewed, and counted.
+ * How a thread of one family of locks ({@link Mutexes}) comes to hold a name, in either mode. In
+ * the exclusive mode: by reentry, through the name's local queue and then a hold handed over
+ * locally or an acquisition in Redis ({@link RedisWait}), or, after an await, by taking the hold a
+ * signal's release handed it in Redis. In the shared mode (read locks): by reentry of the thread's
+ * share, or an acquisition in Redis of a share of its own, without a local queue (shares do not
+ * exclude each other; Redis orders them with the exclusive holds). Each way ends with the hold
+ * published for its thread, renewed, and counted; the kind of lock ({@link LockKind}) is all that
+ * differs in Redis.
  */
 final class Acquisitions {
+  private static final long MAX_TIMEOUT_NANOS = Long.MAX_VALUE / 4;
+
   private final Toolkit t;
   private final LockKind kind;
   private final NameRegistry states;
@@ -71,17 +78,7 @@ final class Acquisitions {
    * @return whether it holds the lock now
    */
   boolean acquire(LockName name, Mode mode, long timeoutNanos) throws InterruptedException {
-    t.lifecycle().checkOpen();
-    if (mode == Mode.INTERRUPTIBLE || mode == Mode.TIMED) {
-      if (Thread.interrupted()) {
-        throw new InterruptedException();
-      }
-    }
-    long deadline = t.ticker().read() + timeoutNanos;
-    String lostReason = lost.learn(name.name);
-    if (lostReason != null) {
-      throw new LockLostException(name.name, lostReason);
-    }
+    long deadline = begin(name, mode, timeoutNanos, lost);
     NameState current = states.get(name.name);
     if (current != null && current.local.isHeldByCurrentThread()) {
       return reenter(current);
@@ -115,6 +112,79 @@ final class Acquisitions {
         }
       }
     }
+  }
+
+  /**
+   * The calling thread acquires a share of {@code name} in {@code mode} (within {@code
+   * timeoutNanos} when {@code TIMED}), taken in Redis as {@code shareKind} says: the read locks
+   * come here.
+   *
+   * @param lostShares the losses of the family's shares
+   * @return whether it holds a share now
+   */
+  boolean acquireShared(
+      LockName name, Mode mode, long timeoutNanos, LockKind shareKind, LostHolds lostShares)
+      throws InterruptedException {
+    long deadline = begin(name, mode, timeoutNanos, lostShares);
+    Thread thread = Thread.currentThread();
+    NameState current = states.get(name.name);
+    NameState.Share held = current == null ? null : current.shareOf(thread);
+    if (held != null) {
+      return reenterShare(current, held, lostShares);
+    }
+    Telemetry.Acquiring seen = t.telemetry().acquiring(); // null: nothing records it
+    NameState state = states.enter(name);
+    boolean acquired = false;
+    Throwable failure = null;
+    try {
+      RedisWait wait =
+          new RedisWait(t.waiting(), state.name, state.keys, shareKind, mode, deadline)
+              .watchedBy(seen);
+      acquired = wait.run() && installShare(state, name, shareKind, wait, thread, lostShares);
+      return acquired;
+    } catch (Throwable e) {
+      failure = e;
+      throw e;
+    } finally {
+      if (seen != null) {
+        t.telemetry().acquisitionEnded(seen, name.name, shareKind, mode, acquired, failure);
+      }
+      if (!acquired) {
+        states.exit(state);
+      }
+    }
+  }
+
+  /**
+   * What every acquisition checks first: the factory is open, the thread not interrupted (when the
+   * mode says so), and it has no loss of the name to learn of.
+   *
+   * @return the deadline
+   */
+  private long begin(LockName name, Mode mode, long timeoutNanos, LostHolds losses)
+      throws InterruptedException {
+    t.lifecycle().checkOpen();
+    if ((mode == Mode.INTERRUPTIBLE || mode == Mode.TIMED) && Thread.interrupted()) {
+      throw new InterruptedException();
+    }
+    long deadline = t.ticker().read() + Math.min(timeoutNanos, MAX_TIMEOUT_NANOS);
+    String lostReason = losses.learn(name.name);
+    if (lostReason != null) {
+      throw new LockLostException(name.name, lostReason);
+    }
+    return deadline;
+  }
+
+  private static boolean reenterShare(
+      NameState state, NameState.Share share, LostHolds lostShares) {
+    if (share.hold.isLost()) {
+      throw lostShares.dropShare(state, share);
+    }
+    if (share.count == Integer.MAX_VALUE) {
+      throw new Error("Maximum lock count exceeded");
+    }
+    share.count++;
+    return true;
   }
 
   private boolean reenter(NameState state) {
@@ -190,18 +260,7 @@ final class Acquisitions {
       long startNanos,
       long heldSinceNanos) {
     Hold hold =
-        new Hold(
-            kind,
-            lost::revoke,
-            state.name,
-            state.keys,
-            token,
-            granted.fencingToken(),
-            granted.grant(),
-            startNanos,
-            startNanos + t.validNanos(),
-            t.ticker());
-    hold.limitTo(heldSinceNanos, maxHoldNanos(name));
+        newHold(kind, lost::revoke, state, token, granted, startNanos, heldSinceNanos, name);
     t.handoff().acquiredInRedis(state);
     hold.takenBy(state.local); // before it is published, so that a loss can revoke it
     state.hold = hold;
@@ -211,5 +270,68 @@ final class Acquisitions {
       t.lifecycle().checkOpen();
     }
     t.holders().acquired(hold);
+  }
+
+  /**
+   * Publishes the share {@code wait} acquired for {@code thread}, and renews it. Shares are not
+   * described beside the lock key: it describes the writer.
+   *
+   * @return {@code true}; throws {@link IllegalStateException} when the factory closed meanwhile
+   */
+  private boolean installShare(
+      NameState state,
+      LockName name,
+      LockKind shareKind,
+      RedisWait wait,
+      Thread thread,
+      LostHolds lostShares) {
+    long start = wait.attemptStart();
+    Hold hold =
+        newHold(
+            shareKind,
+            h -> lostShares.revokeShare(h, thread),
+            state,
+            wait.token(),
+            wait.granted(),
+            start,
+            start,
+            name);
+    NameState.Share share = new NameState.Share(hold);
+    state.addShare(thread, share);
+    if (!t.renewer().start(hold)) {
+      state.removeShare(thread, share);
+      t.releases().releaseLater(hold);
+      t.lifecycle().checkOpen();
+    }
+    return true;
+  }
+
+  /**
+   * A hold of {@code state}'s name: its lease counts from {@code startNanos}, its maximum hold time
+   * (that of {@code name}'s lock object, else the factory's) from {@code heldSinceNanos}.
+   */
+  private Hold newHold(
+      LockKind holdKind,
+      Consumer<Hold> revoke,
+      NameState state,
+      String token,
+      Acquisition granted,
+      long startNanos,
+      long heldSinceNanos,
+      LockName name) {
+    Hold hold =
+        new Hold(
+            holdKind,
+            revoke,
+            state.name,
+            state.keys,
+            token,
+            granted.fencingToken(),
+            granted.grant(),
+            startNanos,
+            startNanos + t.validNanos(),
+            t.ticker());
+    hold.limitTo(heldSinceNanos, maxHoldNanos(name));
+    return hold;
   }
 }

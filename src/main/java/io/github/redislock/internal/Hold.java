@@ -27,8 +27,7 @@ final class Hold {
   final LockKind kind;
 
   /**
-   * Revokes the local lock of its holder when it is lost; {@code null} where there is none (a read
-   * share: see {@code ReadHolds}) and in unit tests.
+   * Revokes the local lock (or share) of its holder when it is lost; {@code null} in unit tests.
    */
   private final Consumer<Hold> revokeLocally;
 

@@ -222,7 +222,7 @@ public final class LockEngine implements AutoCloseable {
               new ReadWriteFamily(
                   writes,
                   new LockConditions(toolkit, writes, ConditionQueue.Kind.WRITE),
-                  new ReadHolds(toolkit, OrderedOps.readWriteOps(backend.orderedOps())));
+                  writes.shares(OrderedOps.readWriteOps(backend.orderedOps())));
           readWrite = family;
         }
       }

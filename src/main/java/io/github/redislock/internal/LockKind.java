@@ -17,6 +17,14 @@ interface LockKind {
   String label();
 
   /**
+   * Whether its holds are shares, which do not exclude each other (a read lock's), rather than
+   * exclusive holds.
+   */
+  default boolean shared() {
+    return false;
+  }
+
+  /**
    * One attempt to acquire with a fresh {@code token}.
    *
    * @param expectBusy whether the last attempt found the lock busy and no release was announced

@@ -14,6 +14,10 @@ import java.util.WeakHashMap;
  * {@link LockLostException}, once: the loss is recorded by thread and name until then. Records are
  * kept by thread weakly, so that a thread that never calls again leaves nothing once it ends.
  *
+ * <p>In the shared mode (read locks) a revocation forgets the holder's {@link NameState.Share}, and
+ * the loss is recorded and learnt of the same way. A family's shares have a {@code LostHolds} of
+ * their own: the loss of a read hold is told to the next call on the read lock.
+ *
  * <p>A revocation and its record are one step under this object's monitor, and so is every look-up,
  * and the taking of a handed-off hold: a former owner that finds its local lock revoked always
  * finds the record, and a hold lost while it is being taken is either revoked or seen lost by its
@@ -22,14 +26,27 @@ import java.util.WeakHashMap;
 final class LostHolds {
   private final NameRegistry states;
 
+  /** Whether these are the losses of shares: what its errors call the lock. */
+  private final boolean shared;
+
   /** By thread, the names whose loss it has to learn of, with the reason. Guarded by this. */
   private final Map<Thread, Map<String, String>> byThread = new WeakHashMap<>();
 
   /** How many records there are, give or take those of ended threads: the fast path's check. */
   private volatile int size;
 
+  /** The losses of the exclusive holds of the names of {@code states}. */
   LostHolds(NameRegistry states) {
+    this(states, false);
+  }
+
+  /**
+   * The losses of the holds of the names of {@code states}: their shares when {@code shared}, else
+   * their exclusive holds.
+   */
+  LostHolds(NameRegistry states, boolean shared) {
     this.states = states;
+    this.shared = shared;
   }
 
   /** A hold was marked lost: its holder, if any, gives up the local lock now. */
@@ -46,9 +63,48 @@ final class LostHolds {
     if (state.hold != hold || owner == null || !state.local.revoke(epoch)) {
       return false; // not taken by anyone yet, or released by its owner first
     }
-    byThread.computeIfAbsent(owner, t -> new HashMap<>()).put(state.name, hold.lostReason());
-    size++;
+    record(owner, state.name, hold);
     return true;
+  }
+
+  /** A share of {@code owner} was marked lost: it is forgotten now, as a revoked lock is. */
+  void revokeShare(Hold hold, Thread owner) {
+    NameState state = states.get(hold.name);
+    if (state != null && revokeShare(state, hold, owner)) {
+      states.exit(state); // for the former holder, who is done with the name
+    }
+  }
+
+  private synchronized boolean revokeShare(NameState state, Hold hold, Thread owner) {
+    NameState.Share share = state.shareOf(owner);
+    if (share == null || share.hold != hold || !state.removeShare(owner, share)) {
+      return false; // not recorded yet, or given back by its holder first
+    }
+    record(owner, state.name, hold);
+    return true;
+  }
+
+  private synchronized void record(Thread owner, String name, Hold hold) {
+    byThread.computeIfAbsent(owner, t -> new HashMap<>()).put(name, hold.lostReason());
+    size++;
+  }
+
+  /**
+   * The calling thread found its share lost before it was revoked: it gives it up itself.
+   *
+   * @return the {@link LockLostException} to throw
+   */
+  IllegalMonitorStateException dropShare(NameState state, NameState.Share share) {
+    if (state.removeShare(Thread.currentThread(), share)) {
+      states.exit(state);
+      return new LockLostException(state.name, share.hold.lostReason());
+    }
+    return lostOrNotHeld(state.name, true); // revoked meanwhile
+  }
+
+  /** Whether the calling thread has a loss of {@code name} to learn of, without learning it. */
+  boolean hasLoss(String name) {
+    return size != 0 && peek(name) != null;
   }
 
   /**
@@ -95,7 +151,10 @@ final class LostHolds {
     if (reason != null) {
       return new LockLostException(name, reason);
     }
-    return new IllegalMonitorStateException("the current thread does not hold lock '" + name + "'");
+    return new IllegalMonitorStateException(
+        shared
+            ? "the current thread does not hold the read lock of '" + name + "'"
+            : "the current thread does not hold lock '" + name + "'");
   }
 
   /** The calling thread's loss of {@code name}, taken, or {@code null}: for acquisitions. */

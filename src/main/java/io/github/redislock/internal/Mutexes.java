@@ -3,6 +3,7 @@ package io.github.redislock.internal;
 import io.github.redislock.LockLostException;
 import io.github.redislock.RedisLockException;
 import io.github.redislock.internal.backend.LockKeys;
+import io.github.redislock.internal.backend.ReadWriteOps;
 import io.github.redislock.internal.backend.Release;
 import java.util.Objects;
 import java.util.function.Function;
@@ -38,6 +39,14 @@ public final class Mutexes {
   private final NameRegistry states;
   private final LostHolds lost;
   private final Acquisitions acquisitions;
+
+  /**
+   * The shared mode of this family's names (the read locks beside its write locks): on the same
+   * names, and through the same acquisitions.
+   */
+  Shares shares(ReadWriteOps ops) {
+    return new Shares(t, ops, states, acquisitions);
+  }
 
   Mutexes(Toolkit toolkit, Policy policy) {
     this.t = toolkit;
@@ -137,18 +146,10 @@ public final class Mutexes {
     }
     Release release;
     try {
-      release = how == null ? t.releases().releaseWithRetry(hold) : how.apply(hold);
+      release = t.releases().byOwner(hold, how, t.telemetry());
     } catch (RedisLockException e) {
-      t.telemetry().redisErrors(state.name, 1);
       states.drop(state);
-      throw new RedisLockException(
-          "lock '"
-              + state.name
-              + "' was released in this JVM, but Redis could not confirm the release;"
-              + " its key expires within the lease ("
-              + t.settings().leaseMillis
-              + " ms)",
-          e);
+      throw e;
     }
     // Recorded before the local queue moves on, so that the next local holder sees it. A family
     // whose waiters queue in Redis owes no yield: the queue gives the turns, and a waiter giving
@@ -157,7 +158,6 @@ public final class Mutexes {
         && Turns.othersWaited(release, t.wakeUps().isSubscribed(state.keys.channel()))) {
       t.turns().giveWay(state.name);
     }
-    t.telemetry().released(hold, kind, release.released());
     states.drop(state);
     if (!release.released()) {
       throw new LockLostException(state.name, LossReporter.NOT_OURS + " before " + call);

@@ -76,9 +76,10 @@ final class NameRegistry {
     return states.values();
   }
 
-  /** Every hold: held, handed off to a queued thread, or lost but not returned. */
+  /** Every hold: held, a share, handed off to a queued thread, or lost but not returned. */
   void forEachHold(Consumer<Hold> action) {
     for (NameState state : states.values()) {
+      state.forEachShare(action);
       Hold hold = state.hold;
       Hold handed = state.handoff;
       if (hold != null) {

@@ -39,6 +39,11 @@ final class ReadKind implements LockKind {
   }
 
   @Override
+  public boolean shared() {
+    return true;
+  }
+
+  @Override
   public String waiterId() {
     return "readers";
   }

@@ -4,10 +4,10 @@ import java.util.function.Consumer;
 
 /**
  * The read-write locks of a factory ({@code RedisLockFactory.getReadWriteLock}): the write locks, a
- * family of mutually exclusive locks ({@link Mutexes}, of a {@link WriteKind}), and the read holds
- * ({@link ReadHolds}); and the rules between the two in one thread: a writer may take the read lock
- * (a downgrade: its share is taken whoever waits), and a reader may not take the write lock (an
- * upgrade would wait for its own share to go: it is refused at once).
+ * family of mutually exclusive locks ({@link Mutexes}, of a {@link WriteKind}), and the read locks,
+ * its shared mode ({@link Shares}); and the rules between the two in one thread: a writer may take
+ * the read lock (a downgrade: its share is taken whoever waits), and a reader may not take the
+ * write lock (an upgrade would wait for its own share to go: it is refused at once).
  *
  * <p>Everything here is keyed by lock name; {@code RedisReadWriteLock} forwards to it with the
  * calling thread.
@@ -15,9 +15,9 @@ import java.util.function.Consumer;
 public final class ReadWriteFamily {
   private final Mutexes writes;
   private final LockConditions writeConditions;
-  private final ReadHolds reads;
+  private final Shares reads;
 
-  ReadWriteFamily(Mutexes writes, LockConditions writeConditions, ReadHolds reads) {
+  ReadWriteFamily(Mutexes writes, LockConditions writeConditions, Shares reads) {
     this.writes = writes;
     this.writeConditions = writeConditions;
     this.reads = reads;
@@ -156,8 +156,7 @@ public final class ReadWriteFamily {
 
   /** Every hold of these locks, write and read: what the renewer renews. */
   void forEachHold(Consumer<Hold> action) {
-    writes.forEachHold(action);
-    reads.forEachHold(action);
+    writes.forEachHold(action); // the shares are on the same names
   }
 
   /** Wakes the writers queued locally once the factory is closed. */
@@ -166,8 +165,8 @@ public final class ReadWriteFamily {
     writeConditions.close();
   }
 
-  /** Names and read holds with local state: for tests that check nothing leaks. */
+  /** Names with local state, written or read: for tests that check nothing leaks. */
   int namesInUse() {
-    return writes.namesInUse() + reads.size();
+    return writes.namesInUse();
   }
 }

@@ -6,6 +6,7 @@ import io.github.redislock.internal.backend.LockKeys;
 import io.github.redislock.internal.backend.Release;
 import io.github.redislock.internal.util.Ticker;
 import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -57,6 +58,34 @@ final class Releases {
    */
   Release releaseWithRetry(Hold hold) {
     return releaseWithRetry(hold, Releases::byKind);
+  }
+
+  /**
+   * The owner's release of {@code hold} in Redis: by {@code how} when given (a script that also
+   * signals, or enqueues an awaiter), else its kind's release, retried. Counted in {@code
+   * telemetry}.
+   *
+   * @throws RedisLockException when Redis could not confirm it: the hold is gone from this JVM, and
+   *     its key (or share) expires within the lease
+   */
+  Release byOwner(Hold hold, Function<Hold, Release> how, Telemetry telemetry) {
+    Release release;
+    try {
+      release = how == null ? releaseWithRetry(hold) : how.apply(hold);
+    } catch (RedisLockException e) {
+      telemetry.redisErrors(hold.name, 1);
+      boolean share = hold.kind.shared();
+      throw new RedisLockException(
+          (share ? "the read lock of '" + hold.name + "'" : "lock '" + hold.name + "'")
+              + " was released in this JVM, but Redis could not confirm the release;"
+              + (share ? " its share" : " its key")
+              + " expires within the lease ("
+              + TimeUnit.NANOSECONDS.toMillis(leaseNanos)
+              + " ms)",
+          e);
+    }
+    telemetry.released(hold, hold.kind, release.released());
+    return release;
   }
 
   /** The release of {@code hold}'s kind. */

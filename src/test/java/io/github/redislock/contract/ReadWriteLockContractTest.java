@@ -714,12 +714,17 @@ public abstract class ReadWriteLockContractTest {
   class WhenLost {
     @Test
     void aDeletedShareIsReportedLostAndUnlockThrowsLockLost() {
-      RedisReadWriteLock rw = factory(b -> b.leaseTime(SHORT_LEASE)).getReadWriteLock(name);
+      RedisLockFactory factory = factory(b -> b.leaseTime(SHORT_LEASE));
+      RedisReadWriteLock rw = factory.getReadWriteLock(name);
       rw.readLock().lock();
       raw(shares(), j -> j.del(shares()));
       await()
           .atMost(Timing.awaitAtMost())
           .until(() -> lostEvents.stream().anyMatch(e -> e.lockName().equals(name)));
+      await()
+          .alias("the lost share is forgotten at once, as a revoked write hold is")
+          .atMost(Timing.awaitAtMost())
+          .until(() -> FactoryInspector.namesInUse(factory) == 0);
       assertThat(rw.getReadHoldCount()).isZero();
       assertThatThrownBy(rw.readLock()::unlock).isInstanceOf(LockLostException.class);
       assertThatThrownBy(rw.readLock()::unlock)

@@ -115,4 +115,60 @@ class LostHoldsTest {
     hold.revokeLocally(); // the revocation that comes after finds nothing to revoke
     assertThat(lost.learn("a")).isNull();
   }
+
+  // ---- shares ----
+
+  private final LostHolds lostShares = new LostHolds(registry, true);
+
+  /** The calling thread holds a share of the name, {@code token}. */
+  private NameState.Share sharing(String token) {
+    Thread thread = Thread.currentThread();
+    NameState state = registry.enter(name);
+    Hold hold =
+        TestHolds.of(backend, ticker, LEASE, name, token, h -> lostShares.revokeShare(h, thread));
+    NameState.Share share = new NameState.Share(hold);
+    state.addShare(thread, share);
+    return share;
+  }
+
+  @Test
+  void aLostShareIsForgottenAtOnceAndToldToItsHolderOnce() {
+    NameState.Share share = sharing("r");
+    assertThat(share.hold.markLost("share removed")).isTrue();
+    share.hold.revokeLocally();
+    assertThat(registry.size()).as("the former holder exited").isZero();
+    assertThat(lostShares.hasLoss("a")).isTrue();
+    assertThat(lostShares.lostOrNotHeld("a", true))
+        .isInstanceOf(LockLostException.class)
+        .hasMessageContaining("share removed");
+    assertThat(lostShares.hasLoss("a")).isFalse();
+    assertThat(lostShares.lostOrNotHeld("a", true))
+        .isExactlyInstanceOf(IllegalMonitorStateException.class)
+        .hasMessageContaining("the read lock of 'a'");
+    assertThat(lost.learn("a")).as("not a loss of the exclusive hold").isNull();
+  }
+
+  @Test
+  void aShareGivenBackBeforeItsLossIsNotRevoked() {
+    NameState.Share share = sharing("r");
+    NameState state = registry.get("a");
+    assertThat(state.removeShare(Thread.currentThread(), share)).isTrue();
+    registry.exit(state);
+    share.hold.markLost("expired");
+    share.hold.revokeLocally();
+    assertThat(lostShares.hasLoss("a")).isFalse();
+    assertThat(registry.size()).isZero();
+  }
+
+  @Test
+  void aHolderThatFindsItsShareLostFirstDropsItItself() {
+    NameState.Share share = sharing("r");
+    share.hold.markLost("expired"); // marked, not revoked yet
+    assertThat(lostShares.dropShare(registry.get("a"), share))
+        .isInstanceOf(LockLostException.class)
+        .hasMessageContaining("expired");
+    assertThat(registry.size()).isZero();
+    share.hold.revokeLocally(); // the revocation that comes after finds nothing to revoke
+    assertThat(lostShares.hasLoss("a")).isFalse();
+  }
 }
