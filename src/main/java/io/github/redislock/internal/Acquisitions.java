@@ -1,8 +1,8 @@
 package io.github.redislock.internal;
 
 import io.github.redislock.LockLostException;
+import io.github.redislock.internal.Waits.RedisWait;
 import io.github.redislock.internal.backend.Acquisition;
-import java.util.function.Consumer;
 
 /**
  * How a thread of one family of locks ({@link Mutexes}) comes to hold a name, in either mode. In
@@ -15,18 +15,39 @@ import java.util.function.Consumer;
  * differs in Redis.
  */
 final class Acquisitions {
-  private static final long MAX_TIMEOUT_NANOS = Long.MAX_VALUE / 4;
-
-  private final Toolkit t;
   private final LockKind kind;
   private final NameRegistry states;
   private final LostHolds lost;
+  private final Holds holds;
+  private final Waits waits;
+  private final LocalHandoff handoff;
+  private final Turns turns;
+  private final Telemetry telemetry;
 
-  Acquisitions(Toolkit toolkit, LockKind kind, NameRegistry states, LostHolds lost) {
-    this.t = toolkit;
+  /**
+   * The acquisitions of one family of locks.
+   *
+   * @param kind what the family's exclusive holds are in Redis
+   * @param states the family's names
+   * @param lost the losses of its exclusive holds
+   */
+  Acquisitions(
+      LockKind kind,
+      NameRegistry states,
+      LostHolds lost,
+      Holds holds,
+      Waits waits,
+      LocalHandoff handoff,
+      Turns turns,
+      Telemetry telemetry) {
     this.kind = kind;
     this.states = states;
     this.lost = lost;
+    this.holds = holds;
+    this.waits = waits;
+    this.handoff = handoff;
+    this.turns = turns;
+    this.telemetry = telemetry;
   }
 
   /**
@@ -40,8 +61,8 @@ final class Acquisitions {
    *     hold back and takes the lock as any thread does
    */
   boolean takeHanded(LockName name, String token, long startNanos) {
-    t.turns().takeYieldNanos(name.name);
-    if (t.ticker().read() - startNanos >= t.validNanos()) {
+    turns.takeYieldNanos(name.name);
+    if (holds.expired(startNanos)) {
       return false;
     }
     NameState state = states.enter(name);
@@ -49,20 +70,19 @@ final class Acquisitions {
       states.exit(state);
       return false; // not an acquisition: the caller's re-acquisition is recorded as one
     }
-    Telemetry.Acquiring seen = t.telemetry().acquiring();
+    Telemetry.Acquiring seen = telemetry.acquiring();
     boolean installed = false;
     try {
       // A hold passed on locally and not taken yet is stale: the key holds the handed token.
-      Hold previous = t.handoff().take(state);
+      Hold previous = handoff.take(state);
       if (previous != null) {
-        t.releases().releaseLater(previous);
+        holds.discard(previous);
       }
-      install(state, name, token, Acquisition.acquired(0), startNanos, t.ticker().read());
+      install(state, name, token, Acquisition.acquired(0), startNanos, holds.now());
       installed = true;
     } finally {
       if (seen != null) {
-        t.telemetry()
-            .acquisitionEnded(seen, name.name, kind, Mode.UNINTERRUPTIBLE, installed, null);
+        telemetry.acquisitionEnded(seen, name.name, kind, Mode.UNINTERRUPTIBLE, installed, null);
       }
       if (!installed && state.local.unlockAll()) {
         states.exit(state);
@@ -83,7 +103,7 @@ final class Acquisitions {
     if (current != null && current.local.isHeldByCurrentThread()) {
       return reenter(current);
     }
-    Telemetry.Acquiring seen = t.telemetry().acquiring(); // null: nothing records it
+    Telemetry.Acquiring seen = telemetry.acquiring(); // null: nothing records it
     NameState state = states.enter(name);
     boolean owned = false;
     boolean acquired = false;
@@ -98,7 +118,7 @@ final class Acquisitions {
       throw e;
     } finally {
       if (seen != null) {
-        t.telemetry().acquisitionEnded(seen, name.name, kind, mode, acquired, failure);
+        telemetry.acquisitionEnded(seen, name.name, kind, mode, acquired, failure);
       }
       if (!acquired) {
         // A hold published and then lost (the factory closing) was revoked, and exited for us.
@@ -106,7 +126,7 @@ final class Acquisitions {
         if (exited) {
           lost.learn(name.name); // nobody held it as far as the caller knows
         }
-        t.handoff().releaseOrphan(state);
+        handoff.releaseOrphan(state);
         if (!exited) {
           states.exit(state);
         }
@@ -132,14 +152,13 @@ final class Acquisitions {
     if (held != null) {
       return reenterShare(current, held, lostShares);
     }
-    Telemetry.Acquiring seen = t.telemetry().acquiring(); // null: nothing records it
+    Telemetry.Acquiring seen = telemetry.acquiring(); // null: nothing records it
     NameState state = states.enter(name);
     boolean acquired = false;
     Throwable failure = null;
     try {
       RedisWait wait =
-          new RedisWait(t.waiting(), state.name, state.keys, shareKind, mode, deadline)
-              .watchedBy(seen);
+          waits.wait(state.name, state.keys, shareKind, mode, deadline).watchedBy(seen);
       acquired = wait.run() && installShare(state, name, shareKind, wait, thread, lostShares);
       return acquired;
     } catch (Throwable e) {
@@ -147,7 +166,7 @@ final class Acquisitions {
       throw e;
     } finally {
       if (seen != null) {
-        t.telemetry().acquisitionEnded(seen, name.name, shareKind, mode, acquired, failure);
+        telemetry.acquisitionEnded(seen, name.name, shareKind, mode, acquired, failure);
       }
       if (!acquired) {
         states.exit(state);
@@ -163,11 +182,7 @@ final class Acquisitions {
    */
   private long begin(LockName name, Mode mode, long timeoutNanos, LostHolds losses)
       throws InterruptedException {
-    t.lifecycle().checkOpen();
-    if ((mode == Mode.INTERRUPTIBLE || mode == Mode.TIMED) && Thread.interrupted()) {
-      throw new InterruptedException();
-    }
-    long deadline = t.ticker().read() + Math.min(timeoutNanos, MAX_TIMEOUT_NANOS);
+    long deadline = waits.begin(mode, timeoutNanos);
     String lostReason = losses.learn(name.name);
     if (lostReason != null) {
       throw new LockLostException(name.name, lostReason);
@@ -221,17 +236,12 @@ final class Acquisitions {
    * it acquires through applies, counted from now, set before the hold is published.
    */
   private boolean takeHandOff(NameState state, LockName name) {
-    Hold handed = t.handoff().take(state);
+    Hold handed = handoff.take(state);
     if (handed == null) {
       return false;
     }
-    handed.limitTo(t.ticker().read(), maxHoldNanos(name));
+    handed.limitTo(holds.now(), holds.maxHoldNanos(name));
     return lost.take(state, handed);
-  }
-
-  /** The maximum hold time of {@code name}'s holds: its lock object's, else the factory's. */
-  private long maxHoldNanos(LockName name) {
-    return name.maxHoldNanos >= 0 ? name.maxHoldNanos : t.settings().maxHoldNanos;
   }
 
   private boolean acquireInRedis(
@@ -239,8 +249,7 @@ final class Acquisitions {
       throws InterruptedException {
     LockKind waiting =
         mode == Mode.ONCE_IN_TURN ? kind.forAttemptInTurn() : kind.forWait(mode == Mode.ONCE);
-    RedisWait wait =
-        new RedisWait(t.waiting(), state.name, state.keys, waiting, mode, deadline).watchedBy(seen);
+    RedisWait wait = waits.wait(state.name, state.keys, waiting, mode, deadline).watchedBy(seen);
     if (!wait.run()) {
       return false;
     }
@@ -260,16 +269,12 @@ final class Acquisitions {
       long startNanos,
       long heldSinceNanos) {
     Hold hold =
-        newHold(kind, lost::revoke, state, token, granted, startNanos, heldSinceNanos, name);
-    t.handoff().acquiredInRedis(state);
+        holds.newHold(kind, lost::revoke, state, name, token, granted, startNanos, heldSinceNanos);
+    handoff.acquiredInRedis(state);
     hold.takenBy(state.local); // before it is published, so that a loss can revoke it
     state.hold = hold;
-    if (!t.renewer().start(hold)) {
-      state.hold = null;
-      t.releases().releaseLater(hold);
-      t.lifecycle().checkOpen();
-    }
-    t.holders().acquired(hold);
+    holds.renew(hold, () -> state.hold = null);
+    holds.describe(hold);
   }
 
   /**
@@ -287,51 +292,18 @@ final class Acquisitions {
       LostHolds lostShares) {
     long start = wait.attemptStart();
     Hold hold =
-        newHold(
+        holds.newHold(
             shareKind,
             h -> lostShares.revokeShare(h, thread),
             state,
+            name,
             wait.token(),
             wait.granted(),
             start,
-            start,
-            name);
+            start);
     NameState.Share share = new NameState.Share(hold);
     state.addShare(thread, share);
-    if (!t.renewer().start(hold)) {
-      state.removeShare(thread, share);
-      t.releases().releaseLater(hold);
-      t.lifecycle().checkOpen();
-    }
+    holds.renew(hold, () -> state.removeShare(thread, share));
     return true;
-  }
-
-  /**
-   * A hold of {@code state}'s name: its lease counts from {@code startNanos}, its maximum hold time
-   * (that of {@code name}'s lock object, else the factory's) from {@code heldSinceNanos}.
-   */
-  private Hold newHold(
-      LockKind holdKind,
-      Consumer<Hold> revoke,
-      NameState state,
-      String token,
-      Acquisition granted,
-      long startNanos,
-      long heldSinceNanos,
-      LockName name) {
-    Hold hold =
-        new Hold(
-            holdKind,
-            revoke,
-            state.name,
-            state.keys,
-            token,
-            granted.fencingToken(),
-            granted.grant(),
-            startNanos,
-            startNanos + t.validNanos(),
-            t.ticker());
-    hold.limitTo(heldSinceNanos, maxHoldNanos(name));
-    return hold;
   }
 }

@@ -102,7 +102,6 @@ final class ConditionWait implements Conditions.Awaiter {
    *     with the lock held again
    */
   boolean run() throws InterruptedException {
-    Toolkit t = conditions.toolkit;
     Hold held = conditions.family.heldHold(lock); // not held: IllegalMonitorStateException
     beforeAwait.run();
     try {
@@ -115,18 +114,18 @@ final class ConditionWait implements Conditions.Awaiter {
     }
     conditions.flush(held); // signals given under the hold: recorded before it is given up
     String channel = keys.channel();
-    signal = t.wakeUps().routedSignal(this::isFor);
-    t.wakeUps().subscribe(channel, signal, t.wakeUps().epoch(channel));
+    signal = conditions.wakeUps.routedSignal(this::isFor);
+    conditions.wakeUps.subscribe(channel, signal, conditions.wakeUps.epoch(channel));
     conditions.enter(this);
     int holds;
     try {
-      if (t.wakeUps().isActive(channel)) {
+      if (conditions.wakeUps.isActive(channel)) {
         signal.await(0); // an earlier activation: a signal after the enqueue will be heard
       }
       holds = conditions.family.releaseAll(lock, this::enqueue);
       waitForSignal();
     } finally {
-      t.wakeUps().forget(signal, channel, true);
+      conditions.wakeUps.forget(signal, channel, true);
       conditions.exit(this);
     }
     if (signalled) {
@@ -162,14 +161,14 @@ final class ConditionWait implements Conditions.Awaiter {
     if (conditions.family.takeHanded(lock, holds, id, entrySince)) {
       return true;
     }
-    conditions.toolkit.releases().releaseQuietly(conditions.family.kind(), lock.keys, id);
+    conditions.releases.releaseQuietly(conditions.family.kind(), lock.keys, id);
     return false;
   }
 
   /** The await script, for {@link Mutexes#releaseAll}: enqueues and releases; retried once. */
   private Release enqueue(Hold hold) {
     interrupted |= Thread.interrupted(); // acted on once released; a pooled call would fail now
-    entrySince = conditions.toolkit.ticker().read();
+    entrySince = conditions.ticker.read();
     ConditionQueue.Enqueued enqueued;
     try {
       enqueued = enqueueOnce(hold);
@@ -204,14 +203,13 @@ final class ConditionWait implements Conditions.Awaiter {
 
   /** Waits until signalled, the deadline, or an interrupt (in an interruptible mode). */
   private void waitForSignal() {
-    Toolkit t = conditions.toolkit;
-    long renewAt = t.ticker().read() + conditions.renewNanos;
+    long renewAt = conditions.ticker.read() + conditions.renewNanos;
     Backoff backoff = null;
     boolean raised = false;
     while (!delivered) {
-      t.lifecycle().checkOpen();
+      conditions.lifecycle.checkOpen();
       interrupted |= Thread.interrupted();
-      long now = t.ticker().read();
+      long now = conditions.ticker.read();
       if ((interrupted && mode != Mode.UNINTERRUPTIBLE)
           || (mode == Mode.TIMED && deadline - now <= 0)) {
         cancel();

@@ -7,9 +7,10 @@ import io.github.redislock.internal.backend.ConditionQueue;
 import io.github.redislock.internal.backend.ConditionQueue.SignalledRelease;
 import io.github.redislock.internal.backend.Failures;
 import io.github.redislock.internal.backend.LockKeys;
-import io.github.redislock.internal.backend.OrderedOps;
 import io.github.redislock.internal.backend.Release;
 import io.github.redislock.internal.util.Backoff;
+import io.github.redislock.internal.util.Ticker;
+import io.github.redislock.internal.wakeup.WakeUpHub;
 import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.List;
@@ -61,9 +62,17 @@ final class Conditions {
 
   private static final Logger log = LoggerFactory.getLogger(Conditions.class);
 
-  final Toolkit toolkit;
   final Mutexes family;
   final ConditionQueue queue;
+  final WakeUpHub wakeUps;
+  final Releases releases;
+  final Lifecycle lifecycle;
+  final Ticker ticker;
+  private final LossReporter losses;
+  private final long leaseNanos;
+
+  /** Runs the conditions' bookkeeping (renewing entries, removing used signals, leaving). */
+  private final Executor io;
 
   /** The kind of the family's locks: how an await's or a signal's release releases them. */
   final ConditionQueue.Kind kind;
@@ -101,22 +110,35 @@ final class Conditions {
   /**
    * The conditions of {@code family}.
    *
-   * @throws UnsupportedOperationException where the backend has none (Redlock)
+   * @param kind how the family's locks are released by an await or a signal
+   * @param queue the conditions' operations in Redis
+   * @param leaseNanos the lease of every hold, and of every awaiter's entry
+   * @param io runs the conditions' bookkeeping
    */
-  Conditions(Toolkit toolkit, Mutexes family, ConditionQueue.Kind kind) {
-    this.toolkit = toolkit;
+  Conditions(
+      Mutexes family,
+      ConditionQueue.Kind kind,
+      ConditionQueue queue,
+      long leaseNanos,
+      Executor io,
+      WakeUpHub wakeUps,
+      Releases releases,
+      LossReporter losses,
+      Lifecycle lifecycle,
+      Ticker ticker) {
     this.family = family;
-    this.queue = OrderedOps.conditionQueue(toolkit.backend().orderedOps());
+    this.queue = queue;
     this.kind = kind;
-    this.renewNanos = toolkit.settings().leaseNanos / 3;
-    this.keeper =
-        CompletableFuture.delayedExecutor(
-            renewNanos, TimeUnit.NANOSECONDS, runnable -> toolkit.waiting().io().execute(runnable));
-    this.drainer =
-        CompletableFuture.delayedExecutor(
-            DONE_DELAY_MILLIS,
-            TimeUnit.MILLISECONDS,
-            runnable -> toolkit.waiting().io().execute(runnable));
+    this.leaseNanos = leaseNanos;
+    this.io = io;
+    this.wakeUps = wakeUps;
+    this.releases = releases;
+    this.losses = losses;
+    this.lifecycle = lifecycle;
+    this.ticker = ticker;
+    this.renewNanos = leaseNanos / 3;
+    this.keeper = CompletableFuture.delayedExecutor(renewNanos, TimeUnit.NANOSECONDS, io);
+    this.drainer = CompletableFuture.delayedExecutor(DONE_DELAY_MILLIS, TimeUnit.MILLISECONDS, io);
   }
 
   /** An awaiter of this JVM starts waiting. */
@@ -196,17 +218,15 @@ final class Conditions {
     // counts only once the server confirmed it: a subscription asked for and not yet made (or being
     // made again) is not among the server's listeners, and counting it would take another client's
     // listener for ours.
-    int own = toolkit.wakeUps().isActive(hold.keys.channel()) ? 1 : 0;
+    int own = wakeUps.isActive(hold.keys.channel()) ? 1 : 0;
     SignalledRelease[] answer = new SignalledRelease[1];
     Release release =
-        toolkit
-            .releases()
-            .releaseWithRetry(
-                hold,
-                h -> {
-                  answer[0] = queue.signalAndRelease(h.keys, kind, condition, h.token, count, own);
-                  return answer[0].release();
-                });
+        releases.releaseWithRetry(
+            hold,
+            h -> {
+              answer[0] = queue.signalAndRelease(h.keys, kind, condition, h.token, count, own);
+              return answer[0].release();
+            });
     SignalledRelease signalled = answer[0];
     if (release.released() && signalled != null && signalled.release().released()) {
       for (String awaiter : signalled.awaiters()) {
@@ -254,7 +274,7 @@ final class Conditions {
       }
     }
     if (!signalled.holder()) {
-      toolkit.losses().lose(hold, LossReporter.NOT_OURS);
+      losses.lose(hold, LossReporter.NOT_OURS);
       throw new LockLostException(
           hold.name, LossReporter.NOT_OURS + " before a signal of its " + description);
     }
@@ -298,7 +318,7 @@ final class Conditions {
    * failure is retried with a back-off until the entry's lease would have run out.
    */
   void abandon(Awaiter wait) {
-    new Abandon(wait, toolkit.ticker().read() + toolkit.settings().leaseNanos).schedule(0);
+    new Abandon(wait, ticker.read() + leaseNanos).schedule(0);
   }
 
   /** The removal of an abandoned await's entry, retried until it answers or the entry ran out. */
@@ -314,7 +334,6 @@ final class Conditions {
 
     /** Runs an attempt on an I/O thread, after {@code delayNanos}. */
     void schedule(long delayNanos) {
-      Executor io = runnable -> toolkit.waiting().io().execute(runnable);
       try {
         CompletableFuture.delayedExecutor(delayNanos, TimeUnit.NANOSECONDS, io)
             .execute(this::attempt);
@@ -327,7 +346,7 @@ final class Conditions {
       try {
         queue.abandon(wait.lockKeys(), kind, wait.keys(), wait.id());
       } catch (RedisLockException e) {
-        if (Failures.isTransient(e) && toolkit.ticker().read() - until < 0) {
+        if (Failures.isTransient(e) && ticker.read() - until < 0) {
           log.debug("could not take {} out of its queue; retrying", wait, e);
           schedule(backoff.nextNanos());
         } else {
@@ -407,7 +426,7 @@ final class Conditions {
     List<CompletableFuture<Void>> leaving = new ArrayList<>();
     for (Awaiter wait : local.values()) {
       try {
-        leaving.add(CompletableFuture.runAsync(wait::leaveAtClose, toolkit.waiting().io()));
+        leaving.add(CompletableFuture.runAsync(wait::leaveAtClose, io));
       } catch (RejectedExecutionException e) {
         wait.leaveAtClose();
       }
@@ -453,7 +472,7 @@ final class Conditions {
 
   private void background(Runnable call, Awaiter wait) {
     try {
-      toolkit.waiting().io().execute(() -> quietly(call, wait));
+      io.execute(() -> quietly(call, wait));
     } catch (RejectedExecutionException e) {
       log.debug("factory closed; the signal of {} runs out with its lease", wait);
     }

@@ -1,8 +1,8 @@
 package io.github.redislock.internal;
 
-import io.github.redislock.internal.backend.ConditionQueue;
 import io.github.redislock.internal.backend.LockKeys;
 import java.util.function.Consumer;
+import java.util.function.Supplier;
 
 /**
  * Where the conditions of one family of locks ({@link Mutexes}) come from: their shared state
@@ -11,22 +11,19 @@ import java.util.function.Consumer;
  * family's locks know nothing of conditions.
  */
 public final class LockConditions {
-  private final Toolkit toolkit;
-  private final Mutexes family;
-  private final ConditionQueue.Kind kind;
+  private final Supplier<Conditions> make;
 
   /** The conditions of this family's locks, made at the first {@link #newCondition}. */
   private volatile Conditions conditions;
 
   /**
-   * The conditions of {@code family}'s locks.
+   * The conditions of a family's locks.
    *
-   * @param kind how those locks are released by an await or a signal (see {@code condition.lua})
+   * @param make makes their shared state, at the first {@link #newCondition}; it throws {@link
+   *     UnsupportedOperationException} where the deployment has no conditions
    */
-  LockConditions(Toolkit toolkit, Mutexes family, ConditionQueue.Kind kind) {
-    this.toolkit = toolkit;
-    this.family = family;
-    this.kind = kind;
+  LockConditions(Supplier<Conditions> make) {
+    this.make = make;
   }
 
   /**
@@ -52,7 +49,7 @@ public final class LockConditions {
       synchronized (this) {
         shared = conditions;
         if (shared == null) {
-          shared = new Conditions(toolkit, family, kind);
+          shared = make.get();
           conditions = shared;
         }
       }

@@ -16,10 +16,11 @@ import org.slf4j.LoggerFactory;
 import redis.clients.jedis.UnifiedJedis;
 
 /**
- * One factory's engine: the machinery its locks share ({@link Toolkit}: renewal, loss reports,
- * releases, handoff, turns between processes, wake-ups, the background threads), its families of
- * locks, and {@link #close()}. A family ({@link Mutexes}) holds the {@code Lock} operations of one
- * kind of lock: the plain locks of {@code getLock}, and the fair locks of {@code getFairLock}.
+ * One factory's engine: the machinery its locks share (renewal, loss reports, releases, handoff,
+ * turns between processes, wake-ups, the background threads), its families of locks, each built
+ * with the few pieces it uses, and {@link #close()}. A family ({@link Mutexes}) holds the {@code
+ * Lock} operations of one kind of lock: the plain locks of {@code getLock}, and the fair locks of
+ * {@code getFairLock}.
  */
 public final class LockEngine implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(LockEngine.class);
@@ -60,8 +61,16 @@ public final class LockEngine implements AutoCloseable {
   private final ExecutorService io;
   private final Lanes attempts;
   private final Lanes renewals;
-  private final Toolkit toolkit;
+  private final Settings settings;
   private final Telemetry telemetry;
+  private final LossReporter losses;
+  private final Releases releases;
+  private final LocalHandoff handoff;
+  private final Turns turns;
+  private final WakeUpHub wakeUps;
+  private final LeaseRenewer renewer;
+  private final Holds holds;
+  private final Waits waits;
   private final Mutexes exclusive;
   private final LockConditions exclusiveConditions;
 
@@ -83,6 +92,7 @@ public final class LockEngine implements AutoCloseable {
    */
   LockEngine(LockBackend backend, List<? extends UnifiedJedis> wakeUpSources, Settings settings) {
     this.backend = backend;
+    this.settings = settings;
     Ticker ticker = settings.ticker;
     long validNanos = settings.leaseNanos - backend.safetyMarginNanos();
     this.io = Threads.boundedPool("redis-lock-background", MAX_BACKGROUND_THREADS);
@@ -103,18 +113,19 @@ public final class LockEngine implements AutoCloseable {
             Integer.MAX_VALUE,
             keepAlive);
     this.telemetry = new Telemetry(settings.recordStats, settings.statsSink, ticker);
-    LossReporter losses =
+    this.losses =
         new LossReporter(
             event -> {
               telemetry.lost(event);
               settings.onLockLost.accept(event);
             },
             Hold::revokeLocally);
-    Releases releases = new Releases(attempts, ticker, settings.leaseNanos);
-    Turns turns = new Turns(ticker);
-    WakeUpHub wakeUps = new WakeUpHub(wakeUpSources, io, ticker);
+    this.releases = new Releases(attempts, ticker, settings.leaseNanos, telemetry);
+    this.handoff = new LocalHandoff(ticker, releases);
+    this.turns = new Turns(ticker);
+    this.wakeUps = new WakeUpHub(wakeUpSources, io, ticker);
     HolderDescriptions holders = new HolderDescriptions(backend, settings.describeHolders);
-    LeaseRenewer renewer =
+    this.renewer =
         new LeaseRenewer(
             settings.leaseNanos,
             validNanos,
@@ -134,34 +145,61 @@ public final class LockEngine implements AutoCloseable {
                 telemetry.renewalFailed(hold, e);
               }
             });
-    this.toolkit =
-        new Toolkit(
-            backend,
-            settings,
+    this.holds =
+        new Holds(ticker, validNanos, settings.maxHoldNanos, renewer, releases, lifecycle, holders);
+    this.waits =
+        new Waits(
+            wakeUps,
+            turns,
+            releases,
             lifecycle,
             ticker,
+            settings.slowCallNanos(),
             validNanos,
-            losses,
-            releases,
-            new LocalHandoff(ticker, releases),
-            turns,
-            wakeUps,
-            renewer,
-            new RedisWait.Context(
-                wakeUps,
-                turns,
-                releases,
+            attempts);
+    this.exclusive = family(new Mutexes.Policy(new ExclusiveKind(backend), true, false));
+    this.exclusiveConditions = conditions(exclusive, ConditionQueue.Kind.PLAIN);
+  }
+
+  /** A family of locks of {@code policy}, on the machinery of this engine. */
+  private Mutexes family(Mutexes.Policy policy) {
+    NameRegistry states = new NameRegistry(lifecycle, policy.firstComeFirstServed());
+    LostHolds lost = new LostHolds(states);
+    Acquisitions acquisitions =
+        new Acquisitions(policy.kind(), states, lost, holds, waits, handoff, turns, telemetry);
+    return new Mutexes(
+        policy,
+        settings.keyPrefix,
+        states,
+        lost,
+        acquisitions,
+        releases,
+        handoff,
+        turns,
+        wakeUps,
+        lifecycle,
+        backend,
+        losses);
+  }
+
+  /**
+   * The conditions of {@code family}, whose shared state is made at the first {@code newCondition}:
+   * where the deployment has none (Redlock), that call throws.
+   */
+  private LockConditions conditions(Mutexes family, ConditionQueue.Kind kind) {
+    return new LockConditions(
+        () ->
+            new Conditions(
+                family,
+                kind,
+                OrderedOps.conditionQueue(backend.orderedOps()),
+                settings.leaseNanos,
                 io,
+                wakeUps,
+                releases,
+                losses,
                 lifecycle,
-                ticker,
-                settings.slowCallNanos(),
-                validNanos,
-                attempts),
-            holders,
-            telemetry);
-    this.exclusive =
-        new Mutexes(toolkit, new Mutexes.Policy(new ExclusiveKind(backend), true, false));
-    this.exclusiveConditions = new LockConditions(toolkit, exclusive, ConditionQueue.Kind.PLAIN);
+                settings.ticker));
   }
 
   /** The plain locks: {@code RedisLockFactory.getLock}. */
@@ -185,9 +223,9 @@ public final class LockEngine implements AutoCloseable {
       synchronized (this) {
         family = fair;
         if (family == null) {
-          FairKind kind = new FairKind(backend, io, toolkit.settings().leaseNanos);
-          family = new Mutexes(toolkit, new Mutexes.Policy(kind, false, true));
-          fairConditions = new LockConditions(toolkit, family, ConditionQueue.Kind.FAIR);
+          FairKind kind = new FairKind(backend, io, settings.leaseNanos);
+          family = family(new Mutexes.Policy(kind, false, true));
+          fairConditions = conditions(family, ConditionQueue.Kind.FAIR);
           fair = family;
         }
       }
@@ -216,12 +254,12 @@ public final class LockEngine implements AutoCloseable {
       synchronized (this) {
         family = readWrite;
         if (family == null) {
-          WriteKind kind = new WriteKind(backend, io, toolkit.settings().leaseNanos);
-          Mutexes writes = new Mutexes(toolkit, new Mutexes.Policy(kind, false, false));
+          WriteKind kind = new WriteKind(backend, io, settings.leaseNanos);
+          Mutexes writes = family(new Mutexes.Policy(kind, false, false));
           family =
               new ReadWriteFamily(
                   writes,
-                  new LockConditions(toolkit, writes, ConditionQueue.Kind.WRITE),
+                  conditions(writes, ConditionQueue.Kind.WRITE),
                   writes.shares(OrderedOps.readWriteOps(backend.orderedOps())));
           readWrite = family;
         }
@@ -278,7 +316,7 @@ public final class LockEngine implements AutoCloseable {
 
   /** Number of holds being renewed: for tests that check nothing leaks. */
   public int renewingCount() {
-    return toolkit.renewer().activeCount();
+    return renewer.activeCount();
   }
 
   /** Number of names with local state: for tests that check nothing leaks. */
@@ -304,7 +342,7 @@ public final class LockEngine implements AutoCloseable {
 
   /** Releases after which this factory gave other processes the next turn: for tests. */
   public long turnsGiven() {
-    return toolkit.turns().given();
+    return turns.given();
   }
 
   /** Threads of the lanes of {@code node}, for attempts and for renewals: for tests. */
@@ -319,7 +357,7 @@ public final class LockEngine implements AutoCloseable {
 
   /** Number of wake-up channels subscribed: for tests that check nothing leaks. */
   public int subscribedCount() {
-    return toolkit.wakeUps().subscribedCount();
+    return wakeUps.subscribedCount();
   }
 
   /**
@@ -349,7 +387,7 @@ public final class LockEngine implements AutoCloseable {
       return;
     }
     try {
-      toolkit.renewer().close();
+      renewer.close();
     } finally {
       try {
         exclusive.wakeQueuedAfterClose();
@@ -363,7 +401,7 @@ public final class LockEngine implements AutoCloseable {
         if (readWriteLocks != null) {
           readWriteLocks.wakeQueuedAfterClose();
         }
-        toolkit.wakeUps().close();
+        wakeUps.close();
       } finally {
         attempts.close(); // timed attempts' callers stop waiting
         renewals.close();

@@ -2,10 +2,13 @@ package io.github.redislock.internal;
 
 import io.github.redislock.LockLostException;
 import io.github.redislock.RedisLockException;
+import io.github.redislock.internal.backend.LockBackend;
 import io.github.redislock.internal.backend.LockKeys;
 import io.github.redislock.internal.backend.ReadWriteOps;
 import io.github.redislock.internal.backend.Release;
+import io.github.redislock.internal.wakeup.WakeUpHub;
 import java.util.Objects;
+import java.util.function.Consumer;
 import java.util.function.Function;
 
 /**
@@ -33,28 +36,62 @@ public final class Mutexes {
    */
   record Policy(LockKind kind, boolean handOff, boolean firstComeFirstServed) {}
 
-  private final Toolkit t;
   private final Policy policy;
   private final LockKind kind;
+  private final String keyPrefix;
   private final NameRegistry states;
   private final LostHolds lost;
   private final Acquisitions acquisitions;
+  private final Releases releases;
+  private final LocalHandoff handoff;
+  private final Turns turns;
+  private final WakeUpHub wakeUps;
+  private final Lifecycle lifecycle;
+  private final LockBackend backend;
+  private final LossReporter losses;
+
+  /**
+   * A family of locks.
+   *
+   * @param keyPrefix what goes before a lock's name in its key
+   * @param states the family's names
+   * @param lost the losses of the family's holds
+   * @param acquisitions how the family's threads come to hold its names
+   */
+  Mutexes(
+      Policy policy,
+      String keyPrefix,
+      NameRegistry states,
+      LostHolds lost,
+      Acquisitions acquisitions,
+      Releases releases,
+      LocalHandoff handoff,
+      Turns turns,
+      WakeUpHub wakeUps,
+      Lifecycle lifecycle,
+      LockBackend backend,
+      LossReporter losses) {
+    this.policy = policy;
+    this.kind = policy.kind();
+    this.keyPrefix = keyPrefix;
+    this.states = states;
+    this.lost = lost;
+    this.acquisitions = acquisitions;
+    this.releases = releases;
+    this.handoff = handoff;
+    this.turns = turns;
+    this.wakeUps = wakeUps;
+    this.lifecycle = lifecycle;
+    this.backend = backend;
+    this.losses = losses;
+  }
 
   /**
    * The shared mode of this family's names (the read locks beside its write locks): on the same
    * names, and through the same acquisitions.
    */
   Shares shares(ReadWriteOps ops) {
-    return new Shares(t, ops, states, acquisitions);
-  }
-
-  Mutexes(Toolkit toolkit, Policy policy) {
-    this.t = toolkit;
-    this.policy = policy;
-    this.kind = policy.kind();
-    this.states = new NameRegistry(toolkit.lifecycle(), policy.firstComeFirstServed());
-    this.lost = new LostHolds(states);
-    this.acquisitions = new Acquisitions(toolkit, kind, states, lost);
+    return new Shares(ops, states, acquisitions, releases, lifecycle);
   }
 
   /**
@@ -64,13 +101,12 @@ public final class Mutexes {
    * @throws IllegalArgumentException if it may not
    */
   public void checkName(String name) {
-    LockKeys.checkLockKey(t.settings().keyPrefix + name);
+    LockKeys.checkLockKey(keyPrefix + name);
   }
 
   /** The name {@code name} of this engine's locks, with its keys (the key prefix applied). */
   public LockName lockName(String name) {
-    return new LockName(
-        name, LockKeys.of(t.settings().keyPrefix + Objects.requireNonNull(name, "name")), -1);
+    return new LockName(name, LockKeys.of(keyPrefix + Objects.requireNonNull(name, "name")), -1);
   }
 
   // ---- Lock ----
@@ -126,8 +162,8 @@ public final class Mutexes {
       release(state, hold, h -> signals.release(), "unlock");
       return;
     }
-    if (!t.lifecycle().isClosed() && policy.handOff() && t.handoff().mayHandOff(state, hold)) {
-      if (!t.handoff().handOff(state, hold)) {
+    if (!lifecycle.isClosed() && policy.handOff() && handoff.mayHandOff(state, hold)) {
+      if (!handoff.handOff(state, hold)) {
         throw lost.lostOrNotHeld(name, true);
       }
       states.exit(state);
@@ -146,7 +182,7 @@ public final class Mutexes {
     }
     Release release;
     try {
-      release = t.releases().byOwner(hold, how, t.telemetry());
+      release = releases.byOwner(hold, how);
     } catch (RedisLockException e) {
       states.drop(state);
       throw e;
@@ -155,8 +191,8 @@ public final class Mutexes {
     // whose waiters queue in Redis owes no yield: the queue gives the turns, and a waiter giving
     // way would not be queued meanwhile (a later waiter of another process would pass it).
     if (!policy.firstComeFirstServed()
-        && Turns.othersWaited(release, t.wakeUps().isSubscribed(state.keys.channel()))) {
-      t.turns().giveWay(state.name);
+        && Turns.othersWaited(release, wakeUps.isSubscribed(state.keys.channel()))) {
+      turns.giveWay(state.name);
     }
     states.drop(state);
     if (!release.released()) {
@@ -193,7 +229,7 @@ public final class Mutexes {
    * would otherwise wait for in vain.
    */
   void reacquire(LockName name, int holds) {
-    t.turns().takeYieldNanos(name.name);
+    turns.takeYieldNanos(name.name);
     lock(name);
     restoreHolds(name, holds);
   }
@@ -261,8 +297,8 @@ public final class Mutexes {
   }
 
   public boolean isLocked(LockName name) {
-    t.lifecycle().checkOpen();
-    return t.backend().isLocked(name.keys);
+    lifecycle.checkOpen();
+    return backend.isLocked(name.keys);
   }
 
   public long getFencingToken(LockName lockName) {
@@ -270,7 +306,7 @@ public final class Mutexes {
     kind.fencingWanted();
     long token = hold.fencingToken();
     if (token < 0) {
-      t.losses().lose(hold, LossReporter.NOT_OURS);
+      losses.lose(hold, LossReporter.NOT_OURS);
       throw new LockLostException(lockName.name, hold.lostReason());
     }
     return token;
@@ -283,7 +319,7 @@ public final class Mutexes {
   }
 
   /** Every hold of this family: held, handed off, or lost but not returned. */
-  void forEachHold(java.util.function.Consumer<Hold> action) {
+  void forEachHold(Consumer<Hold> action) {
     states.forEachHold(action);
   }
 

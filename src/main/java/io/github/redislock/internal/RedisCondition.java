@@ -133,9 +133,9 @@ public final class RedisCondition implements Condition {
       throw new InterruptedException();
     }
     long nanos = Math.min(Math.max(nanosTimeout, 0), MAX_TIMEOUT_NANOS);
-    long deadline = conditions.toolkit.ticker().read() + nanos;
+    long deadline = conditions.ticker.read() + nanos;
     newWait(Mode.TIMED, deadline).run();
-    long remaining = deadline - conditions.toolkit.ticker().read();
+    long remaining = deadline - conditions.ticker.read();
     return remaining <= nanosTimeout ? remaining : Long.MIN_VALUE;
   }
 
@@ -190,7 +190,7 @@ public final class RedisCondition implements Condition {
 
   private boolean timed(long nanosTimeout) throws InterruptedException {
     long nanos = Math.min(Math.max(nanosTimeout, 0), MAX_TIMEOUT_NANOS);
-    return newWait(Mode.TIMED, conditions.toolkit.ticker().read() + nanos).run();
+    return newWait(Mode.TIMED, conditions.ticker.read() + nanos).run();
   }
 
   private ConditionWait newWait(Mode mode, long deadline) {

@@ -23,6 +23,7 @@ final class Releases {
   private final NodeExecutor io;
   private final Ticker ticker;
   private final long leaseNanos;
+  private final Telemetry telemetry;
 
   /**
    * Releases.
@@ -30,11 +31,13 @@ final class Releases {
    * @param io runs the clean-ups, on the threads of each key's node
    * @param ticker the clock of leases
    * @param leaseNanos the lease of every hold
+   * @param telemetry counts the owners' releases, and their failures
    */
-  Releases(NodeExecutor io, Ticker ticker, long leaseNanos) {
+  Releases(NodeExecutor io, Ticker ticker, long leaseNanos, Telemetry telemetry) {
     this.io = io;
     this.ticker = ticker;
     this.leaseNanos = leaseNanos;
+    this.telemetry = telemetry;
   }
 
   /**
@@ -62,13 +65,12 @@ final class Releases {
 
   /**
    * The owner's release of {@code hold} in Redis: by {@code how} when given (a script that also
-   * signals, or enqueues an awaiter), else its kind's release, retried. Counted in {@code
-   * telemetry}.
+   * signals, or enqueues an awaiter), else its kind's release, retried; counted.
    *
    * @throws RedisLockException when Redis could not confirm it: the hold is gone from this JVM, and
    *     its key (or share) expires within the lease
    */
-  Release byOwner(Hold hold, Function<Hold, Release> how, Telemetry telemetry) {
+  Release byOwner(Hold hold, Function<Hold, Release> how) {
     Release release;
     try {
       release = how == null ? releaseWithRetry(hold) : how.apply(hold);

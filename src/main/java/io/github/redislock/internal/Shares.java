@@ -14,17 +14,24 @@ import io.github.redislock.internal.backend.Release;
  * reach Redis.
  */
 final class Shares {
-  private final Toolkit t;
   private final ReadWriteOps ops;
   private final NameRegistry states;
   private final Acquisitions acquisitions;
+  private final Releases releases;
+  private final Lifecycle lifecycle;
   private final LostHolds lost;
 
-  Shares(Toolkit toolkit, ReadWriteOps ops, NameRegistry states, Acquisitions acquisitions) {
-    this.t = toolkit;
+  Shares(
+      ReadWriteOps ops,
+      NameRegistry states,
+      Acquisitions acquisitions,
+      Releases releases,
+      Lifecycle lifecycle) {
     this.ops = ops;
     this.states = states;
     this.acquisitions = acquisitions;
+    this.releases = releases;
+    this.lifecycle = lifecycle;
     this.lost = new LostHolds(states, true);
   }
 
@@ -65,7 +72,7 @@ final class Shares {
     if (!hold.beginRelease()) {
       throw new LockLostException(name.name, hold.lostReason());
     }
-    Release release = t.releases().byOwner(hold, null, t.telemetry());
+    Release release = releases.byOwner(hold, null);
     if (!release.released()) {
       throw new LockLostException(name.name, "the read share expired or was removed before unlock");
     }
@@ -92,7 +99,7 @@ final class Shares {
 
   /** The live shares of {@code name} in Redis, in every process. */
   int readers(LockName name) {
-    t.lifecycle().checkOpen();
+    lifecycle.checkOpen();
     return ops.readers(name.keys);
   }
 }

@@ -121,7 +121,11 @@ class LocalHandoffLincheckTest {
     private final FakeBackend backend = new FakeBackend(ticker, LEASE);
     private final ExclusiveKind kind = new ExclusiveKind(backend);
     private final Releases releases =
-        new Releases(NodeExecutor.of(Runnable::run), ticker, LEASE.toNanos());
+        new Releases(
+            NodeExecutor.of(Runnable::run),
+            ticker,
+            LEASE.toNanos(),
+            new Telemetry(false, null, ticker));
     private final LocalHandoff handoff = new LocalHandoff(ticker, releases);
     private final Lifecycle lifecycle = new Lifecycle();
     private final NameState state = new NameState(KEYS.lock(), KEYS, lifecycle, false);

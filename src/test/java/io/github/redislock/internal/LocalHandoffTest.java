@@ -28,7 +28,11 @@ class LocalHandoffTest {
   private final ManualTicker ticker = new ManualTicker();
   private final FakeBackend backend = new FakeBackend(ticker, LEASE);
   private final Releases releases =
-      new Releases(NodeExecutor.of(Runnable::run), ticker, LEASE.toNanos());
+      new Releases(
+          NodeExecutor.of(Runnable::run),
+          ticker,
+          LEASE.toNanos(),
+          new Telemetry(false, null, ticker));
   private final LocalHandoff handoff = new LocalHandoff(ticker, releases);
   private final NameState state = new NameState("handoff-test", KEYS, new Lifecycle(), false);
   private final List<Thread> threads = new ArrayList<>();

@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.github.redislock.RedisLockException;
 import io.github.redislock.internal.FakeBackend.Call;
 import io.github.redislock.internal.FakeBackend.Op;
+import io.github.redislock.internal.Waits.RedisWait;
 import io.github.redislock.internal.backend.LockKeys;
 import io.github.redislock.internal.util.Ticker;
 import io.github.redislock.internal.wakeup.WakeUpHub;
@@ -39,7 +40,12 @@ class RedisWaitTest {
   private final Lifecycle lifecycle = new Lifecycle();
   private Ticker ticker = Ticker.SYSTEM;
   private FakeBackend backend = new FakeBackend(ticker, LEASE);
-  private Releases releases = new Releases(NodeExecutor.of(Runnable::run), ticker, LEASE.toNanos());
+  private Releases releases =
+      new Releases(
+          NodeExecutor.of(Runnable::run),
+          ticker,
+          LEASE.toNanos(),
+          new Telemetry(false, null, ticker));
   private Turns turns = new Turns(ticker);
   private WakeUpHub wakeUps = new WakeUpHub(List.of(), io, ticker);
   private Thread waiter;
@@ -60,7 +66,12 @@ class RedisWaitTest {
   private void useTicker(Ticker clock) {
     ticker = clock;
     backend = new FakeBackend(clock, LEASE);
-    releases = new Releases(NodeExecutor.of(Runnable::run), clock, LEASE.toNanos());
+    releases =
+        new Releases(
+            NodeExecutor.of(Runnable::run),
+            clock,
+            LEASE.toNanos(),
+            new Telemetry(false, null, clock));
     turns = new Turns(clock);
     wakeUps = new WakeUpHub(List.of(), io, clock);
   }
@@ -69,19 +80,17 @@ class RedisWaitTest {
    * An acquisition of {@link #NAME}; a timed one whose budget is under {@code slowCall} runs async.
    */
   private RedisWait wait(Mode mode, long timeoutNanos, Duration slowCall) {
-    RedisWait.Context context =
-        new RedisWait.Context(
+    Waits waits =
+        new Waits(
             wakeUps,
             turns,
             releases,
-            io,
             lifecycle,
             ticker,
             slowCall.toNanos(),
             LEASE.toNanos(),
             NodeExecutor.of(io));
-    return new RedisWait(
-        context, NAME, KEYS, new ExclusiveKind(backend), mode, ticker.read() + timeoutNanos);
+    return waits.wait(NAME, KEYS, new ExclusiveKind(backend), mode, ticker.read() + timeoutNanos);
   }
 
   private RedisWait wait(Mode mode) {

@@ -32,7 +32,11 @@ class ReleasesTest {
   private final ManualTicker ticker = new ManualTicker();
   private final FakeBackend backend = new FakeBackend(ticker, LEASE);
   private final Releases releases =
-      new Releases(NodeExecutor.of(Runnable::run), ticker, LEASE.toNanos());
+      new Releases(
+          NodeExecutor.of(Runnable::run),
+          ticker,
+          LEASE.toNanos(),
+          new Telemetry(false, null, ticker));
 
   private Hold acquire() {
     String token = Tokens.next();
@@ -203,7 +207,9 @@ class ReleasesTest {
     Hold hold = acquire();
     ExecutorService closed = Executors.newSingleThreadExecutor();
     closed.shutdown();
-    Releases late = new Releases(NodeExecutor.of(closed), ticker, LEASE.toNanos());
+    Releases late =
+        new Releases(
+            NodeExecutor.of(closed), ticker, LEASE.toNanos(), new Telemetry(false, null, ticker));
     assertThatNoException().isThrownBy(() -> late.releaseLater(hold.kind, KEYS, hold.token));
     assertThat(backend.calls(Op.RELEASE)).isZero();
   }

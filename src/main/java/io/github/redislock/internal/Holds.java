@@ -1,0 +1,110 @@
+package io.github.redislock.internal;
+
+import io.github.redislock.internal.backend.Acquisition;
+import io.github.redislock.internal.util.Ticker;
+import java.util.function.Consumer;
+
+/**
+ * The making of a factory's holds: a {@link Hold} for what an acquisition got, its lease counted
+ * from the attempt that got it and its holder's maximum hold time; its renewal started once it is
+ * published; its holder described beside the lock key (when enabled).
+ */
+final class Holds {
+  private final Ticker ticker;
+  private final long validNanos;
+  private final long maxHoldNanos;
+  private final LeaseRenewer renewer;
+  private final Releases releases;
+  private final Lifecycle lifecycle;
+  private final HolderDescriptions holders;
+
+  /**
+   * @param validNanos how long a hold counts as held after its acquisition or renewal started: the
+   *     lease less the backend's drift allowance
+   * @param maxHoldNanos the factory's maximum hold time, 0 for none
+   */
+  Holds(
+      Ticker ticker,
+      long validNanos,
+      long maxHoldNanos,
+      LeaseRenewer renewer,
+      Releases releases,
+      Lifecycle lifecycle,
+      HolderDescriptions holders) {
+    this.ticker = ticker;
+    this.validNanos = validNanos;
+    this.maxHoldNanos = maxHoldNanos;
+    this.renewer = renewer;
+    this.releases = releases;
+    this.lifecycle = lifecycle;
+    this.holders = holders;
+  }
+
+  /** Now, on the clock of leases. */
+  long now() {
+    return ticker.read();
+  }
+
+  /** Whether a lease that started at {@code startNanos} has run out (less the drift allowance). */
+  boolean expired(long startNanos) {
+    return ticker.read() - startNanos >= validNanos;
+  }
+
+  /**
+   * A hold of {@code state}'s name as {@code kind}, revoked by {@code revoke} when lost: its lease
+   * counts from {@code startNanos}, its maximum hold time (that of {@code name}'s lock object, else
+   * the factory's) from {@code heldSinceNanos}.
+   */
+  Hold newHold(
+      LockKind kind,
+      Consumer<Hold> revoke,
+      NameState state,
+      LockName name,
+      String token,
+      Acquisition granted,
+      long startNanos,
+      long heldSinceNanos) {
+    Hold hold =
+        new Hold(
+            kind,
+            revoke,
+            state.name,
+            state.keys,
+            token,
+            granted.fencingToken(),
+            granted.grant(),
+            startNanos,
+            startNanos + validNanos,
+            ticker);
+    hold.limitTo(heldSinceNanos, maxHoldNanos(name));
+    return hold;
+  }
+
+  /** The maximum hold time of {@code name}'s holds: its lock object's, else the factory's. */
+  long maxHoldNanos(LockName name) {
+    return name.maxHoldNanos >= 0 ? name.maxHoldNanos : maxHoldNanos;
+  }
+
+  /**
+   * Starts renewing {@code hold}, just published. When the factory closed meanwhile, {@code
+   * unpublish} takes it back, it is released in the background, and the closed factory's {@link
+   * IllegalStateException} is thrown.
+   */
+  void renew(Hold hold, Runnable unpublish) {
+    if (!renewer.start(hold)) {
+      unpublish.run();
+      releases.releaseLater(hold);
+      lifecycle.checkOpen();
+    }
+  }
+
+  /** A hold nobody will take: released in the background. */
+  void discard(Hold hold) {
+    releases.releaseLater(hold);
+  }
+
+  /** Describes the holder of {@code hold} beside the lock key, when the factory does. */
+  void describe(Hold hold) {
+    holders.acquired(hold);
+  }
+}
