@@ -306,4 +306,18 @@ public final class Mutexes {
     NameState state = states.get(name);
     return state == null ? 0 : state.local.getQueueLength();
   }
+
+  /**
+   * Threads of this JVM waiting to acquire {@code name}: those queued locally, and the local
+   * queue's owner while it has no hold yet (it waits for Redis). An estimate: no thread stops for
+   * it.
+   */
+  public int getQueueLength(LockName name) {
+    NameState state = states.get(name.name);
+    if (state == null) {
+      return 0;
+    }
+    int queued = state.local.getQueueLength();
+    return state.local.isLocked() && state.hold == null ? queued + 1 : queued;
+  }
 }

@@ -292,6 +292,16 @@ public abstract class LockContractTest {
     return waiter;
   }
 
+  /** A thread of this test that takes {@code lock}, releases it and returns {@code true}. */
+  Waiter<Boolean> lockAndUnlock(RedisDistributedLock lock) {
+    return startWaiter(
+        () -> {
+          lock.lock();
+          lock.unlock();
+          return true;
+        });
+  }
+
   /** A task on its own thread that is expected to block in a lock method. */
   static final class Waiter<T> {
     volatile Thread thread;
@@ -402,6 +412,19 @@ public abstract class LockContractTest {
     @Test
     void isLockedIsFalse() {
       assertThat(lock().isLocked()).isFalse();
+    }
+
+    @Test
+    void noThreadIsQueued() {
+      RedisDistributedLock lock = lock();
+      assertThat(lock.getQueueLength()).isZero();
+      assertThat(lock.hasQueuedThreads()).isFalse();
+      lock.lock();
+      try {
+        assertThat(lock.getQueueLength()).as("the holder does not wait").isZero();
+      } finally {
+        lock.unlock();
+      }
     }
 
     @Test
@@ -624,6 +647,37 @@ public abstract class LockContractTest {
       result.awaitWaiting();
       holder.release();
       assertThat(result.get(Timing.awaitAtMost().toMillis(), TimeUnit.MILLISECONDS)).isTrue();
+    }
+
+    @Test
+    void queueLengthCountsThisJvmsThreadsWaitingForAHolderElsewhere() throws Exception {
+      RedisDistributedLock elsewhere = lockOf(factory(), name);
+      Holder holder = holdInOtherThread(elsewhere);
+      RedisDistributedLock lock = lock();
+      List<Waiter<Boolean>> waiters = List.of(lockAndUnlock(lock), lockAndUnlock(lock));
+      await().atMost(Timing.awaitAtMost()).until(() -> lock.getQueueLength() == 2);
+      assertThat(lock.hasQueuedThreads()).isTrue();
+      assertThat(elsewhere.getQueueLength()).as("other processes' waiters").isZero();
+      holder.release();
+      for (Waiter<Boolean> waiter : waiters) {
+        assertThat(waiter.get(Timing.awaitAtMost().toMillis(), TimeUnit.MILLISECONDS)).isTrue();
+      }
+      assertThat(lock.getQueueLength()).isZero();
+      assertThat(lock.hasQueuedThreads()).isFalse();
+    }
+
+    @Test
+    void queueLengthCountsThreadsQueuedBehindAHolderOfThisJvm() throws Exception {
+      RedisDistributedLock lock = lock();
+      Holder holder = holdInOtherThread(lock);
+      List<Waiter<Boolean>> waiters = List.of(lockAndUnlock(lock), lockAndUnlock(lock));
+      await().atMost(Timing.awaitAtMost()).until(() -> lock.getQueueLength() == 2);
+      assertThat(lock.hasQueuedThreads()).isTrue();
+      holder.release();
+      for (Waiter<Boolean> waiter : waiters) {
+        assertThat(waiter.get(Timing.awaitAtMost().toMillis(), TimeUnit.MILLISECONDS)).isTrue();
+      }
+      assertThat(lock.getQueueLength()).isZero();
     }
 
     @Test
