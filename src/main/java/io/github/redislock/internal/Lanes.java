@@ -4,6 +4,8 @@ import io.github.redislock.internal.backend.LockKeys;
 import io.github.redislock.internal.util.Bulkhead;
 import io.github.redislock.internal.util.Threads;
 import io.github.redislock.internal.util.Ticker;
+import java.util.HashMap;
+import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.function.Function;
@@ -99,6 +101,16 @@ final class Lanes implements NodeExecutor, AutoCloseable {
     if (lane != null) {
       lane.remove(task);
     }
+  }
+
+  /**
+   * The threads of each node's lane, busy or idle: every lane, one per node with threads or queued
+   * calls (a lane whose last thread just ended may show none, until it is dropped).
+   */
+  Map<String, Integer> threadsPerNode() {
+    Map<String, Integer> threads = new HashMap<>();
+    lanes.forEach((node, lane) -> threads.put(node, lane.threads()));
+    return threads;
   }
 
   /** Threads of the lane of {@code node}, busy or idle: for tests. */

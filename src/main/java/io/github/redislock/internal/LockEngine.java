@@ -7,7 +7,11 @@ import io.github.redislock.internal.backend.OrderedOps;
 import io.github.redislock.internal.util.Threads;
 import io.github.redislock.internal.util.Ticker;
 import io.github.redislock.internal.wakeup.WakeUpHub;
+import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
@@ -276,30 +280,84 @@ public final class LockEngine implements AutoCloseable {
     }
   }
 
+  /**
+   * What the factory is doing now: its holds being renewed, the names in use, the wake-up channels
+   * subscribed, the background threads of each Redis node; and two counts since it was built.
+   *
+   * @param renewingHolds holds held and renewed (lost ones left out)
+   * @param namesInUse distinct names some thread of this JVM holds or waits to acquire, in any
+   *     family
+   * @param subscribedChannels wake-up channels subscribed or being subscribed
+   * @param threadsPerNode each node with background threads (its lanes' threads), and how many
+   * @param turnsGiven releases after which this JVM gave way to other processes ({@link Turns})
+   * @param spuriousWakeUps awaits on conditions woken without a signal they could see
+   */
+  public record Activity(
+      int renewingHolds,
+      int namesInUse,
+      int subscribedChannels,
+      Map<String, Integer> threadsPerNode,
+      long turnsGiven,
+      long spuriousWakeUps) {}
+
+  /** The most threads of one node's lanes: for timed attempts and clean-ups, and for renewals. */
+  public static final int MAX_THREADS_PER_NODE =
+      ATTEMPT_THREADS_PER_NODE + RENEWAL_THREADS_PER_NODE;
+
+  /**
+   * What the factory is doing now. Each figure is read on its own, without stopping the threads
+   * that change it: an estimate while they run. Allowed after {@link #close}.
+   */
+  public Activity activity() {
+    Set<String> names = new HashSet<>();
+    exclusive.namesInUse(names);
+    Mutexes fairLocks = fair;
+    if (fairLocks != null) {
+      fairLocks.namesInUse(names);
+    }
+    ReadWriteFamily readWriteLocks = readWrite;
+    if (readWriteLocks != null) {
+      readWriteLocks.namesInUse(names);
+    }
+    Map<String, Integer> threads = new HashMap<>(attempts.threadsPerNode());
+    renewals.threadsPerNode().forEach((node, count) -> threads.merge(node, count, Integer::sum));
+    threads.values().removeIf(count -> count == 0);
+    return new Activity(
+        toolkit.renewer().activeCount(),
+        names.size(),
+        toolkit.wakeUps().subscribedCount(),
+        threads,
+        toolkit.turns().given(),
+        spuriousWakeUps());
+  }
+
+  /** Awaits on the conditions of every family woken without a signal they could see. */
+  public long spuriousWakeUps() {
+    long count = exclusiveConditions.spuriousWakeUps();
+    LockConditions fairLocks = fairConditions;
+    if (fairLocks != null) {
+      count += fairLocks.spuriousWakeUps();
+    }
+    ReadWriteFamily readWriteLocks = readWrite;
+    if (readWriteLocks != null) {
+      count += readWriteLocks.spuriousWakeUps();
+    }
+    return count;
+  }
+
   /** Number of holds being renewed: for tests that check nothing leaks. */
   public int renewingCount() {
     return toolkit.renewer().activeCount();
   }
 
-  /** Number of names with local state: for tests that check nothing leaks. */
+  /** Number of names in use: for tests that check nothing leaks. */
   public int namesInUse() {
-    Mutexes fairLocks = fair;
-    ReadWriteFamily readWriteLocks = readWrite;
-    return exclusive.namesInUse()
-        + (fairLocks == null ? 0 : fairLocks.namesInUse())
-        + (readWriteLocks == null ? 0 : readWriteLocks.namesInUse());
+    return activity().namesInUse();
   }
 
-  /** Awaits on conditions woken without a signal they could see: for tests. */
-  public long spuriousWakeUps() {
-    LockConditions fairLocks = fairConditions;
-    return exclusiveConditions.spuriousWakeUps()
-        + (fairLocks == null ? 0 : fairLocks.spuriousWakeUps());
-  }
-
-  /** Number of threads queued locally for the plain lock {@code name}: for tests. */
+  /** Number of threads waiting for the plain lock {@code name}: for tests. */
   public int queuedThreads(String name) {
-    return exclusive.queuedThreads(name);
+    return exclusive.getQueueLength(exclusive.lockName(name));
   }
 
   /** Releases after which this factory gave other processes the next turn: for tests. */
@@ -309,12 +367,12 @@ public final class LockEngine implements AutoCloseable {
 
   /** Threads of the lanes of {@code node}, for attempts and for renewals: for tests. */
   public int threadsOf(String node) {
-    return attempts.threads(node) + renewals.threads(node);
+    return activity().threadsPerNode().getOrDefault(node, 0);
   }
 
   /** The most threads of one node's lanes: for tests. */
   public static int maxThreadsPerNode() {
-    return ATTEMPT_THREADS_PER_NODE + RENEWAL_THREADS_PER_NODE;
+    return MAX_THREADS_PER_NODE;
   }
 
   /** Number of wake-up channels subscribed: for tests that check nothing leaks. */

@@ -5,6 +5,7 @@ import io.github.redislock.RedisLockException;
 import io.github.redislock.internal.backend.LockKeys;
 import io.github.redislock.internal.backend.Release;
 import java.util.Objects;
+import java.util.Set;
 import java.util.function.Function;
 
 /**
@@ -296,15 +297,9 @@ public final class Mutexes {
     kind.closing();
   }
 
-  /** Number of names with local state: for tests that check nothing leaks. */
-  int namesInUse() {
-    return states.size();
-  }
-
-  /** Number of threads queued locally for {@code name}: for tests. */
-  int queuedThreads(String name) {
-    NameState state = states.get(name);
-    return state == null ? 0 : state.local.getQueueLength();
+  /** Adds the names some thread of this JVM holds or waits to acquire to {@code names}. */
+  void namesInUse(Set<String> names) {
+    states.all().forEach(state -> names.add(state.name));
   }
 
   /**

@@ -1,5 +1,6 @@
 package io.github.redislock.internal;
 
+import java.util.Set;
 import java.util.function.Consumer;
 
 /**
@@ -166,8 +167,17 @@ public final class ReadWriteFamily {
     writeConditions.close();
   }
 
-  /** Names and read holds with local state: for tests that check nothing leaks. */
-  int namesInUse() {
-    return writes.namesInUse() + reads.size();
+  /**
+   * Adds the names some thread of this JVM holds the read or write lock of, or waits to write, to
+   * {@code names}.
+   */
+  void namesInUse(Set<String> names) {
+    writes.namesInUse(names);
+    reads.namesInUse(names);
+  }
+
+  /** Awaits on the write locks' conditions woken without a signal they could see. */
+  long spuriousWakeUps() {
+    return writeConditions.spuriousWakeUps();
   }
 }
