@@ -302,11 +302,6 @@ public final class RedisLockFactory implements AutoCloseable {
     engine.close();
   }
 
-  /** For tests of this library: the internal engine. */
-  LockEngine engine() {
-    return engine;
-  }
-
   private String checkName(String name) {
     Objects.requireNonNull(name, "lock name must not be null");
     if (name.isEmpty()) {

@@ -113,17 +113,6 @@ final class Lanes implements NodeExecutor, AutoCloseable {
     return threads;
   }
 
-  /** Threads of the lane of {@code node}, busy or idle: for tests. */
-  int threads(String node) {
-    Bulkhead lane = lanes.get(node);
-    return lane == null ? 0 : lane.threads();
-  }
-
-  /** Number of lanes, one per node with threads or queued calls: for tests. */
-  int size() {
-    return lanes.size();
-  }
-
   /**
    * Refuses every later call and drops the queued ones; the callers of dropped or running timed
    * attempts stop waiting ({@link Bulkhead.Abortable}). Threads end after the call they run.

@@ -332,7 +332,7 @@ public final class LockEngine implements AutoCloseable {
   }
 
   /** Awaits on the conditions of every family woken without a signal they could see. */
-  public long spuriousWakeUps() {
+  private long spuriousWakeUps() {
     long count = exclusiveConditions.spuriousWakeUps();
     LockConditions fairLocks = fairConditions;
     if (fairLocks != null) {
@@ -343,41 +343,6 @@ public final class LockEngine implements AutoCloseable {
       count += readWriteLocks.spuriousWakeUps();
     }
     return count;
-  }
-
-  /** Number of holds being renewed: for tests that check nothing leaks. */
-  public int renewingCount() {
-    return toolkit.renewer().activeCount();
-  }
-
-  /** Number of names in use: for tests that check nothing leaks. */
-  public int namesInUse() {
-    return activity().namesInUse();
-  }
-
-  /** Number of threads waiting for the plain lock {@code name}: for tests. */
-  public int queuedThreads(String name) {
-    return exclusive.getQueueLength(exclusive.lockName(name));
-  }
-
-  /** Releases after which this factory gave other processes the next turn: for tests. */
-  public long turnsGiven() {
-    return toolkit.turns().given();
-  }
-
-  /** Threads of the lanes of {@code node}, for attempts and for renewals: for tests. */
-  public int threadsOf(String node) {
-    return activity().threadsPerNode().getOrDefault(node, 0);
-  }
-
-  /** The most threads of one node's lanes: for tests. */
-  public static int maxThreadsPerNode() {
-    return MAX_THREADS_PER_NODE;
-  }
-
-  /** Number of wake-up channels subscribed: for tests that check nothing leaks. */
-  public int subscribedCount() {
-    return toolkit.wakeUps().subscribedCount();
   }
 
   /**
