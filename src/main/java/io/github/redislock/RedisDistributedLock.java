@@ -22,8 +22,9 @@ import java.util.concurrent.locks.ReentrantLock;
  * acquisition by a thread sets the lock key with a fresh random token ({@code SET key token NX PX
  * lease}); further acquisitions by the same thread only count up, in the JVM, as do inner releases;
  * the last {@link #unlock()} deletes the key if it still holds the token (an atomic
- * compare-and-delete script) and wakes waiters. {@link #getHoldCount()} and {@link
- * #isHeldByCurrentThread()} answer from the JVM without calling Redis.
+ * compare-and-delete script) and wakes waiters. {@link #getHoldCount()}, {@link
+ * #isHeldByCurrentThread()} and {@link #getQueueLength()} answer from the JVM without calling
+ * Redis.
  *
  * <pre>{@code
  * Lock lock = factory.getLock("orders");   // was: new ReentrantLock()
@@ -642,6 +643,41 @@ public class RedisDistributedLock implements Lock {
    */
   public int getHoldCount() {
     return engine.getHoldCount(lockName());
+  }
+
+  /**
+   * Returns an estimate of the number of threads of this JVM waiting to acquire this lock. The
+   * value is only an estimate because the number of threads may change dynamically while this
+   * method traverses internal data structures. This method is designed for use in monitoring of the
+   * system state, not for synchronization control.
+   *
+   * <p>In this implementation it answers from the JVM, without calling Redis, and counts the
+   * threads in this lock's calls that do not hold it yet: those queued behind another thread of
+   * this JVM, and the one that waits for Redis (while a holder in another process keeps the lock),
+   * for the lock objects of one kind ({@link RedisLockFactory#getLock} or {@link
+   * RedisLockFactory#getFairLock}) of this factory. Threads of other processes are not counted:
+   * {@link RedisLockFactory#inspect} tells how many processes wait. Threads awaiting a {@link
+   * #newCondition() condition} are not waiting for the lock until they are signalled.
+   *
+   * @return the estimated number of threads waiting for this lock
+   */
+  public int getQueueLength() {
+    return engine.getQueueLength(lockName());
+  }
+
+  /**
+   * Queries whether any threads of this JVM are waiting to acquire this lock. Note that because
+   * cancellations may occur at any time, a {@code true} return does not guarantee that any other
+   * thread will ever acquire this lock. This method is designed primarily for use in monitoring of
+   * the system state.
+   *
+   * <p>In this implementation it answers from the JVM, without calling Redis: {@code
+   * getQueueLength() > 0}.
+   *
+   * @return {@code true} if there may be other threads of this JVM waiting to acquire the lock
+   */
+  public boolean hasQueuedThreads() {
+    return getQueueLength() > 0;
   }
 
   /**

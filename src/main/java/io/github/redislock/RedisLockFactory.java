@@ -3,7 +3,6 @@ package io.github.redislock;
 import io.github.redislock.internal.Assembly;
 import io.github.redislock.internal.LockEngine;
 import io.github.redislock.internal.Settings;
-import io.github.redislock.internal.Telemetry;
 import io.github.redislock.internal.backend.LockState;
 import io.github.redislock.internal.client.Kind;
 import io.github.redislock.internal.client.RedisClients;
@@ -55,6 +54,13 @@ import redis.clients.jedis.UnifiedJedis;
  * itself, never a caller's {@link UnifiedJedis}.
  */
 public final class RedisLockFactory implements AutoCloseable {
+  /**
+   * The most background threads a factory runs for calls to one Redis node: {@value}, the 16 for
+   * timed attempts and clean-up releases and the 8 for renewals (see the class description). {@link
+   * LockActivity#threadsOf} never exceeds it.
+   */
+  public static final int MAX_THREADS_PER_NODE = LockEngine.MAX_THREADS_PER_NODE;
+
   private final LockEngine engine;
 
   private RedisLockFactory(LockEngine engine) {
@@ -175,17 +181,29 @@ public final class RedisLockFactory implements AutoCloseable {
    * @return the statistics so far
    */
   public LockStats stats() {
-    Telemetry.Counts counts = engine.stats();
-    return LockStats.of(
-        counts.acquisitions(),
-        counts.failures(),
-        counts.timeouts(),
-        counts.totalWaitNanos(),
-        counts.maxWaitNanos(),
-        counts.handoffs(),
-        counts.lostHolds(),
-        counts.redisErrors(),
-        counts.renewals());
+    return Snapshots.stats(engine.stats());
+  }
+
+  /**
+   * Returns a snapshot of what this factory is doing: the holds it renews, the lock names in use in
+   * this JVM, the wake-up channels it is subscribed to, its background threads per Redis node, and
+   * two counts since it was built, the turns it gave to other processes and the spurious wake-ups
+   * of its conditions (see {@link LockActivity}). For monitoring, such as gauges, and for checking
+   * that nothing is left once the locks are unlocked. Kept whatever the settings ({@link
+   * Builder#recordStats()} is not needed).
+   *
+   * <p>As {@link #stats()}, it may be called after {@link #close()}: the snapshot then shows what
+   * is left (no hold is renewed any more, the threads end within moments) and the counts keep their
+   * values.
+   *
+   * <p>In this implementation it reads the state of this JVM only, with no Redis call; its cost
+   * grows with the names in use, not with the locks ever made. Each figure is read without stopping
+   * the threads that change it, so figures of events in progress may be in or out.
+   *
+   * @return the activity now
+   */
+  public LockActivity activity() {
+    return Snapshots.activity(engine.activity());
   }
 
   /**
@@ -282,11 +300,6 @@ public final class RedisLockFactory implements AutoCloseable {
   @Override
   public void close() {
     engine.close();
-  }
-
-  /** For tests of this library: the internal engine. */
-  LockEngine engine() {
-    return engine;
   }
 
   private String checkName(String name) {

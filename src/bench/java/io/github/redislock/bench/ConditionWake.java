@@ -1,6 +1,5 @@
 package io.github.redislock.bench;
 
-import io.github.redislock.FactoryInspector;
 import io.github.redislock.RedisDistributedLock;
 import io.github.redislock.RedisLockFactory;
 import java.io.IOException;
@@ -243,7 +242,7 @@ final class ConditionWake {
         } finally {
           lock.unlock();
         }
-        spurious = FactoryInspector.spuriousWakeUps(factory);
+        spurious = factory.activity().spuriousWakeUpCount();
       }
       System.out.println("result " + Histograms.encode(wake) + " " + spurious);
       System.out.flush();

@@ -303,7 +303,7 @@ final class Conditions {
     unsignalledWakeUps.increment();
   }
 
-  /** Spurious wake-ups so far: for tests. */
+  /** Spurious wake-ups so far. */
   long unsignalledWakeUps() {
     return unsignalledWakeUps.sum();
   }

@@ -4,6 +4,8 @@ import io.github.redislock.internal.backend.LockKeys;
 import io.github.redislock.internal.util.Bulkhead;
 import io.github.redislock.internal.util.Threads;
 import io.github.redislock.internal.util.Ticker;
+import java.util.HashMap;
+import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.function.Function;
@@ -101,15 +103,14 @@ final class Lanes implements NodeExecutor, AutoCloseable {
     }
   }
 
-  /** Threads of the lane of {@code node}, busy or idle: for tests. */
-  int threads(String node) {
-    Bulkhead lane = lanes.get(node);
-    return lane == null ? 0 : lane.threads();
-  }
-
-  /** Number of lanes, one per node with threads or queued calls: for tests. */
-  int size() {
-    return lanes.size();
+  /**
+   * The threads of each node's lane, busy or idle: every lane, one per node with threads or queued
+   * calls (a lane whose last thread just ended may show none, until it is dropped).
+   */
+  Map<String, Integer> threadsPerNode() {
+    Map<String, Integer> threads = new HashMap<>();
+    lanes.forEach((node, lane) -> threads.put(node, lane.threads()));
+    return threads;
   }
 
   /**

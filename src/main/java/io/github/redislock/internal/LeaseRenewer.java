@@ -107,7 +107,7 @@ final class LeaseRenewer implements AutoCloseable {
     return true;
   }
 
-  /** Number of holds being renewed: for tests that check nothing leaks. */
+  /** Number of holds being renewed: held, not lost. */
   int activeCount() {
     int[] count = new int[1];
     holds.forEach(hold -> count[0] += hold.isHeld() ? 1 : 0);

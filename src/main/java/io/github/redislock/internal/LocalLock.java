@@ -157,6 +157,11 @@ final class LocalLock extends AbstractQueuedLongSynchronizer {
     return state == NOT_OWNED ? -1 : epoch(state);
   }
 
+  /** Whether some thread owns the lock. */
+  boolean isLocked() {
+    return count(getState()) > 0;
+  }
+
   /** The thread owning epoch {@code epoch}, or {@code null} when that ownership has ended. */
   Thread ownerOf(long epoch) {
     long epochOwned = ownerEpoch; // read first: an acquirer writes it last

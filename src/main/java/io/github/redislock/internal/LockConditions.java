@@ -68,7 +68,7 @@ public final class LockConditions {
     }
   }
 
-  /** Awaits woken without a signal they could see: for tests. */
+  /** Awaits woken without a signal they could see. */
   long spuriousWakeUps() {
     Conditions shared = conditions;
     return shared == null ? 0 : shared.unsignalledWakeUps();

@@ -7,7 +7,11 @@ import io.github.redislock.internal.backend.OrderedOps;
 import io.github.redislock.internal.util.Threads;
 import io.github.redislock.internal.util.Ticker;
 import io.github.redislock.internal.wakeup.WakeUpHub;
+import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
@@ -314,50 +318,69 @@ public final class LockEngine implements AutoCloseable {
     }
   }
 
-  /** Number of holds being renewed: for tests that check nothing leaks. */
-  public int renewingCount() {
-    return renewer.activeCount();
-  }
+  /**
+   * What the factory is doing now: its holds being renewed, the names in use, the wake-up channels
+   * subscribed, the background threads of each Redis node; and two counts since it was built.
+   *
+   * @param renewingHolds holds held and renewed (lost ones left out)
+   * @param namesInUse distinct names some thread of this JVM holds or waits to acquire, in any
+   *     family
+   * @param subscribedChannels wake-up channels subscribed or being subscribed
+   * @param threadsPerNode each node with background threads (its lanes' threads), and how many
+   * @param turnsGiven releases after which this JVM gave way to other processes ({@link Turns})
+   * @param spuriousWakeUps awaits on conditions woken without a signal they could see
+   */
+  public record Activity(
+      int renewingHolds,
+      int namesInUse,
+      int subscribedChannels,
+      Map<String, Integer> threadsPerNode,
+      long turnsGiven,
+      long spuriousWakeUps) {}
 
-  /** Number of names with local state: for tests that check nothing leaks. */
-  public int namesInUse() {
+  /** The most threads of one node's lanes: for timed attempts and clean-ups, and for renewals. */
+  public static final int MAX_THREADS_PER_NODE =
+      ATTEMPT_THREADS_PER_NODE + RENEWAL_THREADS_PER_NODE;
+
+  /**
+   * What the factory is doing now. Each figure is read on its own, without stopping the threads
+   * that change it: an estimate while they run. Allowed after {@link #close}.
+   */
+  public Activity activity() {
+    Set<String> names = new HashSet<>();
+    exclusive.namesInUse(names);
     Mutexes fairLocks = fair;
+    if (fairLocks != null) {
+      fairLocks.namesInUse(names);
+    }
     ReadWriteFamily readWriteLocks = readWrite;
-    return exclusive.namesInUse()
-        + (fairLocks == null ? 0 : fairLocks.namesInUse())
-        + (readWriteLocks == null ? 0 : readWriteLocks.namesInUse());
+    if (readWriteLocks != null) {
+      readWriteLocks.namesInUse(names);
+    }
+    Map<String, Integer> threads = new HashMap<>(attempts.threadsPerNode());
+    renewals.threadsPerNode().forEach((node, count) -> threads.merge(node, count, Integer::sum));
+    threads.values().removeIf(count -> count == 0);
+    return new Activity(
+        renewer.activeCount(),
+        names.size(),
+        wakeUps.subscribedCount(),
+        threads,
+        turns.given(),
+        spuriousWakeUps());
   }
 
-  /** Awaits on conditions woken without a signal they could see: for tests. */
-  public long spuriousWakeUps() {
+  /** Awaits on the conditions of every family woken without a signal they could see. */
+  private long spuriousWakeUps() {
+    long count = exclusiveConditions.spuriousWakeUps();
     LockConditions fairLocks = fairConditions;
-    return exclusiveConditions.spuriousWakeUps()
-        + (fairLocks == null ? 0 : fairLocks.spuriousWakeUps());
-  }
-
-  /** Number of threads queued locally for the plain lock {@code name}: for tests. */
-  public int queuedThreads(String name) {
-    return exclusive.queuedThreads(name);
-  }
-
-  /** Releases after which this factory gave other processes the next turn: for tests. */
-  public long turnsGiven() {
-    return turns.given();
-  }
-
-  /** Threads of the lanes of {@code node}, for attempts and for renewals: for tests. */
-  public int threadsOf(String node) {
-    return attempts.threads(node) + renewals.threads(node);
-  }
-
-  /** The most threads of one node's lanes: for tests. */
-  public static int maxThreadsPerNode() {
-    return ATTEMPT_THREADS_PER_NODE + RENEWAL_THREADS_PER_NODE;
-  }
-
-  /** Number of wake-up channels subscribed: for tests that check nothing leaks. */
-  public int subscribedCount() {
-    return wakeUps.subscribedCount();
+    if (fairLocks != null) {
+      count += fairLocks.spuriousWakeUps();
+    }
+    ReadWriteFamily readWriteLocks = readWrite;
+    if (readWriteLocks != null) {
+      count += readWriteLocks.spuriousWakeUps();
+    }
+    return count;
   }
 
   /**

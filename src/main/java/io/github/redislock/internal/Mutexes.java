@@ -8,6 +8,7 @@ import io.github.redislock.internal.backend.ReadWriteOps;
 import io.github.redislock.internal.backend.Release;
 import io.github.redislock.internal.wakeup.WakeUpHub;
 import java.util.Objects;
+import java.util.Set;
 import java.util.function.Consumer;
 import java.util.function.Function;
 
@@ -332,14 +333,22 @@ public final class Mutexes {
     kind.closing();
   }
 
-  /** Number of names with local state: for tests that check nothing leaks. */
-  int namesInUse() {
-    return states.size();
+  /** Adds the names some thread of this JVM holds or waits to acquire to {@code names}. */
+  void namesInUse(Set<String> names) {
+    states.all().forEach(state -> names.add(state.name));
   }
 
-  /** Number of threads queued locally for {@code name}: for tests. */
-  int queuedThreads(String name) {
-    NameState state = states.get(name);
-    return state == null ? 0 : state.local.getQueueLength();
+  /**
+   * Threads of this JVM waiting to acquire {@code name}: those queued locally, and the local
+   * queue's owner while it has no hold yet (it waits for Redis). An estimate: no thread stops for
+   * it.
+   */
+  public int getQueueLength(LockName name) {
+    NameState state = states.get(name.name);
+    if (state == null) {
+      return 0;
+    }
+    int queued = state.local.getQueueLength();
+    return state.local.isLocked() && state.hold == null ? queued + 1 : queued;
   }
 }

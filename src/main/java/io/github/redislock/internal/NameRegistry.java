@@ -29,11 +29,6 @@ final class NameRegistry {
     return states.get(name);
   }
 
-  /** Number of names in use. */
-  int size() {
-    return states.size();
-  }
-
   /** The calling thread starts to use {@code name}: its state, created if needed. */
   NameState enter(LockName name) {
     return states.compute(
@@ -71,7 +66,7 @@ final class NameRegistry {
     return true;
   }
 
-  /** Every name's state: for close. */
+  /** Every name's state: for close, and the names in use. */
   Iterable<NameState> all() {
     return states.values();
   }

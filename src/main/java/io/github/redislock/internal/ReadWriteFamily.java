@@ -1,5 +1,6 @@
 package io.github.redislock.internal;
 
+import java.util.Set;
 import java.util.function.Consumer;
 
 /**
@@ -165,8 +166,16 @@ public final class ReadWriteFamily {
     writeConditions.close();
   }
 
-  /** Names with local state, written or read: for tests that check nothing leaks. */
-  int namesInUse() {
-    return writes.namesInUse();
+  /**
+   * Adds the names some thread of this JVM holds the read or write lock of, or waits to write, to
+   * {@code names}.
+   */
+  void namesInUse(Set<String> names) {
+    writes.namesInUse(names); // the readers' shares are on the same names
+  }
+
+  /** Awaits on the write locks' conditions woken without a signal they could see. */
+  long spuriousWakeUps() {
+    return writeConditions.spuriousWakeUps();
   }
 }

@@ -31,7 +31,7 @@ final class Turns {
   /** Until when this JVM's next attempt on a name gives way to other processes. */
   private final ConcurrentHashMap<String, Long> yields = new ConcurrentHashMap<>();
 
-  /** Releases after which this factory gave way to other processes: for tests. */
+  /** Releases after which this factory gave way to other processes. */
   private final LongAdder given = new LongAdder();
 
   /**

@@ -3,7 +3,6 @@ package io.github.redislock.concurrency;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import io.github.redislock.FactoryInspector;
 import io.github.redislock.RedisDistributedLock;
 import io.github.redislock.RedisLockFactory;
 import io.github.redislock.testing.IntegrationTest;
@@ -100,11 +99,11 @@ class LocalQueueTest {
       for (Future<?> worker : workers) {
         worker.get(Timing.awaitAtMost().toMillis(), TimeUnit.MILLISECONDS);
       }
-      assertThat(FactoryInspector.turnsGiven(other))
+      assertThat(other.activity().turnsGivenCount())
           .as("the foreign holder saw this one wait")
           .isEqualTo(1);
     }
-    assertThat(FactoryInspector.turnsGiven(factory)).as("turns given to nobody").isZero();
+    assertThat(factory.activity().turnsGivenCount()).as("turns given to nobody").isZero();
   }
 
   @Test

@@ -3,7 +3,6 @@ package io.github.redislock.concurrency;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import io.github.redislock.FactoryInspector;
 import io.github.redislock.RedisDistributedLock;
 import io.github.redislock.RedisLockFactory;
 import io.github.redislock.testing.IntegrationTest;
@@ -81,7 +80,7 @@ class WakeUpRaceTest {
       Future<?> first = waiterThread.submit(() -> lockAndUnlock(waiter));
       await()
           .atMost(Timing.awaitAtMost())
-          .until(() -> FactoryInspector.subscribedCount(waiting) == 1);
+          .until(() -> waiting.activity().subscribedChannelCount() == 1);
       holderThread.submit(holder::unlock).get();
       first.get(Timing.awaitAtMost().toMillis(), TimeUnit.MILLISECONDS);
 
@@ -91,7 +90,7 @@ class WakeUpRaceTest {
       AtomicReference<Boolean> subscribedAtRelease = new AtomicReference<>();
       client.onNextBusy(
           () -> {
-            subscribedAtRelease.set(FactoryInspector.subscribedCount(waiting) == 1);
+            subscribedAtRelease.set(waiting.activity().subscribedChannelCount() == 1);
             holderThread.submit(holder::unlock).get();
           });
       Future<?> second = waiterThread.submit(() -> lockAndUnlock(waiter));

@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
-import io.github.redislock.FactoryInspector;
 import io.github.redislock.LockLostException;
 import io.github.redislock.RedisLockException;
 import io.github.redislock.RedisLockFactory;
@@ -100,12 +99,12 @@ public abstract class ConditionContractTest {
     threads.shutdownNow();
     assertThat(threads.awaitTermination(10, TimeUnit.SECONDS)).isTrue();
     for (RedisLockFactory factory : factories) {
-      assertThat(FactoryInspector.renewingCount(factory)).as("renewals still running").isZero();
+      assertThat(factory.activity().renewingHoldCount()).as("renewals still running").isZero();
       await()
           .atMost(Timing.awaitAtMost())
           .untilAsserted(
               () ->
-                  assertThat(FactoryInspector.subscribedCount(factory))
+                  assertThat(factory.activity().subscribedChannelCount())
                       .as("wake-up channels still subscribed")
                       .isZero());
       factory.close();
@@ -175,7 +174,7 @@ public abstract class ConditionContractTest {
   }
 
   long spuriousWakeUps() {
-    return factories.stream().mapToLong(FactoryInspector::spuriousWakeUps).sum();
+    return factories.stream().mapToLong(f -> f.activity().spuriousWakeUpCount()).sum();
   }
 
   /** One await call of a condition. */

@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
-import io.github.redislock.FactoryInspector;
 import io.github.redislock.LockLostEvent;
 import io.github.redislock.LockLostException;
 import io.github.redislock.RedisDistributedLock;
@@ -83,12 +82,12 @@ public abstract class LockContractTest {
     threads.shutdownNow();
     assertThat(threads.awaitTermination(10, TimeUnit.SECONDS)).isTrue();
     for (RedisLockFactory factory : factories) {
-      assertThat(FactoryInspector.renewingCount(factory)).as("renewals still running").isZero();
+      assertThat(factory.activity().renewingHoldCount()).as("renewals still running").isZero();
       await()
           .atMost(Timing.awaitAtMost())
           .untilAsserted(
               () ->
-                  assertThat(FactoryInspector.subscribedCount(factory))
+                  assertThat(factory.activity().subscribedChannelCount())
                       .as("wake-up channels still subscribed")
                       .isZero());
       factory.close();
@@ -292,6 +291,16 @@ public abstract class LockContractTest {
     return waiter;
   }
 
+  /** A thread of this test that takes {@code lock}, releases it and returns {@code true}. */
+  Waiter<Boolean> lockAndUnlock(RedisDistributedLock lock) {
+    return startWaiter(
+        () -> {
+          lock.lock();
+          lock.unlock();
+          return true;
+        });
+  }
+
   /** A task on its own thread that is expected to block in a lock method. */
   static final class Waiter<T> {
     volatile Thread thread;
@@ -402,6 +411,19 @@ public abstract class LockContractTest {
     @Test
     void isLockedIsFalse() {
       assertThat(lock().isLocked()).isFalse();
+    }
+
+    @Test
+    void noThreadIsQueued() {
+      RedisDistributedLock lock = lock();
+      assertThat(lock.getQueueLength()).isZero();
+      assertThat(lock.hasQueuedThreads()).isFalse();
+      lock.lock();
+      try {
+        assertThat(lock.getQueueLength()).as("the holder does not wait").isZero();
+      } finally {
+        lock.unlock();
+      }
     }
 
     @Test
@@ -624,6 +646,37 @@ public abstract class LockContractTest {
       result.awaitWaiting();
       holder.release();
       assertThat(result.get(Timing.awaitAtMost().toMillis(), TimeUnit.MILLISECONDS)).isTrue();
+    }
+
+    @Test
+    void queueLengthCountsThisJvmsThreadsWaitingForAHolderElsewhere() throws Exception {
+      RedisDistributedLock elsewhere = lockOf(factory(), name);
+      Holder holder = holdInOtherThread(elsewhere);
+      RedisDistributedLock lock = lock();
+      List<Waiter<Boolean>> waiters = List.of(lockAndUnlock(lock), lockAndUnlock(lock));
+      await().atMost(Timing.awaitAtMost()).until(() -> lock.getQueueLength() == 2);
+      assertThat(lock.hasQueuedThreads()).isTrue();
+      assertThat(elsewhere.getQueueLength()).as("other processes' waiters").isZero();
+      holder.release();
+      for (Waiter<Boolean> waiter : waiters) {
+        assertThat(waiter.get(Timing.awaitAtMost().toMillis(), TimeUnit.MILLISECONDS)).isTrue();
+      }
+      assertThat(lock.getQueueLength()).isZero();
+      assertThat(lock.hasQueuedThreads()).isFalse();
+    }
+
+    @Test
+    void queueLengthCountsThreadsQueuedBehindAHolderOfThisJvm() throws Exception {
+      RedisDistributedLock lock = lock();
+      Holder holder = holdInOtherThread(lock);
+      List<Waiter<Boolean>> waiters = List.of(lockAndUnlock(lock), lockAndUnlock(lock));
+      await().atMost(Timing.awaitAtMost()).until(() -> lock.getQueueLength() == 2);
+      assertThat(lock.hasQueuedThreads()).isTrue();
+      holder.release();
+      for (Waiter<Boolean> waiter : waiters) {
+        assertThat(waiter.get(Timing.awaitAtMost().toMillis(), TimeUnit.MILLISECONDS)).isTrue();
+      }
+      assertThat(lock.getQueueLength()).isZero();
     }
 
     @Test

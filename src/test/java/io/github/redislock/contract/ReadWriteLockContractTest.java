@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
-import io.github.redislock.FactoryInspector;
 import io.github.redislock.LockLostEvent;
 import io.github.redislock.LockLostException;
 import io.github.redislock.RedisDistributedLock;
@@ -88,13 +87,13 @@ public abstract class ReadWriteLockContractTest {
     threads.shutdownNow();
     assertThat(threads.awaitTermination(10, TimeUnit.SECONDS)).isTrue();
     for (RedisLockFactory factory : factories) {
-      assertThat(FactoryInspector.renewingCount(factory)).as("renewals still running").isZero();
-      assertThat(FactoryInspector.namesInUse(factory)).as("local state left").isZero();
+      assertThat(factory.activity().renewingHoldCount()).as("renewals still running").isZero();
+      assertThat(factory.activity().namesInUseCount()).as("local state left").isZero();
       await()
           .atMost(Timing.awaitAtMost())
           .untilAsserted(
               () ->
-                  assertThat(FactoryInspector.subscribedCount(factory))
+                  assertThat(factory.activity().subscribedChannelCount())
                       .as("wake-up channels still subscribed")
                       .isZero());
       factory.close();
@@ -724,7 +723,7 @@ public abstract class ReadWriteLockContractTest {
       await()
           .alias("the lost share is forgotten at once, as a revoked write hold is")
           .atMost(Timing.awaitAtMost())
-          .until(() -> FactoryInspector.namesInUse(factory) == 0);
+          .until(() -> factory.activity().namesInUseCount() == 0);
       assertThat(rw.getReadHoldCount()).isZero();
       assertThatThrownBy(rw.readLock()::unlock).isInstanceOf(LockLostException.class);
       assertThatThrownBy(rw.readLock()::unlock)

@@ -3,7 +3,6 @@ package io.github.redislock.deployments;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import io.github.redislock.FactoryInspector;
 import io.github.redislock.RedisDistributedLock;
 import io.github.redislock.RedisLockFactory;
 import io.github.redislock.testing.IntegrationTest;
@@ -105,14 +104,14 @@ class ClusterClientTest {
                 });
         await()
             .atMost(Timing.awaitAtMost())
-            .until(() -> FactoryInspector.subscribedCount(second) == 1);
+            .until(() -> second.activity().subscribedChannelCount() == 1);
         release.countDown();
         long holderFence = holder.get(Timing.awaitAtMost().toMillis(), TimeUnit.MILLISECONDS);
         long waiterFence = waiter.get(Timing.awaitAtMost().toMillis(), TimeUnit.MILLISECONDS);
         assertThat(waiterFence).as(name).isGreaterThan(holderFence);
         await()
             .atMost(Timing.awaitAtMost())
-            .until(() -> FactoryInspector.subscribedCount(second) == 0);
+            .until(() -> second.activity().subscribedChannelCount() == 0);
       }
     }
   }

@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
-import io.github.redislock.FactoryInspector;
 import io.github.redislock.LockLostEvent;
 import io.github.redislock.LockLostException;
 import io.github.redislock.RedisDistributedLock;
@@ -223,7 +222,7 @@ class ClusterLockTest {
       }
       holderThread.submit(holder::unlock).get();
       assertThat(waited).as("the waiter, woken by the release").succeedsWithin(Timing.PROMPTLY);
-      assertThat(FactoryInspector.turnsGiven(holding))
+      assertThat(holding.activity().turnsGivenCount())
           .as("the release counted the waiter, another process: it gets the next turn")
           .isEqualTo(1);
     } finally {
@@ -274,7 +273,7 @@ class ClusterLockTest {
     } finally {
       holderThread.shutdownNow();
     }
-    assertThat(FactoryInspector.turnsGiven(holding))
+    assertThat(holding.activity().turnsGivenCount())
         .as("releases that saw the other process waiting")
         .isEqualTo(names.size());
   }

@@ -3,7 +3,6 @@ package io.github.redislock.deployments;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import io.github.redislock.FactoryInspector;
 import io.github.redislock.RedisDistributedLock;
 import io.github.redislock.RedisLockFactory;
 import io.github.redislock.testing.IntegrationTest;
@@ -99,7 +98,7 @@ class ClusterWithoutShardedPubSubTest {
               });
       await()
           .atMost(Timing.awaitAtMost())
-          .until(() -> FactoryInspector.subscribedCount(waiting) == 1 && plainSubscribers() == 1);
+          .until(() -> waiting.activity().subscribedChannelCount() == 1 && plainSubscribers() == 1);
       holderThread.submit(holder::unlock).get();
       assertThat(waited).as("the waiter, woken by the release").succeedsWithin(Timing.PROMPTLY);
     }

@@ -3,7 +3,6 @@ package io.github.redislock.deployments;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import io.github.redislock.FactoryInspector;
 import io.github.redislock.LockLostEvent;
 import io.github.redislock.RedisDistributedLock;
 import io.github.redislock.RedisLockException;
@@ -162,8 +161,7 @@ class FrozenShardTest {
           .failFast("the hold on a healthy master was lost", () -> !lost.isEmpty())
           .until(
               () -> {
-                mostThreads.accumulateAndGet(
-                    FactoryInspector.threadsOf(factory, frozenNode), Math::max);
+                mostThreads.accumulateAndGet(factory.activity().threadsOf(frozenNode), Math::max);
                 long pttl = healthy.pttl(heldName);
                 if (pttl > lastPttl.getAndSet(pttl)) {
                   renewals.incrementAndGet();
@@ -181,7 +179,7 @@ class FrozenShardTest {
     assertThat(callers.awaitTermination(10, TimeUnit.SECONDS)).isTrue();
     held.unlock();
     assertThat(lost).isEmpty();
-    assertThat(FactoryInspector.renewingCount(factory)).isZero();
+    assertThat(factory.activity().renewingHoldCount()).isZero();
     // Attempts the frozen master ran after it woke are cleaned up, or expire with their lease.
     await("no key of the test left")
         .atMost(LEASE.plus(Timing.awaitAtMost()))
@@ -189,6 +187,6 @@ class FrozenShardTest {
     assertThat(mostThreads.get())
         .as("threads for the frozen master, %d callers waiting for it", CALLERS)
         .isPositive()
-        .isLessThanOrEqualTo(FactoryInspector.maxThreadsPerNode());
+        .isLessThanOrEqualTo(RedisLockFactory.MAX_THREADS_PER_NODE);
   }
 }

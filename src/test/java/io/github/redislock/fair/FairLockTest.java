@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowable;
 import static org.awaitility.Awaitility.await;
 
-import io.github.redislock.FactoryInspector;
 import io.github.redislock.RedisDistributedLock;
 import io.github.redislock.RedisLockFactory;
 import io.github.redislock.testing.IntegrationTest;
@@ -315,7 +314,7 @@ class FairLockTest {
     await().atMost(Timing.awaitAtMost()).until(() -> queued() == 1);
     holder.unlock();
     awaitAll(List.of(waiter));
-    assertThat(FactoryInspector.turnsGiven(releasing)).isZero();
+    assertThat(releasing.activity().turnsGivenCount()).isZero();
   }
 
   @Test

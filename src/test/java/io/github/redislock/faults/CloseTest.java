@@ -3,7 +3,6 @@ package io.github.redislock.faults;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import io.github.redislock.FactoryInspector;
 import io.github.redislock.RedisDistributedLock;
 import io.github.redislock.RedisLockFactory;
 import io.github.redislock.testing.IntegrationTest;
@@ -72,9 +71,7 @@ class CloseTest {
     RedisDistributedLock lock = factory.getLock(name);
     lock.lock();
     Future<Boolean> waiter = threads.submit(() -> call(lock, how));
-    await()
-        .atMost(Timing.awaitAtMost())
-        .until(() -> FactoryInspector.queuedThreads(factory, name) == 1);
+    await().atMost(Timing.awaitAtMost()).until(() -> lock.getQueueLength() == 1);
     factory.close();
     Throwable failure = null;
     try {

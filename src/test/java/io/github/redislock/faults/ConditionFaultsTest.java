@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
-import io.github.redislock.FactoryInspector;
 import io.github.redislock.RedisDistributedLock;
 import io.github.redislock.RedisLockException;
 import io.github.redislock.RedisLockFactory;
@@ -140,7 +139,7 @@ class ConditionFaultsTest {
     // Each learns that its entry is gone (when its subscription is back), returns, finds its
     // condition false, and awaits again on the new server.
     await().atMost(Timing.awaitAtMost()).until(() -> wakes.get() >= 3 && queued() == 3);
-    long spurious = factories.stream().mapToLong(FactoryInspector::spuriousWakeUps).sum();
+    long spurious = factories.stream().mapToLong(f -> f.activity().spuriousWakeUpCount()).sum();
     assertThat(spurious).as("wake-ups without a signal, counted").isEqualTo(wakes.get());
 
     ready.set(true);
@@ -175,7 +174,7 @@ class ConditionFaultsTest {
 
     awaiter.get(Timing.awaitAtMost().toMillis(), TimeUnit.MILLISECONDS);
     assertThat(wakes.get()).isOne();
-    assertThat(FactoryInspector.spuriousWakeUps(awaiting)).as("told by Redis: signalled").isZero();
+    assertThat(awaiting.activity().spuriousWakeUpCount()).as("told by Redis: signalled").isZero();
   }
 
   // ---- awaits that could not tell what Redis did ----
@@ -285,7 +284,7 @@ class ConditionFaultsTest {
               threads);
       await()
           .atMost(Timing.awaitAtMost())
-          .until(() -> FactoryInspector.subscribedCount(signalling) == 1);
+          .until(() -> signalling.activity().subscribedChannelCount() == 1);
       assertThat(lockChannelListeners()).as("the server counts the waiter only").isOne();
       try {
         signaller.newCondition().signal();

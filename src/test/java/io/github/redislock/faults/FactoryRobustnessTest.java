@@ -3,7 +3,6 @@ package io.github.redislock.faults;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.github.redislock.FactoryInspector;
 import io.github.redislock.LockLostEvent;
 import io.github.redislock.LockLostException;
 import io.github.redislock.RedisDistributedLock;
@@ -92,7 +91,7 @@ class FactoryRobustnessTest {
     }
     assertThat(nodeThreads())
         .isPositive()
-        .isLessThanOrEqualTo(FactoryInspector.maxThreadsPerNode());
+        .isLessThanOrEqualTo(RedisLockFactory.MAX_THREADS_PER_NODE);
     redis.server().resume();
   }
 

@@ -2,7 +2,6 @@ package io.github.redislock.faults;
 
 import static org.awaitility.Awaitility.await;
 
-import io.github.redislock.FactoryInspector;
 import io.github.redislock.LockLostException;
 import io.github.redislock.RedisDistributedLock;
 import io.github.redislock.RedisLockException;
@@ -836,7 +835,7 @@ final class HostileRun {
   private void closeAndCheckLeaks() {
     stopped = true;
     for (RedisLockFactory factory : factories) {
-      int renewing = FactoryInspector.renewingCount(factory);
+      int renewing = factory.activity().renewingHoldCount();
       if (renewing != 0) {
         problem("a factory still renews " + renewing + " hold(s) after the run");
       }

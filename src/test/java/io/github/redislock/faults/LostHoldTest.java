@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
-import io.github.redislock.FactoryInspector;
 import io.github.redislock.LockLostEvent;
 import io.github.redislock.LockLostException;
 import io.github.redislock.RedisDistributedLock;
@@ -124,8 +123,8 @@ class LostHoldTest {
     loseAHold(lock);
     await()
         .atMost(Timing.awaitAtMost())
-        .untilAsserted(() -> assertThat(FactoryInspector.namesInUse(factory)).isZero());
-    assertThat(FactoryInspector.renewingCount(factory)).isZero();
+        .untilAsserted(() -> assertThat(factory.activity().namesInUseCount()).isZero());
+    assertThat(factory.activity().renewingHoldCount()).isZero();
   }
 
   @Test
@@ -140,9 +139,7 @@ class LostHoldTest {
               lock.unlock();
               return true;
             });
-    await()
-        .atMost(Timing.awaitAtMost())
-        .until(() -> FactoryInspector.queuedThreads(factory, name) == 1);
+    await().atMost(Timing.awaitAtMost()).until(() -> lock.getQueueLength() == 1);
     try (Jedis jedis = redis.server().jedis()) {
       jedis.del(lock.getName());
     }

@@ -87,7 +87,7 @@ class LanesTest {
         .isInstanceOf(RejectedExecutionException.class)
         .hasMessageContaining("a are busy")
         .hasMessageContaining(MAX_QUEUED + " more calls wait");
-    assertThat(lanes.threads("a")).isEqualTo(MAX_THREADS);
+    assertThat(lanes.threadsPerNode().get("a")).isEqualTo(MAX_THREADS);
 
     CountDownLatch ranOnB = new CountDownLatch(1);
     lanes.execute(ON_B, ranOnB::countDown);
@@ -105,7 +105,7 @@ class LanesTest {
       lanes.execute(ON_A, done::countDown);
       assertThat(done.await(Timing.awaitAtMost().toMillis(), TimeUnit.MILLISECONDS)).isTrue();
       awaitUntil("the thread waiting for work again", LanesTest::threadsIdle);
-      assertThat(lanes.threads("a")).isEqualTo(1);
+      assertThat(lanes.threadsPerNode().get("a")).isEqualTo(1);
     }
   }
 
@@ -122,7 +122,7 @@ class LanesTest {
     CountDownLatch first = new CountDownLatch(1);
     lanes.execute(ON_A, first::countDown);
     assertThat(first.await(Timing.awaitAtMost().toMillis(), TimeUnit.MILLISECONDS)).isTrue();
-    awaitUntil("the idle lane dropped", () -> lanes.size() == 0);
+    awaitUntil("the idle lane dropped", () -> lanes.threadsPerNode().isEmpty());
     RedisInvariants.assertNoThreads(THREADS);
 
     CountDownLatch second = new CountDownLatch(1);

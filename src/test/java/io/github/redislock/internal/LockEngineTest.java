@@ -189,14 +189,14 @@ class LockEngineTest {
     backend.listenersOnRelease(1); // this factory has no subscription of its own
     locks.lock(name);
     locks.unlock(name);
-    assertThat(engine.turnsGiven()).isEqualTo(1);
+    assertThat(engine.activity().turnsGiven()).isEqualTo(1);
   }
 
   @Test
   void aReleaseNobodyWaitedForGivesNoTurn() {
     locks.lock(name);
     locks.unlock(name);
-    assertThat(engine.turnsGiven()).isZero();
+    assertThat(engine.activity().turnsGiven()).isZero();
   }
 
   // ---- the maximum hold time of a hold a thread got from another ----

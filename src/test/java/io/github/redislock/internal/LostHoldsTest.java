@@ -49,7 +49,7 @@ class LostHoldsTest {
     assertThat(hold.markLost("taken by another owner")).isTrue();
     hold.revokeLocally();
     assertThat(state.local.isHeldByCurrentThread()).isFalse();
-    assertThat(registry.size()).as("the former owner exited").isZero();
+    assertThat(registry.all()).as("the former owner exited").isEmpty();
     assertThat(lost.lostOrNotHeld("a", true))
         .isInstanceOf(LockLostException.class)
         .hasMessageContaining("taken by another owner");
@@ -111,7 +111,7 @@ class LostHoldsTest {
         .isInstanceOf(LockLostException.class)
         .hasMessageContaining("expired");
     assertThat(state.local.isHeldByCurrentThread()).isFalse();
-    assertThat(registry.size()).isZero();
+    assertThat(registry.all()).isEmpty();
     hold.revokeLocally(); // the revocation that comes after finds nothing to revoke
     assertThat(lost.learn("a")).isNull();
   }
@@ -136,7 +136,7 @@ class LostHoldsTest {
     NameState.Share share = sharing("r");
     assertThat(share.hold.markLost("share removed")).isTrue();
     share.hold.revokeLocally();
-    assertThat(registry.size()).as("the former holder exited").isZero();
+    assertThat(registry.all()).as("the former holder exited").isEmpty();
     assertThat(lostShares.hasLoss("a")).isTrue();
     assertThat(lostShares.lostOrNotHeld("a", true))
         .isInstanceOf(LockLostException.class)
@@ -157,7 +157,7 @@ class LostHoldsTest {
     share.hold.markLost("expired");
     share.hold.revokeLocally();
     assertThat(lostShares.hasLoss("a")).isFalse();
-    assertThat(registry.size()).isZero();
+    assertThat(registry.all()).isEmpty();
   }
 
   @Test
@@ -167,7 +167,7 @@ class LostHoldsTest {
     assertThat(lostShares.dropShare(registry.get("a"), share))
         .isInstanceOf(LockLostException.class)
         .hasMessageContaining("expired");
-    assertThat(registry.size()).isZero();
+    assertThat(registry.all()).isEmpty();
     share.hold.revokeLocally(); // the revocation that comes after finds nothing to revoke
     assertThat(lostShares.hasLoss("a")).isFalse();
   }

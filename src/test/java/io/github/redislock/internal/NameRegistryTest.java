@@ -34,7 +34,7 @@ class NameRegistryTest {
     assertThat(registry.get("a")).isSameAs(first);
     registry.exit(first);
     assertThat(registry.get("a")).isNull();
-    assertThat(registry.size()).isZero();
+    assertThat(registry.all()).isEmpty();
   }
 
   @Test
@@ -46,7 +46,7 @@ class NameRegistryTest {
     registry.exit(gone); // a late exit of a user of the old state
     assertThat(registry.get("a")).isSameAs(fresh);
     registry.exit(fresh);
-    assertThat(registry.size()).isZero();
+    assertThat(registry.all()).isEmpty();
   }
 
   @Test
@@ -56,7 +56,7 @@ class NameRegistryTest {
     assertThat(state.local.reenter()).isTrue();
     assertThat(registry.drop(state)).isTrue();
     assertThat(state.local.isHeldByCurrentThread()).isFalse();
-    assertThat(registry.size()).isZero();
+    assertThat(registry.all()).isEmpty();
   }
 
   @Test
@@ -67,7 +67,7 @@ class NameRegistryTest {
     assertThat(registry.drop(state)).isFalse();
     assertThat(registry.get("a")).isSameAs(state);
     registry.exit(state); // as the revocation does for the former owner
-    assertThat(registry.size()).isZero();
+    assertThat(registry.all()).isEmpty();
   }
 
   @Test

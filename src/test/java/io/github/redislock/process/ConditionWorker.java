@@ -1,6 +1,5 @@
 package io.github.redislock.process;
 
-import io.github.redislock.FactoryInspector;
 import io.github.redislock.RedisDistributedLock;
 import io.github.redislock.RedisLockFactory;
 import io.github.redislock.RedisReadWriteLock;
@@ -301,7 +300,7 @@ public final class ConditionWorker {
       } finally {
         connections.forEach(Jedis::close);
       }
-      spurious = FactoryInspector.spuriousWakeUps(factory);
+      spurious = factory.activity().spuriousWakeUpCount();
     }
     if (failure.get() != null) {
       throw new IllegalStateException("a buffer thread failed", failure.get());
@@ -351,7 +350,7 @@ public final class ConditionWorker {
         System.out.println("awaiting");
         System.out.flush();
         condition.await();
-        System.out.println("woken spurious=" + FactoryInspector.spuriousWakeUps(factory));
+        System.out.println("woken spurious=" + factory.activity().spuriousWakeUpCount());
       } finally {
         lock.unlock();
       }

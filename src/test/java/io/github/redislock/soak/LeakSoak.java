@@ -2,7 +2,6 @@ package io.github.redislock.soak;
 
 import static org.awaitility.Awaitility.await;
 
-import io.github.redislock.FactoryInspector;
 import io.github.redislock.LockLostException;
 import io.github.redislock.RedisDistributedLock;
 import io.github.redislock.RedisLockException;
@@ -556,9 +555,9 @@ public final class LeakSoak {
     List<String> kept = new ArrayList<>();
     for (int f = 0; f < factories.size(); f++) {
       RedisLockFactory factory = factories.get(f);
-      int renewing = FactoryInspector.renewingCount(factory);
-      int names = FactoryInspector.namesInUse(factory);
-      int channels = FactoryInspector.subscribedCount(factory);
+      int renewing = factory.activity().renewingHoldCount();
+      int names = factory.activity().namesInUseCount();
+      int channels = factory.activity().subscribedChannelCount();
       if (renewing + names + channels != 0) {
         kept.add(
             "factory "

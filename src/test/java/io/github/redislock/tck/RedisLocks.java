@@ -2,7 +2,6 @@ package io.github.redislock.tck;
 
 import static org.awaitility.Awaitility.await;
 
-import io.github.redislock.FactoryInspector;
 import io.github.redislock.RedisLockFactory;
 import io.github.redislock.testing.RedisServer;
 import io.github.redislock.testing.Timing;
@@ -90,7 +89,7 @@ final class RedisLocks implements LockMaker {
       await("no hold of the test renewed")
           .atMost(Timing.CLEAN_UP)
           .pollInterval(Duration.ofMillis(10))
-          .until(() -> FactoryInspector.renewingCount(factory) == 0);
+          .until(() -> factory.activity().renewingHoldCount() == 0);
     }
     String companion = "{" + name + "}:lock-meta";
     try (Jedis jedis = server.jedis()) {

@@ -2,7 +2,6 @@ package io.github.redislock.testing;
 
 import static org.awaitility.Awaitility.await;
 
-import io.github.redislock.FactoryInspector;
 import io.github.redislock.RedisLockFactory;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -56,9 +55,9 @@ public final class RedisInvariants {
       }
     }
     for (RedisLockFactory factory : factories) {
-      if (FactoryInspector.renewingCount(factory) != 0) {
+      if (factory.activity().renewingHoldCount() != 0) {
         throw new AssertionError(
-            "renewals still running: " + FactoryInspector.renewingCount(factory));
+            "renewals still running: " + factory.activity().renewingHoldCount());
       }
       factory.close();
     }

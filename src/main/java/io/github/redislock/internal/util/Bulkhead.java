@@ -191,21 +191,11 @@ public final class Bulkhead {
     }
   }
 
-  /** Threads running now, busy or idle: for tests and messages. */
+  /** Threads running now, busy or idle. */
   public int threads() {
     lock.lock();
     try {
       return threads;
-    } finally {
-      lock.unlock();
-    }
-  }
-
-  /** Tasks waiting for a thread: for tests and messages. */
-  public int queued() {
-    lock.lock();
-    try {
-      return queue.size();
     } finally {
       lock.unlock();
     }

@@ -109,7 +109,7 @@ public final class WakeUpHub implements AutoCloseable {
     return false;
   }
 
-  /** Number of channels subscribed: for tests that check nothing leaks. */
+  /** Number of channels subscribed or asked for, over every source. */
   public int subscribedCount() {
     int count = 0;
     for (WakeUps source : sources) {

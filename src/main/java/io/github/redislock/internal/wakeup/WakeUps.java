@@ -170,7 +170,7 @@ final class WakeUps implements AutoCloseable, Subscription.Owner {
     return assigned.containsKey(channel);
   }
 
-  /** Number of channels subscribed or asked for: for tests that check nothing leaks. */
+  /** Number of channels subscribed or asked for. */
   synchronized int subscribedCount() {
     return assigned.size();
   }
