@@ -158,7 +158,9 @@ final class Acquisitions {
     Throwable failure = null;
     try {
       RedisWait wait =
-          waits.wait(state.name, state.keys, shareKind, mode, deadline).watchedBy(seen);
+          waits
+              .wait(state.name, state.keys, shareKind.forWait(mode == Mode.ONCE), mode, deadline)
+              .watchedBy(seen);
       acquired = wait.run() && installShare(state, name, shareKind, wait, thread, lostShares);
       return acquired;
     } catch (Throwable e) {
@@ -247,7 +249,7 @@ final class Acquisitions {
   private boolean acquireInRedis(
       NameState state, LockName name, Mode mode, long deadline, Telemetry.Acquiring seen)
       throws InterruptedException {
-    LockKind waiting =
+    Attempts waiting =
         mode == Mode.ONCE_IN_TURN ? kind.forAttemptInTurn() : kind.forWait(mode == Mode.ONCE);
     RedisWait wait = waits.wait(state.name, state.keys, waiting, mode, deadline).watchedBy(seen);
     if (!wait.run()) {

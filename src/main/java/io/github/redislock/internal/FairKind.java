@@ -17,10 +17,10 @@ import java.util.concurrent.Executor;
  * renew the place's lease, which the wait keeps short enough ({@link #maxWaitNanos}), so that the
  * place of a waiter whose process died is skipped once it runs out; a wait that gives up leaves the
  * queue before its call returns ({@link WaitEntry}); a release hands the lock to the first waiter
- * and wakes it alone ({@link LockKind#handedToken}). The lock key, its renewal and fencing are the
+ * and wakes it alone ({@link Attempts#handedToken}). The lock key, its renewal and fencing are the
  * plain lock's.
  */
-final class FairKind implements LockKind {
+final class FairKind implements FencedKind, Attempts {
   /** How long a closing factory waits for its waiters' places to leave their queues. */
   static final long LEAVE_AT_CLOSE_MILLIS = WaitEntries.LEAVE_AT_CLOSE_MILLIS;
 
@@ -28,7 +28,7 @@ final class FairKind implements LockKind {
   private final FairQueue queue;
   private final Executor io;
   private final long maxWaitNanos;
-  private final LockKind inTurn = new InTurn();
+  private final Attempts inTurn = new InTurn();
 
   /** The places of waits not over yet: acquired or left, a place goes. */
   private final WaitEntries places;
@@ -56,7 +56,7 @@ final class FairKind implements LockKind {
   }
 
   @Override
-  public LockKind forWait(boolean barge) {
+  public Attempts forWait(boolean barge) {
     if (barge) {
       return this;
     }
@@ -72,7 +72,7 @@ final class FairKind implements LockKind {
   }
 
   @Override
-  public LockKind forAttemptInTurn() {
+  public Attempts forAttemptInTurn() {
     return inTurn;
   }
 
@@ -118,14 +118,15 @@ final class FairKind implements LockKind {
    * The attempts of one {@code tryLock(0, unit)}: a free lock is taken only if nobody waits, and
    * nothing is queued.
    */
-  private final class InTurn extends WaitAttempts {
-    InTurn() {
-      super(FairKind.this);
-    }
-
+  private final class InTurn implements Attempts {
     @Override
     public Acquisition tryAcquire(LockKeys keys, String token, boolean expectBusy) {
       return queue.tryAcquire(keys, token, "", fencingWanted, Turn.IF_NOBODY_WAITS);
+    }
+
+    @Override
+    public void releaseToken(LockKeys keys, String token) {
+      FairKind.this.releaseToken(keys, token);
     }
   }
 

@@ -242,11 +242,12 @@ final class Hold {
    * was not issued with the acquisition, or the hold came by handoff), made binding now if it was
    * not yet. Called by the holding thread only.
    *
+   * @param fencing the kind of the hold, which issues its tokens
    * @return the token, or {@code -1} when Redis says the hold is not ours any more
    */
-  long fencingToken() {
+  long fencingToken(FencedKind fencing) {
     if (fenceStale) {
-      long fence = kind.reissueFence(keys, token, grant);
+      long fence = fencing.reissueFence(keys, token, grant);
       if (fence < 0) {
         return -1;
       }
@@ -254,7 +255,7 @@ final class Hold {
       fenceConfirmed = true;
       fenceStale = false;
     } else if (!fenceConfirmed) {
-      if (!kind.confirmFence(keys, token, fencingToken)) {
+      if (!fencing.confirmFence(keys, token, fencingToken)) {
         return -1;
       }
       fenceConfirmed = true;

@@ -10,7 +10,7 @@ import io.github.redislock.internal.backend.Release;
  * as the plain lock's ({@link ExclusiveKind}, and {@link WriteKind}, the write lock of a read-write
  * lock). Its subclasses say how the key is taken.
  */
-abstract class LockKeyKind implements LockKind {
+abstract class LockKeyKind implements FencedKind, Attempts {
   final LockBackend backend;
 
   /**
@@ -22,6 +22,12 @@ abstract class LockKeyKind implements LockKind {
 
   LockKeyKind(LockBackend backend) {
     this.backend = backend;
+  }
+
+  /** A {@code tryLock()}, or a wait that keeps nothing in Redis: the kind's own attempts. */
+  @Override
+  public Attempts forWait(boolean barge) {
+    return this;
   }
 
   @Override

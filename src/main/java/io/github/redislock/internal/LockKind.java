@@ -1,18 +1,17 @@
 package io.github.redislock.internal;
 
-import io.github.redislock.internal.backend.Acquisition;
 import io.github.redislock.internal.backend.Acquisition.Grant;
 import io.github.redislock.internal.backend.LockKeys;
 import io.github.redislock.internal.backend.Release;
 
 /**
- * What one kind of lock (exclusive, and later read, write, fair) does in Redis. The engine's
- * machinery works through it and is the same for every kind: {@link RedisWait} acquires, {@link
- * LeaseRenewer} renews, {@link Releases} releases and cleans up, {@link Hold} asks for fencing
- * tokens. It knows holds by their keys and tokens only. Every method throws {@code
- * RedisLockException} when Redis fails.
+ * What one kind of lock (plain, fair, read, write) does in Redis. The engine's machinery works
+ * through it and is the same for every kind: a wait acquires through the kind's {@link Attempts},
+ * {@link LeaseRenewer} renews, {@link Releases} releases and cleans up; a {@link FencedKind} also
+ * issues fencing tokens. It knows holds by their keys and tokens only. Every method that calls
+ * Redis throws {@code RedisLockException} when Redis fails.
  */
-interface LockKind {
+interface LockKind extends TokenRelease {
   /** What JFR events call this kind of lock: "lock", "fair", "read" or "write". */
   String label();
 
@@ -24,14 +23,6 @@ interface LockKind {
     return false;
   }
 
-  /**
-   * One attempt to acquire with a fresh {@code token}.
-   *
-   * @param expectBusy whether the last attempt found the lock busy and no release was announced
-   *     since
-   */
-  Acquisition tryAcquire(LockKeys keys, String token, boolean expectBusy);
-
   /** Renews the lease of the hold of {@code token}; {@code false} when it is not ours any more. */
   boolean extend(LockKeys keys, String token);
 
@@ -42,80 +33,27 @@ interface LockKind {
   Release release(LockKeys keys, String token, long fencingToken, Grant grant);
 
   /**
-   * Releases {@code token} if it holds the lock: an attempt nobody will use (failed, or given up
-   * before its reply), or a hold nobody took.
-   */
-  void releaseToken(LockKeys keys, String token);
-
-  /**
-   * A new, binding fencing token for the current holder of the hold of {@code token}, acquired with
-   * {@code grant}; {@code -1} when not ours.
-   */
-  long reissueFence(LockKeys keys, String token, Grant grant);
-
-  /**
-   * A holder asked for a fencing token: a kind that can issue tokens with its acquisitions does so
-   * from now on, which saves the holders that ask a round trip.
-   */
-  void fencingWanted();
-
-  /**
-   * What one wait (one call's attempts, until acquired or given up) uses: this kind itself, or, for
-   * a kind whose waiters queue in Redis, an object that holds the waiter's place.
+   * What one wait (one call's attempts, until acquired or given up) uses: the kind's own attempts,
+   * or, for a kind whose waiters keep an entry in Redis, an object that holds the waiter's entry.
    *
    * @param barge whether the wait is a {@code tryLock()}: one attempt that takes a free lock
-   *     whoever waits, and leaves no place behind
+   *     whoever waits, and leaves no entry behind
    */
-  default LockKind forWait(boolean barge) {
-    return this;
-  }
+  Attempts forWait(boolean barge);
 
   /**
    * What a {@code tryLock(0, unit)} uses: one attempt that, for a kind whose waiters queue in
    * Redis, takes a free lock only if nobody waits, and leaves no place behind; for other kinds,
    * {@code forWait(true)}.
    */
-  default LockKind forAttemptInTurn() {
+  default Attempts forAttemptInTurn() {
     return forWait(true);
   }
 
   /**
-   * The wait gave up without acquiring: its entry in Redis, if any (a place in a queue, a writer's
-   * intent), goes before this returns, with a lock handed to it meanwhile.
-   */
-  default void leave(LockKeys keys) {}
-
-  /**
-   * The factory is closing, before its clients: the places its waiters keep in Redis queues, if
-   * any, go now (their waits end with the factory, and a place left behind would keep the waiters
-   * of other processes behind it until its lease ran out).
+   * The factory is closing, before its clients: the entries its waiters keep in Redis, if any, go
+   * now (their waits end with the factory, and an entry left behind would keep the waiters of other
+   * processes behind it until its lease ran out).
    */
   default void closing() {}
-
-  /**
-   * The waiter's id, for wake-ups meant for it alone; {@code null} when any release concerns it.
-   */
-  default String waiterId() {
-    return null;
-  }
-
-  /**
-   * The token under which Redis handed the lock to this waiter, once a message named it ({@code
-   * to:<id>}): for a kind whose releases hand the lock to the first waiter; {@code null} for
-   * others.
-   */
-  default String handedToken() {
-    return null;
-  }
-
-  /** The longest a waiter may wait between attempts (each attempt renews its place, if any). */
-  default long maxWaitNanos() {
-    return Long.MAX_VALUE;
-  }
-
-  /**
-   * Makes {@code fencingToken} of the hold of {@code token} binding; {@code false} when the hold is
-   * not ours any more.
-   */
-  boolean confirmFence(LockKeys keys, String token, long fencingToken);
 }

@@ -35,10 +35,10 @@ public final class Mutexes {
    *     and a queue in Redis that gives turns between processes (else a release that others waited
    *     for makes this JVM's next attempt give way, see {@link Turns})
    */
-  record Policy(LockKind kind, boolean handOff, boolean firstComeFirstServed) {}
+  record Policy(FencedKind kind, boolean handOff, boolean firstComeFirstServed) {}
 
   private final Policy policy;
-  private final LockKind kind;
+  private final FencedKind kind;
   private final String keyPrefix;
   private final NameRegistry states;
   private final LostHolds lost;
@@ -305,7 +305,7 @@ public final class Mutexes {
   public long getFencingToken(LockName lockName) {
     Hold hold = heldHold(lockName);
     kind.fencingWanted();
-    long token = hold.fencingToken();
+    long token = hold.fencingToken(kind);
     if (token < 0) {
       losses.lose(hold, LossReporter.NOT_OURS);
       throw new LockLostException(lockName.name, hold.lostReason());

@@ -13,7 +13,7 @@ import io.github.redislock.internal.backend.Release;
  * barges past waiting writers ({@code tryLock()}). Shares have no fencing tokens: a token orders
  * writes, and readers do not write.
  */
-final class ReadKind implements LockKind {
+final class ReadKind implements LockKind, Attempts {
   private final ReadWriteOps ops;
   private final String writeToken;
   private final boolean barge;
@@ -68,17 +68,9 @@ final class ReadKind implements LockKind {
     ops.releaseShare(keys, token);
   }
 
-  /** Never called: read holds are not asked for fencing tokens. */
+  /** One object per acquisition, which keeps nothing in Redis while it waits: its own attempts. */
   @Override
-  public long reissueFence(LockKeys keys, String token, Grant grant) {
-    throw new UnsupportedOperationException("read shares have no fencing tokens");
+  public Attempts forWait(boolean barge) {
+    return this;
   }
-
-  @Override
-  public boolean confirmFence(LockKeys keys, String token, long fencingToken) {
-    return true;
-  }
-
-  @Override
-  public void fencingWanted() {}
 }

@@ -151,7 +151,7 @@ final class Releases {
    * factory is closed, or the node's threads are all stuck with more calls waiting, the key is left
    * to expire with its lease.
    */
-  void releaseLater(LockKind kind, LockKeys keys, String token) {
+  void releaseLater(TokenRelease kind, LockKeys keys, String token) {
     try {
       io.execute(keys, () -> releaseQuietly(kind, keys, token));
     } catch (RejectedExecutionException e) {
@@ -163,7 +163,7 @@ final class Releases {
   }
 
   /** Releases {@code token} now, if it holds the key, logging a failure: for abandoned attempts. */
-  void releaseQuietly(LockKind kind, LockKeys keys, String token) {
+  void releaseQuietly(TokenRelease kind, LockKeys keys, String token) {
     try {
       kind.releaseToken(keys, token);
     } catch (RuntimeException e) {

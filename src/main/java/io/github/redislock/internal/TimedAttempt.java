@@ -21,14 +21,14 @@ final class TimedAttempt implements Bulkhead.Abortable {
   private static final int RUNNING = 1;
   private static final int SKIPPED = 2;
 
-  private final LockKind kind;
+  private final Attempts kind;
   private final LockKeys keys;
   private final String token;
   private final boolean expectBusy;
   private final AtomicInteger state = new AtomicInteger(NEW);
   private final CompletableFuture<Acquisition> result = new CompletableFuture<>();
 
-  TimedAttempt(LockKind kind, LockKeys keys, String token, boolean expectBusy) {
+  TimedAttempt(Attempts kind, LockKeys keys, String token, boolean expectBusy) {
     this.kind = kind;
     this.keys = keys;
     this.token = token;

@@ -23,11 +23,14 @@ import org.slf4j.LoggerFactory;
  * last of them to be answered takes the bar out again; a bar whose attempt never answered ends with
  * its lease. An attempt that starts after its wait gave up is not sent.
  */
-abstract class WaitEntry extends WaitAttempts implements WaitEntries.Entry {
+abstract class WaitEntry implements Attempts, WaitEntries.Entry {
   private static final Logger log = LoggerFactory.getLogger(WaitEntry.class);
 
   /** The wait's id, the same for all its attempts: the entry's member in Redis. */
   final String id;
+
+  /** The kind whose lock this entry waits for: it releases a token nobody will use. */
+  private final LockKind kind;
 
   private final WaitEntries entries;
   private final Executor io;
@@ -49,7 +52,7 @@ abstract class WaitEntry extends WaitAttempts implements WaitEntries.Entry {
    * @param id the wait's id
    */
   WaitEntry(LockKind kind, WaitEntries entries, Executor io, String id) {
-    super(kind);
+    this.kind = kind;
     this.entries = entries;
     this.io = io;
     this.id = id;
@@ -118,6 +121,11 @@ abstract class WaitEntry extends WaitAttempts implements WaitEntries.Entry {
     if (unbar) {
       takeOutQuietly(keys, null);
     }
+  }
+
+  @Override
+  public final void releaseToken(LockKeys keys, String token) {
+    kind.releaseToken(keys, token);
   }
 
   @Override

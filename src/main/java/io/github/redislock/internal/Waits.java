@@ -83,7 +83,7 @@ final class Waits {
    * One acquisition of {@code name} in Redis as {@code kind}, in {@code mode}, until {@code
    * deadline}.
    */
-  RedisWait wait(String name, LockKeys keys, LockKind kind, Mode mode, long deadline) {
+  RedisWait wait(String name, LockKeys keys, Attempts kind, Mode mode, long deadline) {
     return new RedisWait(name, keys, kind, mode, deadline);
   }
 
@@ -128,7 +128,7 @@ final class Waits {
 
     private final String name;
     private final LockKeys keys;
-    private final LockKind kind;
+    private final Attempts kind;
     private final Mode mode;
     private final long deadline;
 
@@ -156,7 +156,7 @@ final class Waits {
     private Acquisition granted;
     private long grantedAttemptStart;
 
-    private RedisWait(String name, LockKeys keys, LockKind kind, Mode mode, long deadline) {
+    private RedisWait(String name, LockKeys keys, Attempts kind, Mode mode, long deadline) {
       this.name = name;
       this.keys = keys;
       this.kind = kind;

@@ -45,7 +45,7 @@ final class WriteKind extends LockKeyKind {
   }
 
   @Override
-  public LockKind forWait(boolean barge) {
+  public Attempts forWait(boolean barge) {
     if (barge) {
       return this;
     }

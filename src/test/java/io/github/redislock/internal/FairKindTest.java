@@ -90,7 +90,7 @@ class FairKindTest {
     // A timed attempt runs on the I/O executor; the caller gives up at its deadline and leaves the
     // queue, and the attempt, still on its way, reaches Redis after the leaving.
     holdElsewhere();
-    LockKind place = kind().forWait(false);
+    Attempts place = kind().forWait(false);
     place.leave(keys);
     assertThat(place.tryAcquire(keys, Tokens.next(), false).acquired()).isFalse();
     assertThat(queued()).as("places left behind").isZero();
@@ -99,7 +99,7 @@ class FairKindTest {
   @Test
   void aWaitThatHasNotLeftKeepsItsPlace() {
     holdElsewhere();
-    LockKind place = kind().forWait(false);
+    Attempts place = kind().forWait(false);
     assertThat(place.tryAcquire(keys, Tokens.next(), false).acquired()).isFalse();
     assertThat(queued()).isEqualTo(1);
     place.leave(keys);
@@ -110,8 +110,8 @@ class FairKindTest {
   void aWaiterLeavingBehindAFirstPlaceThatRanOutHandsTheFreeLockToTheNextWaiter() {
     holdElsewhere();
     FairKind kind = kind();
-    LockKind leaving = kind.forWait(false);
-    LockKind next = kind.forWait(false);
+    Attempts leaving = kind.forWait(false);
+    Attempts next = kind.forWait(false);
     assertThat(leaving.tryAcquire(keys, Tokens.next(), false).acquired()).isFalse();
     assertThat(next.tryAcquire(keys, Tokens.next(), false).acquired()).isFalse();
     try (Jedis jedis = server.jedis()) {
@@ -137,7 +137,7 @@ class FairKindTest {
   void aWaiterLeavingWithTheLockHandedToItAndNobodyBehindAnnouncesTheRelease() throws Exception {
     holdElsewhere();
     FairKind kind = kind();
-    LockKind leaving = kind.forWait(false);
+    Attempts leaving = kind.forWait(false);
     assertThat(leaving.tryAcquire(keys, Tokens.next(), false).acquired()).isFalse();
     try (Messages messages = new Messages(keys.channel())) {
       kind.releaseToken(keys, "someone-else"); // hands the lock to the waiter
@@ -159,7 +159,7 @@ class FairKindTest {
       FairKind kind = kind(slow, LONG_LEASE_MILLIS); // no key expires while the test waits
       warmUp(kind);
       openTwoConnections(slowClient);
-      LockKind place = kind.forWait(false);
+      Attempts place = kind.forWait(false);
       String token = Tokens.next();
       proxy.stallReplies();
       Future<Acquisition> attempt = threads.submit(() -> place.tryAcquire(keys, token, false));
@@ -191,7 +191,7 @@ class FairKindTest {
       FairKind kind = kind(slow, LEASE_MILLIS);
       warmUp(kind);
       holdElsewhere();
-      LockKind place = kind.forWait(false);
+      Attempts place = kind.forWait(false);
       assertThat(place.tryAcquire(keys, Tokens.next(), false).acquired()).isFalse();
       assertThat(queued()).isEqualTo(1);
 
@@ -222,7 +222,7 @@ class FairKindTest {
    * test may hold).
    */
   private void warmUp(FairKind kind) {
-    LockKind wait = kind.forWait(false);
+    Attempts wait = kind.forWait(false);
     String token = Tokens.next();
     assertThat(wait.tryAcquire(keys, token, false).acquired()).isTrue();
     wait.leave(keys);

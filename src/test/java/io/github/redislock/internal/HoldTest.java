@@ -17,6 +17,9 @@ class HoldTest {
   private final ManualTicker ticker = new ManualTicker();
   private final FakeBackend backend = new FakeBackend(ticker, LEASE);
 
+  /** The kind of the last hold acquired: it issues its fencing tokens. */
+  private ExclusiveKind kind;
+
   private Hold acquire(boolean fenced) {
     return acquire(fenced, ticker);
   }
@@ -27,8 +30,9 @@ class HoldTest {
     Acquisition granted = node.tryAcquire(KEYS, token, fenced, false);
     assertThat(granted.acquired()).isTrue();
     long now = clock.read();
+    kind = new ExclusiveKind(node);
     return new Hold(
-        new ExclusiveKind(node),
+        kind,
         null,
         "hold-test",
         KEYS,
@@ -91,7 +95,7 @@ class HoldTest {
   @Test
   void aHoldAcquiredWithoutATokenGetsOneByReissueAtTheFirstCall() {
     Hold hold = acquire(false);
-    long token = hold.fencingToken();
+    long token = hold.fencingToken(kind);
     assertThat(token).isPositive().isEqualTo(backend.fencingCounter(KEYS.lock()));
     assertThat(backend.calls(Op.REISSUE_FENCE)).isEqualTo(1);
     assertThat(backend.calls(Op.CONFIRM_FENCE)).isZero();
@@ -100,9 +104,9 @@ class HoldTest {
   @Test
   void aReissuedTokenIsAnsweredAgainWithoutACall() {
     Hold hold = acquire(false);
-    long token = hold.fencingToken();
+    long token = hold.fencingToken(kind);
     int calls = backend.log().size();
-    assertThat(hold.fencingToken()).isEqualTo(token);
+    assertThat(hold.fencingToken(kind)).isEqualTo(token);
     assertThat(backend.log()).hasSize(calls);
   }
 
@@ -111,8 +115,8 @@ class HoldTest {
     Hold hold = acquire(true);
     long issued = hold.lastIssuedToken();
     assertThat(issued).isPositive();
-    assertThat(hold.fencingToken()).isEqualTo(issued);
-    assertThat(hold.fencingToken()).isEqualTo(issued);
+    assertThat(hold.fencingToken(kind)).isEqualTo(issued);
+    assertThat(hold.fencingToken(kind)).isEqualTo(issued);
     assertThat(backend.calls(Op.CONFIRM_FENCE)).isEqualTo(1);
     assertThat(backend.calls(Op.REISSUE_FENCE)).isZero();
   }
@@ -120,9 +124,9 @@ class HoldTest {
   @Test
   void afterAHandoffTheNextCallReissuesAGreaterToken() {
     Hold hold = acquire(true);
-    long first = hold.fencingToken();
+    long first = hold.fencingToken(kind);
     hold.handedOff();
-    long second = hold.fencingToken();
+    long second = hold.fencingToken(kind);
     assertThat(second).isGreaterThan(first);
     assertThat(backend.calls(Op.REISSUE_FENCE)).isEqualTo(1);
   }
@@ -131,25 +135,25 @@ class HoldTest {
   void aReissueAnswersMinusOneWhenTheBackendSaysNotOurs() {
     Hold hold = acquire(false);
     backend.delete(KEYS.lock());
-    assertThat(hold.fencingToken()).isEqualTo(-1);
+    assertThat(hold.fencingToken(kind)).isEqualTo(-1);
   }
 
   @Test
   void aConfirmationAnswersMinusOneWhenTheBackendSaysNotOurs() {
     Hold hold = acquire(true);
     backend.answerNotOursNext(Op.CONFIRM_FENCE, 1);
-    assertThat(hold.fencingToken()).isEqualTo(-1);
+    assertThat(hold.fencingToken(kind)).isEqualTo(-1);
   }
 
   @Test
   void theReportedTokenIsZeroWhileTheHolderHasNoneOfItsOwn() {
     Hold hold = acquire(false);
     assertThat(hold.reportedToken()).isZero();
-    long first = hold.fencingToken();
+    long first = hold.fencingToken(kind);
     assertThat(hold.reportedToken()).isEqualTo(first);
     hold.handedOff();
     assertThat(hold.reportedToken()).isZero();
-    long second = hold.fencingToken();
+    long second = hold.fencingToken(kind);
     assertThat(hold.reportedToken()).isEqualTo(second);
   }
 
@@ -157,7 +161,7 @@ class HoldTest {
   void aTokenIssuedWithTheAcquisitionIsReportedOnlyOnceTheHolderGotIt() {
     Hold hold = acquire(true);
     assertThat(hold.reportedToken()).as("issued, not yet binding").isZero();
-    long token = hold.fencingToken();
+    long token = hold.fencingToken(kind);
     assertThat(hold.reportedToken()).isEqualTo(token).isPositive();
   }
 
@@ -165,14 +169,14 @@ class HoldTest {
   void aTokenThatCouldNotBeConfirmedIsNeverReported() {
     Hold hold = acquire(true);
     backend.answerNotOursNext(Op.CONFIRM_FENCE, 1);
-    assertThat(hold.fencingToken()).isEqualTo(-1);
+    assertThat(hold.fencingToken(kind)).isEqualTo(-1);
     assertThat(hold.reportedToken()).isZero();
   }
 
   @Test
   void theLastIssuedTokenOutlivesAHandoffForTheRelease() {
     Hold hold = acquire(true);
-    long issued = hold.fencingToken();
+    long issued = hold.fencingToken(kind);
     hold.handedOff();
     assertThat(hold.lastIssuedToken()).isEqualTo(issued);
   }

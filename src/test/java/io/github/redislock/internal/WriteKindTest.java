@@ -85,7 +85,7 @@ class WriteKindTest {
       WriteKind kind = kind(slow, LONG_LEASE_MILLIS); // no key expires while the test waits
       warmUp(kind);
       openTwoConnections(slowClient);
-      LockKind intent = kind.forWait(false);
+      Attempts intent = kind.forWait(false);
       String token = Tokens.next();
       proxy.stallReplies();
       Future<Acquisition> attempt = threads.submit(() -> intent.tryAcquire(keys, token, false));
@@ -116,7 +116,7 @@ class WriteKindTest {
         RedisClient slowClient = client(proxy, timeout);
         SingleNodeBackend slow = new SingleNodeBackend(slowClient, false, LEASE_MILLIS)) {
       WriteKind kind = kind(slow, LEASE_MILLIS);
-      LockKind intent = kind.forWait(false);
+      Attempts intent = kind.forWait(false);
       assertThat(intent.tryAcquire(keys, Tokens.next(), false).acquired()).isFalse();
       assertThat(liveIntents()).isEqualTo(1);
 
@@ -142,7 +142,7 @@ class WriteKindTest {
     // A timed attempt runs on the I/O executor; the caller gives up at its deadline and withdraws
     // its intent, and the attempt, still on its way, reaches Redis after the withdrawal.
     readElsewhere();
-    LockKind intent = kind(backend, LEASE_MILLIS).forWait(false);
+    Attempts intent = kind(backend, LEASE_MILLIS).forWait(false);
     intent.leave(keys);
     assertThat(intent.tryAcquire(keys, Tokens.next(), false).acquired()).isFalse();
     assertThat(liveIntents()).as("intents left behind").isZero();
@@ -158,7 +158,7 @@ class WriteKindTest {
    * test may hold).
    */
   private void warmUp(WriteKind kind) {
-    LockKind wait = kind.forWait(false);
+    Attempts wait = kind.forWait(false);
     String token = Tokens.next();
     assertThat(wait.tryAcquire(keys, token, false).acquired()).isTrue();
     wait.leave(keys);

@@ -1,0 +1,12 @@
+package io.github.redislock.internal;
+
+import io.github.redislock.internal.backend.LockKeys;
+
+/** The release of a token nobody will use: what the clean-ups of {@link Releases} call. */
+interface TokenRelease {
+  /**
+   * Releases {@code token} if it holds the lock: an attempt nobody will use (failed, or given up
+   * before its reply), or a hold nobody took.
+   */
+  void releaseToken(LockKeys keys, String token);
+}
