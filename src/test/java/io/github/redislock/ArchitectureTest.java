@@ -41,6 +41,7 @@ class ArchitectureTest {
   private static final String UTIL = "io.github.redislock.internal.util";
   private static final String WAKEUP = "io.github.redislock.internal.wakeup";
   private static final String EVENTS = "io.github.redislock.internal.events";
+  private static final String KIND = "io.github.redislock.internal.kind";
   private static final int MAX_LINES_OF_CODE = 350;
 
   /**
@@ -132,9 +133,30 @@ class ArchitectureTest {
   void backendsNeverUseTheEngine() {
     noClasses()
         .that()
-        .resideInAnyPackage(BACKEND, TRANSPORT, CLIENT, UTIL, WAKEUP, EVENTS)
+        .resideInAnyPackage(BACKEND, TRANSPORT, CLIENT, UTIL, WAKEUP, EVENTS, KIND)
         .should()
         .dependOnClassesThat(resideInAPackage(ENGINE))
+        .check(classes);
+  }
+
+  /**
+   * The kinds of lock say what each does in Redis, through the deployment seam: they know nothing
+   * of threads, waits, holds or wake-ups, and only the engine uses them.
+   */
+  @Test
+  void kindsUseOnlyTheBackendAndTheUtilities() {
+    noClasses()
+        .that()
+        .resideInAPackage(KIND)
+        .should()
+        .dependOnClassesThat()
+        .resideInAnyPackage(API, TRANSPORT, CLIENT, WAKEUP, EVENTS)
+        .check(classes);
+    noClasses()
+        .that()
+        .resideInAnyPackage(API, BACKEND, TRANSPORT, CLIENT, UTIL, WAKEUP, EVENTS)
+        .should()
+        .dependOnClassesThat(resideInAPackage(KIND))
         .check(classes);
   }
 

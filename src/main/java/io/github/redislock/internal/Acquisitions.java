@@ -3,6 +3,8 @@ package io.github.redislock.internal;
 import io.github.redislock.LockLostException;
 import io.github.redislock.internal.Waits.RedisWait;
 import io.github.redislock.internal.backend.Acquisition;
+import io.github.redislock.internal.kind.Attempts;
+import io.github.redislock.internal.kind.LockKind;
 
 /**
  * How a thread of one family of locks ({@link Mutexes}) comes to hold a name, in either mode. In

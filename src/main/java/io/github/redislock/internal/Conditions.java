@@ -8,6 +8,7 @@ import io.github.redislock.internal.backend.ConditionQueue.SignalledRelease;
 import io.github.redislock.internal.backend.Failures;
 import io.github.redislock.internal.backend.LockKeys;
 import io.github.redislock.internal.backend.Release;
+import io.github.redislock.internal.kind.FairKind;
 import io.github.redislock.internal.util.Backoff;
 import io.github.redislock.internal.util.Ticker;
 import io.github.redislock.internal.wakeup.WakeUpHub;

@@ -3,6 +3,8 @@ package io.github.redislock.internal;
 import io.github.redislock.internal.backend.Acquisition.Grant;
 import io.github.redislock.internal.backend.LockKeys;
 import io.github.redislock.internal.backend.Release;
+import io.github.redislock.internal.kind.FencedKind;
+import io.github.redislock.internal.kind.LockKind;
 import io.github.redislock.internal.util.Ticker;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;

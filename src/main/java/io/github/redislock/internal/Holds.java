@@ -1,6 +1,7 @@
 package io.github.redislock.internal;
 
 import io.github.redislock.internal.backend.Acquisition;
+import io.github.redislock.internal.kind.LockKind;
 import io.github.redislock.internal.util.Ticker;
 import java.util.function.Consumer;
 

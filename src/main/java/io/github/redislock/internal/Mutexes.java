@@ -6,6 +6,8 @@ import io.github.redislock.internal.backend.LockBackend;
 import io.github.redislock.internal.backend.LockKeys;
 import io.github.redislock.internal.backend.ReadWriteOps;
 import io.github.redislock.internal.backend.Release;
+import io.github.redislock.internal.kind.FencedKind;
+import io.github.redislock.internal.kind.LockKind;
 import io.github.redislock.internal.wakeup.WakeUpHub;
 import java.util.Objects;
 import java.util.Set;

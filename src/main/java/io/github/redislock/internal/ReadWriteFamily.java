@@ -1,5 +1,6 @@
 package io.github.redislock.internal;
 
+import io.github.redislock.internal.kind.WriteKind;
 import java.util.Set;
 import java.util.function.Consumer;
 

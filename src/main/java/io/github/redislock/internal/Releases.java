@@ -4,6 +4,7 @@ import io.github.redislock.RedisLockException;
 import io.github.redislock.internal.backend.Failures;
 import io.github.redislock.internal.backend.LockKeys;
 import io.github.redislock.internal.backend.Release;
+import io.github.redislock.internal.kind.TokenRelease;
 import io.github.redislock.internal.util.Ticker;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;

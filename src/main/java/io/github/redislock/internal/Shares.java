@@ -3,6 +3,7 @@ package io.github.redislock.internal;
 import io.github.redislock.LockLostException;
 import io.github.redislock.internal.backend.ReadWriteOps;
 import io.github.redislock.internal.backend.Release;
+import io.github.redislock.internal.kind.ReadKind;
 
 /**
  * The shared mode of a family of locks: the read locks of a factory's read-write locks, on the

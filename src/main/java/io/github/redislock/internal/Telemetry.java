@@ -8,6 +8,7 @@ import io.github.redislock.internal.events.Jfr;
 import io.github.redislock.internal.events.LostHoldEvent;
 import io.github.redislock.internal.events.ReleaseEvent;
 import io.github.redislock.internal.events.RenewalFailureEvent;
+import io.github.redislock.internal.kind.LockKind;
 import io.github.redislock.internal.util.Ticker;
 import java.util.concurrent.atomic.LongAccumulator;
 import java.util.concurrent.atomic.LongAdder;

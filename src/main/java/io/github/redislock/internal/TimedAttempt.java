@@ -2,6 +2,7 @@ package io.github.redislock.internal;
 
 import io.github.redislock.internal.backend.Acquisition;
 import io.github.redislock.internal.backend.LockKeys;
+import io.github.redislock.internal.kind.Attempts;
 import io.github.redislock.internal.util.Bulkhead;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;

@@ -4,6 +4,7 @@ import io.github.redislock.RedisLockException;
 import io.github.redislock.internal.backend.Acquisition;
 import io.github.redislock.internal.backend.Failures;
 import io.github.redislock.internal.backend.LockKeys;
+import io.github.redislock.internal.kind.Attempts;
 import io.github.redislock.internal.util.Backoff;
 import io.github.redislock.internal.util.Ticker;
 import io.github.redislock.internal.util.Tokens;

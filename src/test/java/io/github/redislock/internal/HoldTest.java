@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.github.redislock.internal.FakeBackend.Op;
 import io.github.redislock.internal.backend.Acquisition;
 import io.github.redislock.internal.backend.LockKeys;
+import io.github.redislock.internal.kind.ExclusiveKind;
 import io.github.redislock.internal.util.Tokens;
 import java.time.Duration;
 import org.junit.jupiter.api.Test;

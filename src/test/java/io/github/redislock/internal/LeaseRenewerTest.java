@@ -6,6 +6,7 @@ import io.github.redislock.LockLostEvent;
 import io.github.redislock.internal.FakeBackend.Op;
 import io.github.redislock.internal.backend.Acquisition;
 import io.github.redislock.internal.backend.LockKeys;
+import io.github.redislock.internal.kind.ExclusiveKind;
 import io.github.redislock.internal.util.Ticker;
 import io.github.redislock.internal.util.Tokens;
 import io.github.redislock.testing.Timing;

@@ -5,6 +5,7 @@ import io.github.redislock.internal.FakeBackend.Op;
 import io.github.redislock.internal.backend.Acquisition;
 import io.github.redislock.internal.backend.LockKeys;
 import io.github.redislock.internal.backend.Release;
+import io.github.redislock.internal.kind.ExclusiveKind;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;

@@ -8,6 +8,7 @@ import io.github.redislock.internal.FakeBackend.Call;
 import io.github.redislock.internal.FakeBackend.Op;
 import io.github.redislock.internal.Waits.RedisWait;
 import io.github.redislock.internal.backend.LockKeys;
+import io.github.redislock.internal.kind.ExclusiveKind;
 import io.github.redislock.internal.util.Ticker;
 import io.github.redislock.internal.wakeup.WakeUpHub;
 import io.github.redislock.testing.Timing;

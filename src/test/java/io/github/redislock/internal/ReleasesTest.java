@@ -9,6 +9,7 @@ import io.github.redislock.internal.FakeBackend.Op;
 import io.github.redislock.internal.backend.Acquisition;
 import io.github.redislock.internal.backend.LockKeys;
 import io.github.redislock.internal.backend.Release;
+import io.github.redislock.internal.kind.ExclusiveKind;
 import io.github.redislock.internal.transport.SendFailure;
 import io.github.redislock.internal.util.Tokens;
 import java.net.ConnectException;

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.github.redislock.LockLostEvent;
 import io.github.redislock.internal.backend.LockKeys;
+import io.github.redislock.internal.kind.ExclusiveKind;
 import java.lang.management.ManagementFactory;
 import java.lang.reflect.Method;
 import java.time.Duration;

@@ -1,5 +1,6 @@
 package io.github.redislock.internal;
 
+import io.github.redislock.internal.kind.ExclusiveKind;
 import java.time.Duration;
 import java.util.function.Consumer;
 

@@ -1,4 +1,4 @@
-package io.github.redislock.internal;
+package io.github.redislock.internal.kind;
 
 import io.github.redislock.internal.backend.Acquisition;
 import io.github.redislock.internal.backend.Acquisition.Grant;
@@ -20,9 +20,9 @@ import java.util.concurrent.Executor;
  * and wakes it alone ({@link Attempts#handedToken}). The lock key, its renewal and fencing are the
  * plain lock's.
  */
-final class FairKind implements FencedKind, Attempts {
+public final class FairKind implements FencedKind, Attempts {
   /** How long a closing factory waits for its waiters' places to leave their queues. */
-  static final long LEAVE_AT_CLOSE_MILLIS = WaitEntries.LEAVE_AT_CLOSE_MILLIS;
+  public static final long LEAVE_AT_CLOSE_MILLIS = WaitEntries.LEAVE_AT_CLOSE_MILLIS;
 
   private final LockBackend backend;
   private final FairQueue queue;
@@ -42,7 +42,7 @@ final class FairKind implements FencedKind, Attempts {
    * @param leaseNanos the lease of holds and of places in the queue
    * @throws UnsupportedOperationException where the backend has no fair locks (Redlock)
    */
-  FairKind(LockBackend backend, Executor io, long leaseNanos) {
+  public FairKind(LockBackend backend, Executor io, long leaseNanos) {
     this.backend = backend;
     this.queue = OrderedOps.fairQueue(backend.orderedOps());
     this.io = io;

@@ -1,4 +1,4 @@
-package io.github.redislock.internal;
+package io.github.redislock.internal.kind;
 
 import io.github.redislock.internal.backend.Acquisition;
 import io.github.redislock.internal.backend.LockKeys;
@@ -9,7 +9,7 @@ import io.github.redislock.internal.backend.LockKeys;
  * nothing in Redis is its own attempts. Every method throws {@code RedisLockException} when Redis
  * fails.
  */
-interface Attempts extends TokenRelease {
+public interface Attempts extends TokenRelease {
   /**
    * One attempt to acquire with a fresh {@code token}.
    *

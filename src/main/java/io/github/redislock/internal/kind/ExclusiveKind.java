@@ -1,4 +1,4 @@
-package io.github.redislock.internal;
+package io.github.redislock.internal.kind;
 
 import io.github.redislock.internal.backend.Acquisition;
 import io.github.redislock.internal.backend.LockBackend;
@@ -7,8 +7,8 @@ import io.github.redislock.internal.backend.LockKeys;
 /**
  * The exclusive lock ({@code RedisDistributedLock}): one owner per name, on a {@link LockBackend}.
  */
-final class ExclusiveKind extends LockKeyKind {
-  ExclusiveKind(LockBackend backend) {
+public final class ExclusiveKind extends LockKeyKind {
+  public ExclusiveKind(LockBackend backend) {
     super(backend);
   }
 

@@ -1,4 +1,4 @@
-package io.github.redislock.internal;
+package io.github.redislock.internal.kind;
 
 import io.github.redislock.internal.backend.Acquisition;
 import io.github.redislock.internal.backend.Acquisition.Grant;
@@ -13,7 +13,7 @@ import io.github.redislock.internal.backend.Release;
  * barges past waiting writers ({@code tryLock()}). Shares have no fencing tokens: a token orders
  * writes, and readers do not write.
  */
-final class ReadKind implements LockKind, Attempts {
+public final class ReadKind implements LockKind, Attempts {
   private final ReadWriteOps ops;
   private final String writeToken;
   private final boolean barge;
@@ -22,7 +22,7 @@ final class ReadKind implements LockKind, Attempts {
    * @param writeToken the token of the calling thread's write hold of the same lock, or {@code ""}
    * @param barge whether to take a share whatever writers wait
    */
-  ReadKind(ReadWriteOps ops, String writeToken, boolean barge) {
+  public ReadKind(ReadWriteOps ops, String writeToken, boolean barge) {
     this.ops = ops;
     this.writeToken = writeToken;
     this.barge = barge;

@@ -1,4 +1,4 @@
-package io.github.redislock.internal;
+package io.github.redislock.internal.kind;
 
 import io.github.redislock.internal.backend.Acquisition.Grant;
 import io.github.redislock.internal.backend.LockBackend;
@@ -10,7 +10,7 @@ import io.github.redislock.internal.backend.Release;
  * as the plain lock's ({@link ExclusiveKind}, and {@link WriteKind}, the write lock of a read-write
  * lock). Its subclasses say how the key is taken.
  */
-abstract class LockKeyKind implements FencedKind, Attempts {
+public abstract class LockKeyKind implements FencedKind, Attempts {
   final LockBackend backend;
 
   /**

@@ -1,4 +1,4 @@
-package io.github.redislock.internal;
+package io.github.redislock.internal.kind;
 
 import io.github.redislock.internal.backend.Acquisition;
 import io.github.redislock.internal.backend.LockBackend;
@@ -16,7 +16,7 @@ import java.util.concurrent.Executor;
  * died lapses; a wait that gives up withdraws it before its call returns ({@link WaitEntry}). The
  * lock key's renewal, release and fencing are the plain lock's.
  */
-final class WriteKind extends LockKeyKind {
+public final class WriteKind extends LockKeyKind {
   private final ReadWriteOps ops;
   private final Executor io;
   private final long maxWaitNanos;
@@ -31,7 +31,7 @@ final class WriteKind extends LockKeyKind {
    * @param leaseNanos the lease of holds and of intents
    * @throws UnsupportedOperationException where the backend has no read-write locks (Redlock)
    */
-  WriteKind(LockBackend backend, Executor io, long leaseNanos) {
+  public WriteKind(LockBackend backend, Executor io, long leaseNanos) {
     super(backend);
     this.ops = OrderedOps.readWriteOps(backend.orderedOps());
     this.io = io;

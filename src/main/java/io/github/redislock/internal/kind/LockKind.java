@@ -1,4 +1,4 @@
-package io.github.redislock.internal;
+package io.github.redislock.internal.kind;
 
 import io.github.redislock.internal.backend.Acquisition.Grant;
 import io.github.redislock.internal.backend.LockKeys;
@@ -7,11 +7,11 @@ import io.github.redislock.internal.backend.Release;
 /**
  * What one kind of lock (plain, fair, read, write) does in Redis. The engine's machinery works
  * through it and is the same for every kind: a wait acquires through the kind's {@link Attempts},
- * {@link LeaseRenewer} renews, {@link Releases} releases and cleans up; a {@link FencedKind} also
+ * {@code LeaseRenewer} renews, {@code Releases} releases and cleans up; a {@link FencedKind} also
  * issues fencing tokens. It knows holds by their keys and tokens only. Every method that calls
  * Redis throws {@code RedisLockException} when Redis fails.
  */
-interface LockKind extends TokenRelease {
+public interface LockKind extends TokenRelease {
   /** What JFR events call this kind of lock: "lock", "fair", "read" or "write". */
   String label();
 

@@ -1,4 +1,4 @@
-package io.github.redislock.internal;
+package io.github.redislock.internal.kind;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowable;
@@ -14,30 +14,36 @@ import io.github.redislock.testing.TcpProxy;
 import io.github.redislock.testing.Timing;
 import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import redis.clients.jedis.DefaultJedisClientConfig;
 import redis.clients.jedis.Jedis;
+import redis.clients.jedis.JedisPubSub;
 import redis.clients.jedis.RedisClient;
+import redis.clients.jedis.params.SetParams;
 
 /**
- * A waiting writer's intent, driven step by step: the orders of events that a wait's attempts, its
- * giving up and the network can produce, made deterministic.
+ * A fair waiter's place in the queue, driven step by step: the orders of events that threads and
+ * the I/O executor can produce, made deterministic.
  */
 @IntegrationTest
-class WriteKindTest {
+class FairKindTest {
   private static final long LEASE_MILLIS = 10_000;
   private static final long LONG_LEASE_MILLIS = 600_000;
   private static RedisServer server;
   private static RedisClient client;
   private static SingleNodeBackend backend;
-  private final LockKeys keys = LockKeys.of("write-kind-test");
+  private final LockKeys keys = LockKeys.of("fair-kind-test");
   private final ExecutorService threads = Executors.newCachedThreadPool();
 
   @BeforeAll
@@ -62,18 +68,86 @@ class WriteKindTest {
         .isTrue();
   }
 
-  /** The intents whose lease has not run out. */
-  private long liveIntents() {
+  private long queued() {
     try (Jedis jedis = server.jedis()) {
-      return jedis.zcount(keys.writerIntents(), "(" + serverMillis(jedis), "+inf");
+      return jedis.zcard(keys.fairQueue());
     }
   }
 
-  /** A read share of another process, for {@code LEASE_MILLIS}. */
-  private void readElsewhere() {
+  private void holdElsewhere() {
     try (Jedis jedis = server.jedis()) {
-      jedis.zadd(keys.readShares(), (double) (serverMillis(jedis) + LEASE_MILLIS), "someone-else");
-      jedis.pexpire(keys.readShares(), LEASE_MILLIS);
+      jedis.set(keys.lock(), "someone-else", SetParams.setParams().px(LEASE_MILLIS));
+    }
+  }
+
+  /** An I/O executor that runs each task at once, in the caller's thread. */
+  private static FairKind kind() {
+    return new FairKind(backend, Runnable::run, TimeUnit.MILLISECONDS.toNanos(LEASE_MILLIS));
+  }
+
+  @Test
+  void anAttemptThatEndsAfterItsWaitLeftTheQueueTakesItsPlaceOutAgain() {
+    // A timed attempt runs on the I/O executor; the caller gives up at its deadline and leaves the
+    // queue, and the attempt, still on its way, reaches Redis after the leaving.
+    holdElsewhere();
+    Attempts place = kind().forWait(false);
+    place.leave(keys);
+    assertThat(place.tryAcquire(keys, Tokens.next(), false).acquired()).isFalse();
+    assertThat(queued()).as("places left behind").isZero();
+  }
+
+  @Test
+  void aWaitThatHasNotLeftKeepsItsPlace() {
+    holdElsewhere();
+    Attempts place = kind().forWait(false);
+    assertThat(place.tryAcquire(keys, Tokens.next(), false).acquired()).isFalse();
+    assertThat(queued()).isEqualTo(1);
+    place.leave(keys);
+    assertThat(queued()).isZero();
+  }
+
+  @Test
+  void aWaiterLeavingBehindAFirstPlaceThatRanOutHandsTheFreeLockToTheNextWaiter() {
+    holdElsewhere();
+    FairKind kind = kind();
+    Attempts leaving = kind.forWait(false);
+    Attempts next = kind.forWait(false);
+    assertThat(leaving.tryAcquire(keys, Tokens.next(), false).acquired()).isFalse();
+    assertThat(next.tryAcquire(keys, Tokens.next(), false).acquired()).isFalse();
+    try (Jedis jedis = server.jedis()) {
+      // Before them, the place of a waiter whose process died: its lease ran out, and no script
+      // has dropped it yet. Then the holder's lease runs out: the lock is free, and the leaving
+      // waiter is the first live one.
+      jedis.zadd(keys.fairQueue(), 0, "rl1:dead");
+      jedis.zadd(keys.fairLeases(), (double) (serverMillis(jedis) - 1000), "rl1:dead");
+      jedis.del(keys.lock());
+    }
+
+    leaving.leave(keys);
+
+    try (Jedis jedis = server.jedis()) {
+      assertThat(jedis.get(keys.lock()))
+          .as("the lock key once the first live waiter left a free lock")
+          .isEqualTo(next.waiterId());
+    }
+    next.leave(keys);
+  }
+
+  @Test
+  void aWaiterLeavingWithTheLockHandedToItAndNobodyBehindAnnouncesTheRelease() throws Exception {
+    holdElsewhere();
+    FairKind kind = kind();
+    Attempts leaving = kind.forWait(false);
+    assertThat(leaving.tryAcquire(keys, Tokens.next(), false).acquired()).isFalse();
+    try (Messages messages = new Messages(keys.channel())) {
+      kind.releaseToken(keys, "someone-else"); // hands the lock to the waiter
+
+      leaving.leave(keys);
+
+      messages.awaitAll("to:" + leaving.waiterId(), "released");
+    }
+    try (Jedis jedis = server.jedis()) {
+      assertThat(jedis.exists(keys.lock())).as("the lock key").isFalse();
     }
   }
 
@@ -82,20 +156,20 @@ class WriteKindTest {
     try (TcpProxy proxy = TcpProxy.start(server.port());
         RedisClient slowClient = client(proxy, Timing.awaitAtMost());
         SingleNodeBackend slow = new SingleNodeBackend(slowClient, false, LONG_LEASE_MILLIS)) {
-      WriteKind kind = kind(slow, LONG_LEASE_MILLIS); // no key expires while the test waits
+      FairKind kind = kind(slow, LONG_LEASE_MILLIS); // no key expires while the test waits
       warmUp(kind);
       openTwoConnections(slowClient);
-      Attempts intent = kind.forWait(false);
+      Attempts place = kind.forWait(false);
       String token = Tokens.next();
       proxy.stallReplies();
-      Future<Acquisition> attempt = threads.submit(() -> intent.tryAcquire(keys, token, false));
+      Future<Acquisition> attempt = threads.submit(() -> place.tryAcquire(keys, token, false));
       await("the attempt acquired in Redis")
           .atMost(Timing.awaitAtMost())
           .until(() -> token.equals(lockKey()));
 
       // The wait gives up before the attempt's reply came (a timed attempt abandoned at the
       // deadline): nobody will use the hold, and nobody may see the lock held by it.
-      Future<?> leaving = threads.submit(() -> intent.leave(keys));
+      Future<?> leaving = threads.submit(() -> place.leave(keys));
 
       await("the lock freed by the leave, before the attempt's reply came")
           .atMost(Timing.awaitAtMost())
@@ -105,28 +179,29 @@ class WriteKindTest {
           .isTrue();
       leaving.get(Timing.awaitAtMost().toMillis(), TimeUnit.MILLISECONDS);
     }
-    assertThat(liveIntents()).as("intents left behind").isZero();
+    assertThat(queued()).as("places left behind").isZero();
   }
 
   @Test
-  void anAttemptThatFailedAndReachesRedisAfterItsWaitLeftLeavesNoIntent() throws Exception {
-    readElsewhere();
+  void anAttemptThatFailedAndReachesRedisAfterItsWaitLeftQueuesNothing() throws Exception {
     Duration timeout = Timing.scaled(Duration.ofMillis(300));
     try (TcpProxy proxy = TcpProxy.start(server.port());
         RedisClient slowClient = client(proxy, timeout);
         SingleNodeBackend slow = new SingleNodeBackend(slowClient, false, LEASE_MILLIS)) {
-      WriteKind kind = kind(slow, LEASE_MILLIS);
-      Attempts intent = kind.forWait(false);
-      assertThat(intent.tryAcquire(keys, Tokens.next(), false).acquired()).isFalse();
-      assertThat(liveIntents()).isEqualTo(1);
+      FairKind kind = kind(slow, LEASE_MILLIS);
+      warmUp(kind);
+      holdElsewhere();
+      Attempts place = kind.forWait(false);
+      assertThat(place.tryAcquire(keys, Tokens.next(), false).acquired()).isFalse();
+      assertThat(queued()).isEqualTo(1);
 
       // The next attempt's command is held in the network; the client times out.
       proxy.holdOpenConnections();
-      assertThat(catchThrowable(() -> intent.tryAcquire(keys, Tokens.next(), false)))
+      assertThat(catchThrowable(() -> place.tryAcquire(keys, Tokens.next(), false)))
           .as("the attempt whose command is held")
           .isNotNull();
-      intent.leave(keys);
-      await("the intent withdrawn").atMost(Timing.awaitAtMost()).until(() -> liveIntents() == 0);
+      place.leave(keys);
+      assertThat(queued()).as("places once the wait left").isZero();
 
       long before = scriptCalls();
       proxy.unstall(); // the held command reaches Redis now
@@ -134,22 +209,11 @@ class WriteKindTest {
           .atMost(Timing.awaitAtMost())
           .until(() -> scriptCalls() > before);
     }
-    assertThat(liveIntents()).as("intents after the late attempt").isZero();
+    assertThat(queued()).as("places after the late attempt").isZero();
   }
 
-  @Test
-  void anAttemptThatStartsAfterItsWaitLeftLeavesNoIntent() {
-    // A timed attempt runs on the I/O executor; the caller gives up at its deadline and withdraws
-    // its intent, and the attempt, still on its way, reaches Redis after the withdrawal.
-    readElsewhere();
-    Attempts intent = kind(backend, LEASE_MILLIS).forWait(false);
-    intent.leave(keys);
-    assertThat(intent.tryAcquire(keys, Tokens.next(), false).acquired()).isFalse();
-    assertThat(liveIntents()).as("intents left behind").isZero();
-  }
-
-  private static WriteKind kind(SingleNodeBackend on, long leaseMillis) {
-    return new WriteKind(on, Runnable::run, TimeUnit.MILLISECONDS.toNanos(leaseMillis));
+  private static FairKind kind(SingleNodeBackend on, long leaseMillis) {
+    return new FairKind(on, Runnable::run, TimeUnit.MILLISECONDS.toNanos(leaseMillis));
   }
 
   /**
@@ -157,7 +221,7 @@ class WriteKindTest {
    * behind us, and the server has the scripts (a missing one costs a round trip more, whose reply a
    * test may hold).
    */
-  private void warmUp(WriteKind kind) {
+  private void warmUp(FairKind kind) {
     Attempts wait = kind.forWait(false);
     String token = Tokens.next();
     assertThat(wait.tryAcquire(keys, token, false).acquired()).isTrue();
@@ -222,5 +286,56 @@ class WriteKindTest {
         .hostAndPort("127.0.0.1", proxy.port())
         .clientConfig(DefaultJedisClientConfig.builder().socketTimeoutMillis(millis).build())
         .build();
+  }
+
+  /** The messages published on one channel, from a subscription of their own. */
+  private final class Messages implements AutoCloseable {
+    private final List<String> received = new CopyOnWriteArrayList<>();
+    private final JedisPubSub subscriber =
+        new JedisPubSub() {
+          @Override
+          public void onMessage(String channel, String message) {
+            received.add(message);
+          }
+
+          @Override
+          public void onSubscribe(String channel, int subscribedChannels) {
+            subscribed.countDown();
+          }
+        };
+    private final CountDownLatch subscribed = new CountDownLatch(1);
+    private final Future<?> reading;
+
+    Messages(String channel) throws InterruptedException {
+      reading =
+          threads.submit(
+              () -> {
+                try (Jedis jedis = server.jedis()) {
+                  jedis.subscribe(subscriber, channel);
+                }
+              });
+      assertThat(subscribed.await(Timing.awaitAtMost().toMillis(), TimeUnit.MILLISECONDS))
+          .as("subscribed")
+          .isTrue();
+    }
+
+    void awaitAll(String... messages) {
+      await("messages " + List.of(messages))
+          .atMost(Timing.awaitAtMost())
+          .untilAsserted(() -> assertThat(received).containsExactly(messages));
+    }
+
+    @Override
+    public void close() {
+      subscriber.unsubscribe();
+      try {
+        reading.get(Timing.awaitAtMost().toMillis(), TimeUnit.MILLISECONDS);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw new IllegalStateException(e);
+      } catch (ExecutionException | TimeoutException e) {
+        throw new IllegalStateException("the subscription did not end", e);
+      }
+    }
   }
 }

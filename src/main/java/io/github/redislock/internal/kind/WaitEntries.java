@@ -1,4 +1,4 @@
-package io.github.redislock.internal;
+package io.github.redislock.internal.kind;
 
 import java.util.ArrayList;
 import java.util.List;

@@ -1,4 +1,4 @@
-package io.github.redislock.internal;
+package io.github.redislock.internal.kind;
 
 import io.github.redislock.internal.backend.Acquisition;
 import io.github.redislock.internal.backend.Failures;

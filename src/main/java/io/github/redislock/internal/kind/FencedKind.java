@@ -1,4 +1,4 @@
-package io.github.redislock.internal;
+package io.github.redislock.internal.kind;
 
 import io.github.redislock.internal.backend.Acquisition.Grant;
 import io.github.redislock.internal.backend.LockKeys;
@@ -7,7 +7,7 @@ import io.github.redislock.internal.backend.LockKeys;
  * A kind of lock whose holds have fencing tokens: the exclusive ones (plain, fair, write). A read
  * share has none: a token orders writes, and readers do not write.
  */
-interface FencedKind extends LockKind {
+public interface FencedKind extends LockKind {
   /**
    * A new, binding fencing token for the current holder of the hold of {@code token}, acquired with
    * {@code grant}; {@code -1} when not ours.
