@@ -191,12 +191,13 @@ class SharesTest {
   }
 
   /**
-   * A share found gone by its renewal is forgotten at once: the name is no longer in use by its
-   * thread, and it is not renewed; its thread learns of the loss at its next unlock, once. Another
-   * thread's share of the name is not touched.
+   * A share found gone by its renewal is reported once and no longer renewed; its thread learns of
+   * the loss at its next unlock, once; another thread's share of the name is not touched. (That it
+   * is forgotten before its thread calls again is pinned by the next test, where the name's use
+   * shows it.)
    */
   @Test
-  void aLostShareIsForgottenAtOnceAndToldToItsThreadOnce() throws Exception {
+  void aLostShareIsToldToItsThreadOnceAndLeavesOtherSharesAlone() throws Exception {
     locks.lockRead(name);
     locks.lockRead(name);
     String mine = backend.shares(sharesKey).iterator().next();
