@@ -4,21 +4,25 @@ import io.github.redislock.RedisLockException;
 import io.github.redislock.internal.backend.Acquisition;
 import io.github.redislock.internal.backend.Acquisition.Grant;
 import io.github.redislock.internal.backend.Failures;
+import io.github.redislock.internal.backend.FakeScripts;
 import io.github.redislock.internal.backend.LockBackend;
 import io.github.redislock.internal.backend.LockKeys;
 import io.github.redislock.internal.backend.LockState;
 import io.github.redislock.internal.backend.OrderedOps;
+import io.github.redislock.internal.backend.ReadWriteOps;
 import io.github.redislock.internal.backend.Release;
 import io.github.redislock.internal.util.Ticker;
 import io.github.redislock.internal.util.Tokens;
 import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.Deque;
 import java.util.EnumMap;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CountDownLatch;
@@ -41,6 +45,10 @@ import java.util.function.Supplier;
  * if the hold were gone, {@link #stallNext} blocks the call until the test opens its gate. Every
  * call is counted and logged, faulty or not. Thread-safe.
  *
+ * <p>{@link #readWrite()} adds the read-write operations ({@link ReadWriteOps}), whose scripts this
+ * model answers on the same keys: read shares and writers' intents, each with a lease (see {@link
+ * #runScript}). Fair queues and conditions stay unsupported.
+ *
  * <p>Keys live on nodes (one, {@value #ONE_NODE}, unless the test says otherwise with {@link
  * #nodes}); {@link #freeze} makes every call on one node's keys block until the test thaws it, as a
  * stopped server would.
@@ -54,7 +62,14 @@ final class FakeBackend implements LockBackend {
     RELEASE,
     CONFIRM_FENCE,
     REISSUE_FENCE,
-    IS_LOCKED
+    IS_LOCKED,
+    // The read-write scripts, once enabled by readWrite(); the key logged is the script's first.
+    TRY_WRITE,
+    TRY_READ,
+    EXTEND_SHARE,
+    RELEASE_SHARE,
+    LEAVE,
+    READERS
   }
 
   /**
@@ -107,6 +122,14 @@ final class FakeBackend implements LockBackend {
   private Function<String, String> nodeOfKey = key -> ONE_NODE;
   private final Map<String, Frozen> frozen = new HashMap<>();
   private int blocked;
+
+  /** By read-shares key, each share's token and lease end. */
+  private final Map<String, Map<String, Long>> shares = new HashMap<>();
+
+  /** By writer-intents key, each waiting writer's intent (its lease end), or bar (negative). */
+  private final Map<String, Map<String, Long>> intents = new HashMap<>();
+
+  private OrderedOps ordered;
 
   /** A frozen node: the operations that block on it, until the gate opens. */
   private record Frozen(Set<Op> ops, CountDownLatch gate) {}
@@ -202,6 +225,24 @@ final class FakeBackend implements LockBackend {
     keys.put(lockKey, new Entry(token, null));
   }
 
+  /**
+   * This fake has read-write operations too ({@link #orderedOps()}), answered by its model of the
+   * read-write scripts; its fair queues and conditions are {@code null}.
+   */
+  synchronized FakeBackend readWrite() {
+    ReadWriteOps ops = FakeScripts.readWriteOps(leaseNanos / 1_000_000, this::runScript);
+    ordered = new OrderedOps(null, ops, null);
+    return this;
+  }
+
+  /** The read share of {@code token} in {@code readSharesKey} is gone (expired, deleted). */
+  synchronized void deleteShare(String readSharesKey, String token) {
+    Map<String, Long> all = shares.get(readSharesKey);
+    if (all != null) {
+      all.remove(token);
+    }
+  }
+
   /** The key is deleted behind its holder's back. */
   synchronized void delete(String lockKey) {
     keys.remove(lockKey);
@@ -239,6 +280,16 @@ final class FakeBackend implements LockBackend {
   /** Every call so far, in order. */
   synchronized List<Call> log() {
     return List.copyOf(calls);
+  }
+
+  /** The tokens of the live read shares in {@code readSharesKey}. */
+  synchronized Set<String> shares(String readSharesKey) {
+    return Set.copyOf(liveScores(shares, readSharesKey).keySet());
+  }
+
+  /** The ids of the writers whose intent in {@code writerIntentsKey} is live. */
+  synchronized Set<String> intents(String writerIntentsKey) {
+    return Set.copyOf(liveScores(intents, writerIntentsKey).keySet());
   }
 
   synchronized boolean isClosed() {
@@ -374,10 +425,10 @@ final class FakeBackend implements LockBackend {
   @Override
   public void describeHolder(LockKeys keys, String token, String host, long pid, String thread) {}
 
-  /** The fake has the plain lock only: no fair, read-write or condition operations. */
+  /** The plain lock only, unless {@link #readWrite()}: no fair or condition operations. */
   @Override
-  public Optional<OrderedOps> orderedOps() {
-    return Optional.empty();
+  public synchronized Optional<OrderedOps> orderedOps() {
+    return Optional.ofNullable(ordered);
   }
 
   @Override
@@ -393,10 +444,14 @@ final class FakeBackend implements LockBackend {
    * caller to apply after the operation, or {@code null}.
    */
   private Kind enter(Op op, LockKeys keys, String token, long fencingToken) {
-    awaitThaw(op, keys);
+    return enter(op, keys.lock(), token, fencingToken);
+  }
+
+  private Kind enter(Op op, String key, String token, long fencingToken) {
+    awaitThaw(op, key);
     Fault fault;
     synchronized (this) {
-      calls.add(new Call(op, keys.lock(), token, fencingToken));
+      calls.add(new Call(op, key, token, fencingToken));
       Deque<Fault> queue = faults.get(op);
       fault = queue == null ? null : queue.peek();
       if (fault != null && --fault.remaining == 0) {
@@ -422,10 +477,10 @@ final class FakeBackend implements LockBackend {
   }
 
   /** Blocks while the node of {@code keys} is frozen for {@code op}. */
-  private void awaitThaw(Op op, LockKeys keys) {
+  private void awaitThaw(Op op, String key) {
     Frozen node;
     synchronized (this) {
-      node = frozen.get(nodeOfKey.apply(keys.lock()));
+      node = frozen.get(nodeOfKey.apply(key));
       if (node == null || !node.ops().contains(op) || node.gate().getCount() == 0) {
         return;
       }
@@ -462,5 +517,159 @@ final class FakeBackend implements LockBackend {
   private boolean holds(String lockKey, String token) {
     Entry entry = live(lockKey);
     return entry != null && entry.token().equals(token);
+  }
+
+  // ---- the read-write scripts (rw_*.lua), on the same keys ----
+
+  private static final Map<String, Op> SCRIPT_OPS =
+      Map.of(
+          "rw_write.lua", Op.TRY_WRITE,
+          "rw_read.lua", Op.TRY_READ,
+          "rw_read_extend.lua", Op.EXTEND_SHARE,
+          "rw_read_release.lua", Op.RELEASE_SHARE,
+          "rw_leave.lua", Op.LEAVE,
+          "rw_readers.lua", Op.READERS);
+
+  /**
+   * What a read-write script answers, as the script does on one node, with the fake's lease instead
+   * of the one passed: shares and intents are entries scored by their lease end, an intent left by
+   * a busy write attempt of a writer id, a bar (a negative score) by a leave with an unsettled
+   * attempt. The programmed faults apply to its {@link Op}. Not modelled: publishing (wake-ups),
+   * the companion hash, {@code WRONGTYPE}.
+   */
+  private Object runScript(String script, List<String> keys, List<String> args) {
+    Op op = Objects.requireNonNull(SCRIPT_OPS.get(script), script);
+    Kind fault = enter(op, keys.get(0), args.isEmpty() ? null : args.get(0), 0);
+    synchronized (this) {
+      Object answer =
+          switch (op) {
+            case TRY_WRITE ->
+                fault == Kind.NOT_OURS ? busy(leaseNanos, true) : tryWrite(keys, args);
+            case TRY_READ -> fault == Kind.NOT_OURS ? busy(leaseNanos, true) : tryRead(keys, args);
+            case EXTEND_SHARE -> fault == Kind.NOT_OURS ? 0L : extendShare(keys, args);
+            case RELEASE_SHARE -> fault == Kind.NOT_OURS ? 0L : releaseShare(keys, args);
+            case LEAVE -> leave(keys, args);
+            case READERS -> (long) liveScores(shares, keys.get(0)).size();
+            default -> throw new AssertionError(op);
+          };
+      return reply(fault, op, answer);
+    }
+  }
+
+  /** KEYS: lock, shares, intents, companion; ARGV: token, lease, writer id, ttl, fenced. */
+  private Object tryWrite(List<String> keys, List<String> args) {
+    String lockKey = keys.get(0);
+    String token = args.get(0);
+    String writerId = args.get(2);
+    Map<String, Long> waiting = intents.computeIfAbsent(keys.get(2), k -> new HashMap<>());
+    long now = ticker.read();
+    Long mine = waiting.get(writerId);
+    if (!writerId.isEmpty() && mine != null && mine < 0 && now - (-mine) < 0) {
+      return List.of(0L, 0L, 0L); // barred: its wait left while this attempt was on its way
+    }
+    Entry writer = live(lockKey);
+    List<Long> busy = null;
+    if (writer != null && writer.token().equals(token)) {
+      this.keys.put(lockKey, new Entry(token, now + leaseNanos));
+    } else if (writer != null) {
+      busy = busyReply(writer);
+    } else {
+      Map<String, Long> readers = liveScores(shares, keys.get(1));
+      if (!readers.isEmpty()) {
+        busy = busy(Collections.max(readers.values()) - now, true);
+      } else {
+        this.keys.put(lockKey, new Entry(token, now + leaseNanos));
+      }
+    }
+    if (busy != null) {
+      if (!writerId.isEmpty()) {
+        waiting.values().removeIf(end -> end < 0 ? now - (-end) >= 0 : now - end >= 0);
+        waiting.put(writerId, now + leaseNanos);
+      }
+      return busy;
+    }
+    waiting.remove(writerId);
+    long fence = args.get(4).equals("1") ? counters.merge(lockKey, 1L, Long::sum) : 0;
+    return List.of(1L, fence);
+  }
+
+  /** KEYS: lock, shares, intents; ARGV: token, lease, the caller's write token, barge. */
+  private Object tryRead(List<String> keys, List<String> args) {
+    String token = args.get(0);
+    Entry writer = live(keys.get(0));
+    if (writer != null && !writer.token().equals(args.get(2))) {
+      return busyReply(writer);
+    }
+    long now = ticker.read();
+    Map<String, Long> mine = shares.computeIfAbsent(keys.get(1), k -> new HashMap<>());
+    if (writer == null && !args.get(3).equals("1") && !mine.containsKey(token)) {
+      Map<String, Long> waiting = liveScores(intents, keys.get(2));
+      if (!waiting.isEmpty()) {
+        return busy(Collections.max(waiting.values()) - now, true);
+      }
+    }
+    mine.put(token, now + leaseNanos);
+    return 1L;
+  }
+
+  /** KEYS: shares; ARGV: token, lease. */
+  private Object extendShare(List<String> keys, List<String> args) {
+    Map<String, Long> live = liveScores(shares, keys.get(0));
+    if (!live.containsKey(args.get(0))) {
+      return 0L;
+    }
+    shares.get(keys.get(0)).put(args.get(0), ticker.read() + leaseNanos);
+    return 1L;
+  }
+
+  /** KEYS: shares; ARGV: token, channel, publish. 0, or 1 + the writers woken by the last share. */
+  private Object releaseShare(List<String> keys, List<String> args) {
+    Map<String, Long> all = shares.get(keys.get(0));
+    if (all == null || all.remove(args.get(0)) == null) {
+      return 0L;
+    }
+    return liveScores(shares, keys.get(0)).isEmpty() ? 1L + listeners : 1L;
+  }
+
+  /** KEYS: intents, lock; ARGV: writer id, channel, publish, unsettled token, lease. */
+  private Object leave(List<String> keys, List<String> args) {
+    String writerId = args.get(0);
+    Map<String, Long> waiting = intents.computeIfAbsent(keys.get(0), k -> new HashMap<>());
+    Long intent = waiting.remove(writerId);
+    boolean removed = intent != null && intent > 0;
+    boolean released = false;
+    String unsettled = args.get(3);
+    if (!unsettled.isEmpty()) {
+      waiting.put(writerId, -(ticker.read() + leaseNanos));
+      released = holds(keys.get(1), unsettled);
+      if (released) {
+        this.keys.remove(keys.get(1));
+      }
+    }
+    return removed || released ? 1L : 0L;
+  }
+
+  private List<Long> busyReply(Entry writer) {
+    if (writer.leaseEnd() == null) {
+      return List.of(0L, -1L, writer.token().startsWith(Tokens.PREFIX) ? 1L : 0L);
+    }
+    return busy(writer.leaseEnd() - ticker.read(), writer.token().startsWith(Tokens.PREFIX));
+  }
+
+  private static List<Long> busy(long ttlNanos, boolean ours) {
+    return List.of(0L, (ttlNanos + 999_999) / 1_000_000, ours ? 1L : 0L); // rounded up
+  }
+
+  /** The entries of {@code key} in {@code sets} whose lease has not ended (no bars); expired go. */
+  private Map<String, Long> liveScores(Map<String, Map<String, Long>> sets, String key) {
+    Map<String, Long> all = sets.get(key);
+    if (all == null) {
+      return Map.of();
+    }
+    long now = ticker.read();
+    all.values().removeIf(end -> end > 0 && now - end >= 0);
+    Map<String, Long> live = new HashMap<>(all);
+    live.values().removeIf(end -> end < 0);
+    return live;
   }
 }
