@@ -12,7 +12,8 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Renews every hold of one factory, on one daemon thread that runs while anything is held and ends
- * a few ticks after the last release.
+ * a few ticks after the last release (ticks that find no hold held and none taken since the tick
+ * before).
  *
  * <p>The thread wakes every sixth of the lease, walks the holds the engine has (see {@link Holds}),
  * and starts a renewal for each hold last confirmed a third of the lease ago or more and not being
@@ -52,6 +53,16 @@ final class LeaseRenewer implements AutoCloseable {
   private final Ticker ticker;
   private final Renewals renewals;
   private final AtomicBoolean running = new AtomicBoolean();
+
+  /**
+   * Whether a hold was taken since the last tick. A tick judges whether the renewer is idle by it
+   * as well as by the holds it finds: holds that come and go between ticks (a loop of short
+   * critical sections) would otherwise leave every tick finding none, and the thread would end and
+   * be started again by the next acquisition, in the calling thread, every few ticks. Written only
+   * when it changes, so that taking a hold costs a volatile read.
+   */
+  private volatile boolean taken;
+
   private volatile boolean closed;
   private volatile Thread thread;
 
@@ -99,6 +110,9 @@ final class LeaseRenewer implements AutoCloseable {
     if (closed) {
       return false;
     }
+    if (!taken) {
+      taken = true;
+    }
     if (!running.get() && running.compareAndSet(false, true)) {
       Thread renewer = Threads.daemon("redis-lock-renewal").newThread(this::run);
       thread = renewer;
@@ -122,9 +136,13 @@ final class LeaseRenewer implements AutoCloseable {
   /**
    * One tick: starts a renewal of every hold due for one.
    *
-   * @return whether any hold is held
+   * @return whether any hold is held, or was taken since the last tick
    */
   boolean tick() {
+    boolean active = taken;
+    if (active) {
+      taken = false;
+    }
     long now = ticker.read();
     boolean[] any = new boolean[1];
     holds.forEach(
@@ -150,7 +168,7 @@ final class LeaseRenewer implements AutoCloseable {
             }
           }
         });
-    return any[0];
+    return any[0] || active;
   }
 
   private void run() {
