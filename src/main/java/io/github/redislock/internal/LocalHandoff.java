@@ -25,15 +25,22 @@ final class LocalHandoff {
 
   private final Ticker ticker;
   private final Releases releases;
+  private final Lifecycle lifecycle;
 
-  LocalHandoff(Ticker ticker, Releases releases) {
+  /**
+   * @param lifecycle the factory's: once it is closed, nothing is handed off (the close reports
+   *     every hold lost, and wakes the queued threads away)
+   */
+  LocalHandoff(Ticker ticker, Releases releases, Lifecycle lifecycle) {
     this.ticker = ticker;
     this.releases = releases;
+    this.lifecycle = lifecycle;
   }
 
   /** Whether the owner of {@code state}, releasing {@code hold}, may pass it on instead. */
   boolean mayHandOff(NameState state, Hold hold) {
-    return state.handoffs < MAX_HANDOFFS
+    return !lifecycle.isClosed()
+        && state.handoffs < MAX_HANDOFFS
         && state.local.hasQueuedThreads()
         && hold.isValid()
         && ticker.read() - hold.acquiredAtNanos < MAX_HANDOFF_NANOS;

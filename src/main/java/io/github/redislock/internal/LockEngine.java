@@ -78,6 +78,7 @@ public final class LockEngine implements AutoCloseable {
   private final LeaseRenewer renewer;
   private final Holds holds;
   private final Waits waits;
+  private final LockNames names;
   private final Mutexes exclusive;
   private final LockConditions exclusiveConditions;
 
@@ -128,9 +129,9 @@ public final class LockEngine implements AutoCloseable {
             },
             Hold::revokeLocally);
     this.releases = new Releases(attempts, ticker, settings.leaseNanos, telemetry);
-    this.handoff = new LocalHandoff(ticker, releases);
-    this.turns = new Turns(ticker);
+    this.handoff = new LocalHandoff(ticker, releases, lifecycle);
     this.wakeUps = new WakeUpHub(wakeUpSources, io, ticker);
+    this.turns = new Turns(ticker, wakeUps);
     HolderDescriptions holders = new HolderDescriptions(backend, settings.describeHolders);
     this.renewer =
         new LeaseRenewer(
@@ -152,6 +153,7 @@ public final class LockEngine implements AutoCloseable {
                 telemetry.renewalFailed(hold, e);
               }
             });
+    this.names = new LockNames(settings.keyPrefix, backend, lifecycle);
     this.holds =
         new Holds(ticker, validNanos, settings.maxHoldNanos, renewer, releases, lifecycle, holders);
     this.waits =
@@ -174,19 +176,7 @@ public final class LockEngine implements AutoCloseable {
     LostHolds lost = new LostHolds(states);
     Acquisitions acquisitions =
         new Acquisitions(policy.kind(), states, lost, holds, waits, handoff, turns, telemetry);
-    return new Mutexes(
-        policy,
-        settings.keyPrefix,
-        states,
-        lost,
-        acquisitions,
-        releases,
-        handoff,
-        turns,
-        wakeUps,
-        lifecycle,
-        backend,
-        losses);
+    return new Mutexes(policy, names, states, lost, acquisitions, releases, handoff, turns, losses);
   }
 
   /**
@@ -267,7 +257,7 @@ public final class LockEngine implements AutoCloseable {
               new ReadWriteFamily(
                   writes,
                   conditions(writes, ConditionQueue.Kind.WRITE),
-                  writes.shares(OrderedOps.readWriteOps(backend.orderedOps())));
+                  writes.shares(OrderedOps.readWriteOps(backend.orderedOps()), lifecycle));
           readWrite = family;
         }
       }

@@ -2,14 +2,11 @@ package io.github.redislock.internal;
 
 import io.github.redislock.LockLostException;
 import io.github.redislock.RedisLockException;
-import io.github.redislock.internal.backend.LockBackend;
 import io.github.redislock.internal.backend.LockKeys;
 import io.github.redislock.internal.backend.ReadWriteOps;
 import io.github.redislock.internal.backend.Release;
 import io.github.redislock.internal.kind.FencedKind;
 import io.github.redislock.internal.kind.LockKind;
-import io.github.redislock.internal.wakeup.WakeUpHub;
-import java.util.Objects;
 import java.util.Set;
 import java.util.function.Consumer;
 import java.util.function.Function;
@@ -41,51 +38,42 @@ public final class Mutexes {
 
   private final Policy policy;
   private final FencedKind kind;
-  private final String keyPrefix;
+  private final LockNames names;
   private final NameRegistry states;
   private final LostHolds lost;
   private final Acquisitions acquisitions;
   private final Releases releases;
   private final LocalHandoff handoff;
   private final Turns turns;
-  private final WakeUpHub wakeUps;
-  private final Lifecycle lifecycle;
-  private final LockBackend backend;
   private final LossReporter losses;
 
   /**
    * A family of locks.
    *
-   * @param keyPrefix what goes before a lock's name in its key
+   * @param names the factory's lock names
    * @param states the family's names
    * @param lost the losses of the family's holds
    * @param acquisitions how the family's threads come to hold its names
    */
   Mutexes(
       Policy policy,
-      String keyPrefix,
+      LockNames names,
       NameRegistry states,
       LostHolds lost,
       Acquisitions acquisitions,
       Releases releases,
       LocalHandoff handoff,
       Turns turns,
-      WakeUpHub wakeUps,
-      Lifecycle lifecycle,
-      LockBackend backend,
       LossReporter losses) {
     this.policy = policy;
     this.kind = policy.kind();
-    this.keyPrefix = keyPrefix;
+    this.names = names;
     this.states = states;
     this.lost = lost;
     this.acquisitions = acquisitions;
     this.releases = releases;
     this.handoff = handoff;
     this.turns = turns;
-    this.wakeUps = wakeUps;
-    this.lifecycle = lifecycle;
-    this.backend = backend;
     this.losses = losses;
   }
 
@@ -93,7 +81,7 @@ public final class Mutexes {
    * The shared mode of this family's names (the read locks beside its write locks): on the same
    * names, and through the same acquisitions.
    */
-  Shares shares(ReadWriteOps ops) {
+  Shares shares(ReadWriteOps ops, Lifecycle lifecycle) {
     return new Shares(ops, states, acquisitions, releases, lifecycle);
   }
 
@@ -104,12 +92,12 @@ public final class Mutexes {
    * @throws IllegalArgumentException if it may not
    */
   public void checkName(String name) {
-    LockKeys.checkLockKey(keyPrefix + name);
+    names.check(name);
   }
 
   /** The name {@code name} of this engine's locks, with its keys (the key prefix applied). */
   public LockName lockName(String name) {
-    return new LockName(name, LockKeys.of(keyPrefix + Objects.requireNonNull(name, "name")), -1);
+    return names.of(name);
   }
 
   // ---- Lock ----
@@ -165,7 +153,7 @@ public final class Mutexes {
       release(state, hold, h -> signals.release(), "unlock");
       return;
     }
-    if (!lifecycle.isClosed() && policy.handOff() && handoff.mayHandOff(state, hold)) {
+    if (policy.handOff() && handoff.mayHandOff(state, hold)) {
       if (!handoff.handOff(state, hold)) {
         throw lost.lostOrNotHeld(name, true);
       }
@@ -193,9 +181,8 @@ public final class Mutexes {
     // Recorded before the local queue moves on, so that the next local holder sees it. A family
     // whose waiters queue in Redis owes no yield: the queue gives the turns, and a waiter giving
     // way would not be queued meanwhile (a later waiter of another process would pass it).
-    if (!policy.firstComeFirstServed()
-        && Turns.othersWaited(release, wakeUps.isSubscribed(state.keys.channel()))) {
-      turns.giveWay(state.name);
+    if (!policy.firstComeFirstServed()) {
+      turns.released(state.name, state.keys, release);
     }
     states.drop(state);
     if (!release.released()) {
@@ -300,8 +287,7 @@ public final class Mutexes {
   }
 
   public boolean isLocked(LockName name) {
-    lifecycle.checkOpen();
-    return backend.isLocked(name.keys);
+    return names.isLocked(name);
   }
 
   public long getFencingToken(LockName lockName) {

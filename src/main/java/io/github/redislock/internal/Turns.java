@@ -1,7 +1,9 @@
 package io.github.redislock.internal;
 
+import io.github.redislock.internal.backend.LockKeys;
 import io.github.redislock.internal.backend.Release;
 import io.github.redislock.internal.util.Ticker;
+import io.github.redislock.internal.wakeup.WakeUpHub;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
@@ -28,6 +30,9 @@ final class Turns {
 
   private final Ticker ticker;
 
+  /** The factory's wake-up channels: its own listener on a channel is not another process's. */
+  private final WakeUpHub wakeUps;
+
   /** Until when this JVM's next attempt on a name gives way to other processes. */
   private final ConcurrentHashMap<String, Long> yields = new ConcurrentHashMap<>();
 
@@ -40,8 +45,20 @@ final class Turns {
    */
   private final AtomicLong roundTripNanos = new AtomicLong(TimeUnit.MICROSECONDS.toNanos(100));
 
-  Turns(Ticker ticker) {
+  Turns(Ticker ticker, WakeUpHub wakeUps) {
     this.ticker = ticker;
+    this.wakeUps = wakeUps;
+  }
+
+  /**
+   * A lock of {@code name} was released by this JVM: when other processes waited for it, this JVM's
+   * next attempt on the name gives way. Recorded before the local queue moves on, so that the next
+   * local holder sees it.
+   */
+  void released(String name, LockKeys keys, Release release) {
+    if (othersWaited(release, wakeUps.isSubscribed(keys.channel()))) {
+      giveWay(name);
+    }
   }
 
   /**
@@ -54,7 +71,7 @@ final class Turns {
   }
 
   /** Other processes waited at a release of {@code name}: its next attempt here gives way. */
-  void giveWay(String name) {
+  private void giveWay(String name) {
     given.increment();
     long until = ticker.read() + yieldNanos();
     if (yields.size() >= FORGET_EXPIRED_ABOVE) {

@@ -127,7 +127,7 @@ class LocalHandoffLincheckTest {
             ticker,
             LEASE.toNanos(),
             new Telemetry(false, null, ticker));
-    private final LocalHandoff handoff = new LocalHandoff(ticker, releases);
+    private final LocalHandoff handoff = new LocalHandoff(ticker, releases, new Lifecycle());
     private final Lifecycle lifecycle = new Lifecycle();
     private final NameState state = new NameState(KEYS.lock(), KEYS, lifecycle, false);
 

@@ -34,7 +34,7 @@ class LocalHandoffTest {
           ticker,
           LEASE.toNanos(),
           new Telemetry(false, null, ticker));
-  private final LocalHandoff handoff = new LocalHandoff(ticker, releases);
+  private final LocalHandoff handoff = new LocalHandoff(ticker, releases, new Lifecycle());
   private final NameState state = new NameState("handoff-test", KEYS, new Lifecycle(), false);
   private final List<Thread> threads = new ArrayList<>();
 

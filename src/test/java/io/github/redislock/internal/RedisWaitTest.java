@@ -8,6 +8,7 @@ import io.github.redislock.internal.FakeBackend.Call;
 import io.github.redislock.internal.FakeBackend.Op;
 import io.github.redislock.internal.Waits.RedisWait;
 import io.github.redislock.internal.backend.LockKeys;
+import io.github.redislock.internal.backend.Release;
 import io.github.redislock.internal.kind.ExclusiveKind;
 import io.github.redislock.internal.util.Ticker;
 import io.github.redislock.internal.wakeup.WakeUpHub;
@@ -47,8 +48,8 @@ class RedisWaitTest {
           ticker,
           LEASE.toNanos(),
           new Telemetry(false, null, ticker));
-  private Turns turns = new Turns(ticker);
   private WakeUpHub wakeUps = new WakeUpHub(List.of(), io, ticker);
+  private Turns turns = new Turns(ticker, wakeUps);
   private Thread waiter;
 
   @AfterEach
@@ -73,8 +74,8 @@ class RedisWaitTest {
             clock,
             LEASE.toNanos(),
             new Telemetry(false, null, clock));
-    turns = new Turns(clock);
     wakeUps = new WakeUpHub(List.of(), io, clock);
+    turns = new Turns(clock, wakeUps);
   }
 
   /**
@@ -321,7 +322,7 @@ class RedisWaitTest {
   void theYieldOwedIsPaidBeforeTheFirstAttempt() {
     ManualTicker manual = new ManualTicker();
     useTicker(manual);
-    turns.giveWay(NAME);
+    turns.released(NAME, KEYS, new Release(true, 1)); // another process waited
     Outcome outcome = runInThread(wait(Mode.UNINTERRUPTIBLE));
     awaitUntil(() -> waiter.getState() == Thread.State.TIMED_WAITING || !waiter.isAlive());
     assertThat(backend.calls(Op.TRY_ACQUIRE)).isZero(); // the lock is free, yet no attempt
@@ -336,7 +337,7 @@ class RedisWaitTest {
   void onceDoesNotPayTheYieldAndLeavesItOwed() throws InterruptedException {
     ManualTicker manual = new ManualTicker();
     useTicker(manual);
-    turns.giveWay(NAME);
+    turns.released(NAME, KEYS, new Release(true, 1)); // another process waited
     assertThat(wait(Mode.ONCE).run()).isTrue();
     assertThat(turns.takeYieldNanos(NAME)).isPositive();
   }

@@ -3,8 +3,11 @@ package io.github.redislock.internal;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.within;
 
+import io.github.redislock.internal.backend.LockKeys;
 import io.github.redislock.internal.backend.Release;
+import io.github.redislock.internal.wakeup.WakeUpHub;
 import java.lang.reflect.Field;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
@@ -15,7 +18,13 @@ class TurnsTest {
   private static final long MAX = TimeUnit.MILLISECONDS.toNanos(Turns.MAX_YIELD_MILLIS);
 
   private final ManualTicker ticker = new ManualTicker();
-  private final Turns turns = new Turns(ticker);
+  private final WakeUpHub wakeUps = new WakeUpHub(List.of(), Runnable::run, ticker);
+  private final Turns turns = new Turns(ticker, wakeUps);
+
+  /** A release of {@code name} that another process waited for (it listened; this factory not). */
+  private void releasedWhileOthersWaited(String name) {
+    turns.released(name, LockKeys.of(name), new Release(true, 1));
+  }
 
   @Test
   void noYieldIsOwedByDefault() {
@@ -25,14 +34,14 @@ class TurnsTest {
 
   @Test
   void givingWayOwesAYieldWithinTheBounds() {
-    turns.giveWay("a");
+    releasedWhileOthersWaited("a");
     assertThat(turns.takeYieldNanos("a")).isBetween(MIN, MAX);
     assertThat(turns.given()).isEqualTo(1);
   }
 
   @Test
   void theYieldOwedShrinksAsTheTickerAdvances() {
-    turns.giveWay("a");
+    releasedWhileOthersWaited("a");
     long full = turns.yieldNanos();
     ticker.advance(TimeUnit.MILLISECONDS.toNanos(2));
     assertThat(turns.takeYieldNanos("a")).isEqualTo(full - TimeUnit.MILLISECONDS.toNanos(2));
@@ -40,21 +49,21 @@ class TurnsTest {
 
   @Test
   void theYieldOwedIsGoneOnceItsTimeHasPassed() {
-    turns.giveWay("a");
+    releasedWhileOthersWaited("a");
     ticker.advance(turns.yieldNanos());
     assertThat(turns.takeYieldNanos("a")).isZero();
   }
 
   @Test
   void theYieldOwedIsTakenOnce() {
-    turns.giveWay("a");
+    releasedWhileOthersWaited("a");
     assertThat(turns.takeYieldNanos("a")).isPositive();
     assertThat(turns.takeYieldNanos("a")).isZero();
   }
 
   @Test
   void theYieldIsOwedOnTheNameGivenWayOnly() {
-    turns.giveWay("a");
+    releasedWhileOthersWaited("a");
     assertThat(turns.takeYieldNanos("b")).isZero();
     assertThat(turns.takeYieldNanos("a")).isPositive();
   }
@@ -106,30 +115,30 @@ class TurnsTest {
   @Test
   void expiredYieldsAreForgottenOnceSixtyFourAreKept() throws ReflectiveOperationException {
     for (int i = 0; i < 64; i++) {
-      turns.giveWay("old-" + i);
+      releasedWhileOthersWaited("old-" + i);
     }
     ticker.advance(MAX);
-    turns.giveWay("new");
+    releasedWhileOthersWaited("new");
     assertThat(yields()).containsOnlyKeys("new");
   }
 
   @Test
   void yieldsStillOwedAreKeptWhenSixtyFourAreKept() throws ReflectiveOperationException {
     for (int i = 0; i < 64; i++) {
-      turns.giveWay("old-" + i);
+      releasedWhileOthersWaited("old-" + i);
     }
     ticker.advance(MIN - 1);
-    turns.giveWay("new");
+    releasedWhileOthersWaited("new");
     assertThat(yields()).hasSize(65);
   }
 
   @Test
   void expiredYieldsAreKeptWhileFewerThanSixtyFour() throws ReflectiveOperationException {
     for (int i = 0; i < 63; i++) {
-      turns.giveWay("old-" + i);
+      releasedWhileOthersWaited("old-" + i);
     }
     ticker.advance(MAX);
-    turns.giveWay("new");
+    releasedWhileOthersWaited("new");
     assertThat(yields()).hasSize(64);
   }
 

@@ -7,7 +7,7 @@ package io.github.redislock.internal.backend;
  *     whose reply was lost)
  * @param listeners how many connections were subscribed to the lock's wake-up channel when it was
  *     released (the most on any one node, under Redlock): other processes' waiters, and this
- *     factory's own subscription if it has one (see {@code LockEngine.othersWaited})
+ *     factory's own subscription if it has one (see {@code Turns.othersWaited})
  * @param server for an answer that it was not ours, the server that gave it ({@code host:port}),
  *     when known: a retry's "not ours" says nothing about an earlier attempt on another server
  */
