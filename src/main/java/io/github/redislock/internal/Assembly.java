@@ -30,9 +30,9 @@ public final class Assembly {
    * @return the engine
    */
   public static LockEngine singleNode(String uri, Tls tls, Settings settings) {
-    UnifiedJedis client =
-        RedisClients.create(uri, Duration.ofNanos(settings.commandTimeoutNanos), tls);
-    return singleNode(client, true, settings);
+    RedisClients.Owned created =
+        RedisClients.createOwned(uri, Duration.ofNanos(settings.commandTimeoutNanos), tls);
+    return singleNode(created.client(), created.close(), settings);
   }
 
   /**
@@ -43,12 +43,16 @@ public final class Assembly {
    * @return the engine
    */
   public static LockEngine singleNode(UnifiedJedis client, Settings settings) {
-    return singleNode(client, false, settings);
+    return singleNode(client, null, settings);
   }
 
-  private static LockEngine singleNode(UnifiedJedis client, boolean owned, Settings settings) {
+  /**
+   * @param closeClient closes the client, when the engine made it; {@code null} for a caller's
+   */
+  private static LockEngine singleNode(
+      UnifiedJedis client, Runnable closeClient, Settings settings) {
     LockBackend backend =
-        new SingleNodeBackend(client, owned, settings.leaseMillis, settings.ticker);
+        new SingleNodeBackend(client, closeClient, settings.leaseMillis, settings.ticker);
     return new LockEngine(backend, List.of(client), settings);
   }
 

@@ -17,7 +17,10 @@ import redis.clients.jedis.UnifiedJedis;
  */
 public final class SingleNodeBackend implements LockBackend {
   private final UnifiedJedis client;
-  private final boolean ownsClient;
+
+  /** Closes the client, when this backend made it (the caller's is never closed); or null. */
+  private final Runnable closeClient;
+
   private final LockCommands commands;
   private final Direct direct;
   private final AccessCheck access = new AccessCheck();
@@ -38,26 +41,28 @@ public final class SingleNodeBackend implements LockBackend {
    * clock.
    *
    * @param client a standalone, Sentinel or Cluster client
-   * @param ownsClient whether {@link #close()} closes it
+   * @param closeClient how {@link #close()} closes the client, or {@code null} for a caller's
+   *     client, which it never closes
    * @param leaseMillis the lease every acquisition and renewal sets
    */
-  public SingleNodeBackend(UnifiedJedis client, boolean ownsClient, long leaseMillis) {
-    this(client, ownsClient, leaseMillis, Ticker.SYSTEM);
+  public SingleNodeBackend(UnifiedJedis client, Runnable closeClient, long leaseMillis) {
+    this(client, closeClient, leaseMillis, Ticker.SYSTEM);
   }
 
   /**
    * A backend on {@code client}.
    *
    * @param client a standalone, Sentinel or Cluster client
-   * @param ownsClient whether {@link #close()} closes it
+   * @param closeClient how {@link #close()} closes the client, or {@code null} for a caller's
+   *     client, which it never closes
    * @param leaseMillis the lease every acquisition and renewal sets
    * @param ticker the clock by which a Cluster's masters are asked for again (see {@link
    *     SlotMasters})
    */
   public SingleNodeBackend(
-      UnifiedJedis client, boolean ownsClient, long leaseMillis, Ticker ticker) {
+      UnifiedJedis client, Runnable closeClient, long leaseMillis, Ticker ticker) {
     this.client = client;
-    this.ownsClient = ownsClient;
+    this.closeClient = closeClient;
     // A Redis Cluster carries wake-ups by sharded Pub/Sub (see internal.wakeup's PubSubClient).
     WireArguments wire = WireArguments.of(leaseMillis, client instanceof RedisClusterClient);
     this.commands = new LockCommands(wire);
@@ -221,8 +226,8 @@ public final class SingleNodeBackend implements LockBackend {
     if (slotMasters != null) {
       slotMasters.close();
     }
-    if (ownsClient) {
-      client.close();
+    if (closeClient != null) {
+      closeClient.run();
     }
   }
 }

@@ -1,8 +1,12 @@
 package io.github.redislock.internal.client;
 
 import io.github.redislock.RedisLockException;
+import io.github.redislock.internal.util.Ticker;
 import java.time.Duration;
+import java.util.HashSet;
 import java.util.LinkedHashSet;
+import java.util.Set;
+import java.util.concurrent.TimeUnit;
 import redis.clients.jedis.ConnectionPoolConfig;
 import redis.clients.jedis.DefaultJedisClientConfig;
 import redis.clients.jedis.HostAndPort;
@@ -246,6 +250,72 @@ public final class RedisClients {
         .clientConfig(nodeConfig(endpoint, timeout, tls))
         .poolConfig(pool(timeout))
         .build();
+  }
+
+  /**
+   * A client this library created, and how to close it for good.
+   *
+   * @param client the client
+   * @param close closes it, and waits (a bounded time) for the threads it started to end
+   */
+  public record Owned(UnifiedJedis client, Runnable close) {}
+
+  /** How long {@link Owned#close} waits for a Sentinel client's listener threads to end. */
+  static final long LISTENERS_END_MILLIS = 2000;
+
+  /**
+   * Creates a client for {@code uri}, as {@link #create(String, Duration, Tls)} does, with how to
+   * close it for good.
+   *
+   * <p>A Sentinel client starts a listener thread per Sentinel as it is built, subscribed to the
+   * Sentinel's {@code +switch-master} events. Jedis's listener marks itself running when its thread
+   * starts, so a close that came before (a factory closed right after it was built) is undone, and
+   * the listener would run on for good, subscribed. So the close waits for the listeners this
+   * client started to end, closing the client again while one still runs (which stops it for good),
+   * for at most {@value #LISTENERS_END_MILLIS} ms.
+   */
+  public static Owned createOwned(String uri, Duration commandTimeout, Tls tls) {
+    if (RedisUri.parse(uri).kind() != Kind.SENTINEL) {
+      UnifiedJedis client = create(uri, commandTimeout, tls);
+      return new Owned(client, client::close);
+    }
+    Set<Thread> before = sentinelListeners();
+    UnifiedJedis client = create(uri, commandTimeout, tls);
+    Set<Thread> started = sentinelListeners();
+    started.removeAll(before);
+    return new Owned(client, () -> closeSentinelClient(client, started));
+  }
+
+  /** The Sentinel listener threads of this JVM's Sentinel clients (Jedis names them so). */
+  private static Set<Thread> sentinelListeners() {
+    Set<Thread> listeners = new HashSet<>();
+    for (Thread thread : Thread.getAllStackTraces().keySet()) {
+      if (thread.getName().contains("-SentinelListener-")) {
+        listeners.add(thread);
+      }
+    }
+    return listeners;
+  }
+
+  private static void closeSentinelClient(UnifiedJedis client, Set<Thread> listeners) {
+    client.close();
+    long deadline = Ticker.SYSTEM.read() + TimeUnit.MILLISECONDS.toNanos(LISTENERS_END_MILLIS);
+    boolean interrupted = false;
+    for (Thread listener : listeners) {
+      while (listener.isAlive() && Ticker.SYSTEM.read() - deadline < 0) {
+        try {
+          listener.join(10);
+        } catch (InterruptedException e) {
+          interrupted = true;
+        }
+        if (listener.isAlive()) {
+          client.close(); // it started after the close: this one stops it
+        }
+      }
+    }
+    if (interrupted) {
+      Thread.currentThread().interrupt();
+    }
   }
 
   private static UnifiedJedis sentinel(RedisUri endpoint, Duration timeout, Tls tls) {

@@ -28,7 +28,7 @@ class SingleNodeBackendTest {
   static void start() {
     server = RedisServer.start();
     client = RedisClient.create(server.host(), server.port());
-    backend = new SingleNodeBackend(client, false, 10_000);
+    backend = new SingleNodeBackend(client, null, 10_000);
   }
 
   @AfterAll

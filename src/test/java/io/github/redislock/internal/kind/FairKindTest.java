@@ -50,7 +50,7 @@ class FairKindTest {
   static void start() {
     server = RedisServer.start();
     client = RedisClient.create(server.host(), server.port());
-    backend = new SingleNodeBackend(client, false, LEASE_MILLIS);
+    backend = new SingleNodeBackend(client, null, LEASE_MILLIS);
   }
 
   @AfterAll
@@ -155,7 +155,7 @@ class FairKindTest {
   void aLeaveWhileAnAttemptThatAcquiredIsOnItsWayFreesTheLockAtOnce() throws Exception {
     try (TcpProxy proxy = TcpProxy.start(server.port());
         RedisClient slowClient = client(proxy, Timing.awaitAtMost());
-        SingleNodeBackend slow = new SingleNodeBackend(slowClient, false, LONG_LEASE_MILLIS)) {
+        SingleNodeBackend slow = new SingleNodeBackend(slowClient, null, LONG_LEASE_MILLIS)) {
       FairKind kind = kind(slow, LONG_LEASE_MILLIS); // no key expires while the test waits
       warmUp(kind);
       openTwoConnections(slowClient);
@@ -187,7 +187,7 @@ class FairKindTest {
     Duration timeout = Timing.scaled(Duration.ofMillis(300));
     try (TcpProxy proxy = TcpProxy.start(server.port());
         RedisClient slowClient = client(proxy, timeout);
-        SingleNodeBackend slow = new SingleNodeBackend(slowClient, false, LEASE_MILLIS)) {
+        SingleNodeBackend slow = new SingleNodeBackend(slowClient, null, LEASE_MILLIS)) {
       FairKind kind = kind(slow, LEASE_MILLIS);
       warmUp(kind);
       holdElsewhere();

@@ -44,7 +44,7 @@ class WriteKindTest {
   static void start() {
     server = RedisServer.start();
     client = RedisClient.create(server.host(), server.port());
-    backend = new SingleNodeBackend(client, false, LEASE_MILLIS);
+    backend = new SingleNodeBackend(client, null, LEASE_MILLIS);
   }
 
   @AfterAll
@@ -81,7 +81,7 @@ class WriteKindTest {
   void aLeaveWhileAnAttemptThatAcquiredIsOnItsWayFreesTheLockAtOnce() throws Exception {
     try (TcpProxy proxy = TcpProxy.start(server.port());
         RedisClient slowClient = client(proxy, Timing.awaitAtMost());
-        SingleNodeBackend slow = new SingleNodeBackend(slowClient, false, LONG_LEASE_MILLIS)) {
+        SingleNodeBackend slow = new SingleNodeBackend(slowClient, null, LONG_LEASE_MILLIS)) {
       WriteKind kind = kind(slow, LONG_LEASE_MILLIS); // no key expires while the test waits
       warmUp(kind);
       openTwoConnections(slowClient);
@@ -114,7 +114,7 @@ class WriteKindTest {
     Duration timeout = Timing.scaled(Duration.ofMillis(300));
     try (TcpProxy proxy = TcpProxy.start(server.port());
         RedisClient slowClient = client(proxy, timeout);
-        SingleNodeBackend slow = new SingleNodeBackend(slowClient, false, LEASE_MILLIS)) {
+        SingleNodeBackend slow = new SingleNodeBackend(slowClient, null, LEASE_MILLIS)) {
       WriteKind kind = kind(slow, LEASE_MILLIS);
       Attempts intent = kind.forWait(false);
       assertThat(intent.tryAcquire(keys, Tokens.next(), false).acquired()).isFalse();
