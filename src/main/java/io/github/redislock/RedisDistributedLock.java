@@ -1,8 +1,8 @@
 package io.github.redislock;
 
-import io.github.redislock.internal.LockConditions;
 import io.github.redislock.internal.LockName;
 import io.github.redislock.internal.Mutexes;
+import io.github.redislock.internal.condition.LockConditions;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.Optional;

@@ -1,12 +1,12 @@
 package io.github.redislock;
 
-import io.github.redislock.internal.Assembly;
-import io.github.redislock.internal.LockEngine;
 import io.github.redislock.internal.Settings;
 import io.github.redislock.internal.backend.LockState;
 import io.github.redislock.internal.client.Kind;
 import io.github.redislock.internal.client.RedisClients;
 import io.github.redislock.internal.client.Tls;
+import io.github.redislock.internal.engine.Assembly;
+import io.github.redislock.internal.engine.LockEngine;
 import io.github.redislock.internal.util.Ticker;
 import java.time.Duration;
 import java.time.Instant;

@@ -1,7 +1,7 @@
 package io.github.redislock;
 
 import io.github.redislock.internal.LockName;
-import io.github.redislock.internal.ReadWriteFamily;
+import io.github.redislock.internal.engine.ReadWriteFamily;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.Optional;

@@ -1,7 +1,7 @@
 package io.github.redislock;
 
-import io.github.redislock.internal.LockEngine;
 import io.github.redislock.internal.Telemetry;
+import io.github.redislock.internal.engine.LockEngine;
 
 /**
  * The public snapshots of a factory ({@link LockStats}, {@link LockActivity}) from its engine's.

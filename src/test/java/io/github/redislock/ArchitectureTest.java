@@ -27,14 +27,19 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The layers of the library (see docs/architecture.md), checked on its compiled classes: the public
- * package reaches the internals only through the factory and the engine; the engine ({@code
- * internal}) uses the backends; backends use transports; nothing points back up; no package cycles,
- * and no cycles among top-level classes. And no source file in {@code src/main} is longer than the
- * reader can take in one sitting.
+ * package reaches the internals only through the factory and the engine's entry points; the engine
+ * ({@code internal.engine}) builds the conditions ({@code internal.condition}) on the core ({@code
+ * internal}), and neither lower layer names a higher one; the core uses the kinds, the backends and
+ * the wake-ups; backends use transports; nothing points back up; no package cycles, and no cycles
+ * among top-level classes. And no source file in {@code src/main} is longer than the reader can
+ * take in one sitting.
  */
 class ArchitectureTest {
   private static final String API = "io.github.redislock";
-  private static final String ENGINE = "io.github.redislock.internal";
+  private static final String INTERNAL = "io.github.redislock.internal";
+  private static final String CORE = INTERNAL;
+  private static final String CONDITION = "io.github.redislock.internal.condition";
+  private static final String ENGINE = "io.github.redislock.internal.engine";
   private static final String BACKEND = "io.github.redislock.internal.backend";
   private static final String TRANSPORT = "io.github.redislock.internal.transport";
   private static final String CLIENT = "io.github.redislock.internal.client";
@@ -112,6 +117,11 @@ class ArchitectureTest {
         .check(classes);
   }
 
+  /**
+   * The facades reach the internals through the engine's entry points only: the core's families
+   * ({@code Mutexes}, {@code LockName}), the conditions ({@code LockConditions}) and the engine
+   * ({@code ReadWriteFamily}); only the factory and {@code Snapshots} build and read the rest.
+   */
   @Test
   void theApiReachesTheInternalsOnlyThroughTheFactoryAndTheEnginesEntryPoints() {
     noClasses()
@@ -124,8 +134,35 @@ class ArchitectureTest {
         .should()
         .dependOnClassesThat(
             describe(
-                "are in the internal sub-packages (the facades talk to the engine only)",
-                c -> c.getPackageName().startsWith(ENGINE + ".")))
+                "are below the core, the conditions and the engine (the facades talk to those)",
+                c ->
+                    c.getPackageName().startsWith(INTERNAL + ".")
+                        && !c.getPackageName().equals(CONDITION)
+                        && !c.getPackageName().equals(ENGINE)))
+        .check(classes);
+  }
+
+  /** The core never names the conditions above it, nor the engine that builds both. */
+  @Test
+  void theCoreKnowsNothingOfConditionsOrTheEngine() {
+    noClasses()
+        .that()
+        .resideInAPackage(CORE)
+        .should()
+        .dependOnClassesThat()
+        .resideInAnyPackage(CONDITION, ENGINE)
+        .check(classes);
+  }
+
+  /** Conditions sit on the core and never name the engine that builds them. */
+  @Test
+  void conditionsNeverUseTheEngine() {
+    noClasses()
+        .that()
+        .resideInAPackage(CONDITION)
+        .should()
+        .dependOnClassesThat()
+        .resideInAnyPackage(ENGINE, CLIENT, TRANSPORT, EVENTS)
         .check(classes);
   }
 
@@ -135,7 +172,8 @@ class ArchitectureTest {
         .that()
         .resideInAnyPackage(BACKEND, TRANSPORT, CLIENT, UTIL, WAKEUP, EVENTS, KIND)
         .should()
-        .dependOnClassesThat(resideInAPackage(ENGINE))
+        .dependOnClassesThat()
+        .resideInAnyPackage(CORE, CONDITION, ENGINE)
         .check(classes);
   }
 

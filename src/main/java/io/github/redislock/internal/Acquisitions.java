@@ -16,7 +16,7 @@ import io.github.redislock.internal.kind.LockKind;
  * published for its thread, renewed, and counted; the kind of lock ({@link LockKind}) is all that
  * differs in Redis.
  */
-final class Acquisitions {
+public final class Acquisitions {
   private final LockKind kind;
   private final NameRegistry states;
   private final LostHolds lost;
@@ -33,7 +33,7 @@ final class Acquisitions {
    * @param states the family's names
    * @param lost the losses of its exclusive holds
    */
-  Acquisitions(
+  public Acquisitions(
       LockKind kind,
       NameRegistry states,
       LostHolds lost,

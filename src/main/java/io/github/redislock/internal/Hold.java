@@ -21,7 +21,7 @@ import java.util.function.Consumer;
  * that holds the lock moves that state, through {@link #fencingToken}; other threads only read the
  * token for a loss report.
  */
-final class Hold {
+public final class Hold {
   private static final int HELD = 0;
   private static final int RELEASING = 1;
   private static final int LOST = 2;
@@ -33,9 +33,9 @@ final class Hold {
    */
   private final Consumer<Hold> revokeLocally;
 
-  final String name;
-  final LockKeys keys;
-  final String token;
+  public final String name;
+  public final LockKeys keys;
+  public final String token;
   final Grant grant;
   final long acquiredAtNanos;
   private final Ticker ticker;
@@ -82,7 +82,7 @@ final class Hold {
   /** Signals given under this hold, sent with its release; the holding thread's alone. */
   private PendingSignals pendingSignals;
 
-  Hold(
+  public Hold(
       LockKind kind,
       Consumer<Hold> revokeLocally,
       String name,
@@ -153,7 +153,7 @@ final class Hold {
   }
 
   /** The hold was marked lost: its holder, if any, gives up the local lock now. */
-  void revokeLocally() {
+  public void revokeLocally() {
     if (revokeLocally != null) {
       revokeLocally.accept(this);
     }
@@ -189,12 +189,12 @@ final class Hold {
   }
 
   /** The signals its holder gave that travel with its release, or {@code null} when none. */
-  PendingSignals pendingSignals() {
+  public PendingSignals pendingSignals() {
     return pendingSignals;
   }
 
   /** The signals, made for {@code conditions} when the holder gives the first. */
-  PendingSignals pendingSignals(PendingSignals.Sender sender) {
+  public PendingSignals pendingSignals(PendingSignals.Sender sender) {
     if (pendingSignals == null) {
       pendingSignals = new PendingSignals(sender);
     }
@@ -202,7 +202,7 @@ final class Hold {
   }
 
   /** The pending signals, which the caller sends now: the hold has none afterwards. */
-  PendingSignals takePendingSignals() {
+  public PendingSignals takePendingSignals() {
     PendingSignals taken = pendingSignals;
     pendingSignals = null;
     return taken;

@@ -12,7 +12,7 @@ import org.slf4j.LoggerFactory;
  * time, with the lock's expiry, extended at every renewal. Off, it costs nothing; on, one Redis
  * call per acquisition and per renewal. Best effort: a failure is logged and leaves the lock alone.
  */
-final class HolderDescriptions {
+public final class HolderDescriptions {
   private static final Logger log = LoggerFactory.getLogger(HolderDescriptions.class);
 
   private final LockBackend backend;
@@ -20,7 +20,7 @@ final class HolderDescriptions {
   private final String host;
   private final long pid;
 
-  HolderDescriptions(LockBackend backend, boolean enabled) {
+  public HolderDescriptions(LockBackend backend, boolean enabled) {
     this.backend = backend;
     this.enabled = enabled;
     this.host = enabled ? localHost() : null;
@@ -41,7 +41,7 @@ final class HolderDescriptions {
   }
 
   /** {@code hold} was renewed: its description lives as long again. */
-  void renewed(Hold hold) {
+  public void renewed(Hold hold) {
     if (!enabled || !hold.isDescribed()) {
       return;
     }

@@ -10,7 +10,7 @@ import java.util.function.Consumer;
  * from the attempt that got it and its holder's maximum hold time; its renewal started once it is
  * published; its holder described beside the lock key (when enabled).
  */
-final class Holds {
+public final class Holds {
   private final Ticker ticker;
   private final long validNanos;
   private final long maxHoldNanos;
@@ -24,7 +24,7 @@ final class Holds {
    *     lease less the backend's drift allowance
    * @param maxHoldNanos the factory's maximum hold time, 0 for none
    */
-  Holds(
+  public Holds(
       Ticker ticker,
       long validNanos,
       long maxHoldNanos,

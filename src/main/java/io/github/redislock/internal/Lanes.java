@@ -18,7 +18,7 @@ import java.util.function.Function;
  * on. The node of a call is the backend's ({@code LockBackend.nodeOf}). A lane whose threads all
  * ended idle is dropped, so a node that went away (a failover, a resharding) leaves nothing behind.
  */
-final class Lanes implements NodeExecutor, AutoCloseable {
+public final class Lanes implements NodeExecutor, AutoCloseable {
   private final String purpose;
   private final Function<LockKeys, String> nodeOf;
   private final int maxThreads;
@@ -36,7 +36,7 @@ final class Lanes implements NodeExecutor, AutoCloseable {
    * @param maxQueued the most calls that wait for a thread of one node's lane
    * @param keepAliveNanos how long a thread waits for work before it ends
    */
-  Lanes(
+  public Lanes(
       String purpose,
       Function<LockKeys, String> nodeOf,
       int maxThreads,
@@ -107,7 +107,7 @@ final class Lanes implements NodeExecutor, AutoCloseable {
    * The threads of each node's lane, busy or idle: every lane, one per node with threads or queued
    * calls (a lane whose last thread just ended may show none, until it is dropped).
    */
-  Map<String, Integer> threadsPerNode() {
+  public Map<String, Integer> threadsPerNode() {
     Map<String, Integer> threads = new HashMap<>();
     lanes.forEach((node, lane) -> threads.put(node, lane.threads()));
     return threads;
@@ -127,7 +127,7 @@ final class Lanes implements NodeExecutor, AutoCloseable {
    * Waits, after {@link #close}, until every lane's threads have ended their calls, up to {@code
    * deadlineNanos} (real time: {@link Ticker#SYSTEM}).
    */
-  void awaitEnd(long deadlineNanos) throws InterruptedException {
+  public void awaitEnd(long deadlineNanos) throws InterruptedException {
     for (Bulkhead lane : lanes.values()) {
       lane.awaitEnd(deadlineNanos - Ticker.SYSTEM.read());
     }

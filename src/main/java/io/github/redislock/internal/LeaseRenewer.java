@@ -26,12 +26,12 @@ import org.slf4j.LoggerFactory;
  * hold time is not renewed any more, and is marked lost once its lease ran out. Each loss is
  * reported once.
  */
-final class LeaseRenewer implements AutoCloseable {
+public final class LeaseRenewer implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(LeaseRenewer.class);
   private static final int IDLE_TICKS_BEFORE_EXIT = 3;
 
   /** Who is told of each renewal, on the renewal's thread. */
-  interface Renewals {
+  public interface Renewals {
     Renewals NONE = new Renewals() {};
 
     default void renewed(Hold hold) {}
@@ -40,7 +40,7 @@ final class LeaseRenewer implements AutoCloseable {
   }
 
   /** The holds to renew: whatever the engine holds now, held or not any more. */
-  interface Holds {
+  public interface Holds {
     void forEach(Consumer<Hold> action);
   }
 
@@ -73,7 +73,7 @@ final class LeaseRenewer implements AutoCloseable {
    * @param validNanos how long a hold counts as held after a renewal starts: the lease less the
    *     backend's safety margin
    */
-  LeaseRenewer(
+  public LeaseRenewer(
       long leaseNanos,
       long validNanos,
       LossReporter losses,
@@ -84,7 +84,7 @@ final class LeaseRenewer implements AutoCloseable {
   }
 
   /** A renewer that tells {@code renewals} of each renewal and each failed one. */
-  LeaseRenewer(
+  public LeaseRenewer(
       long leaseNanos,
       long validNanos,
       LossReporter losses,
@@ -122,7 +122,7 @@ final class LeaseRenewer implements AutoCloseable {
   }
 
   /** Number of holds being renewed: held, not lost. */
-  int activeCount() {
+  public int activeCount() {
     int[] count = new int[1];
     holds.forEach(hold -> count[0] += hold.isHeld() ? 1 : 0);
     return count[0];

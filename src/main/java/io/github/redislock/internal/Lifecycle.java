@@ -1,11 +1,11 @@
 package io.github.redislock.internal;
 
 /** Whether a factory is closed, shared by the engine pieces that must refuse work after close. */
-final class Lifecycle {
+public final class Lifecycle {
   private volatile boolean closed;
 
   /** Marks the factory closed; {@code false} if it was already. */
-  boolean close() {
+  public boolean close() {
     if (closed) {
       return false;
     }
@@ -18,7 +18,7 @@ final class Lifecycle {
   }
 
   /** Throws {@link IllegalStateException} once the factory is closed. */
-  void checkOpen() {
+  public void checkOpen() {
     if (closed) {
       throw new IllegalStateException("this RedisLockFactory is closed");
     }
@@ -29,7 +29,7 @@ final class Lifecycle {
    * closing may have made fail) suppressed: a call the factory's closing interrupted ends as every
    * call on a closed factory does.
    */
-  void checkOpen(Throwable failure) {
+  public void checkOpen(Throwable failure) {
     if (closed) {
       IllegalStateException closedFactory =
           new IllegalStateException("this RedisLockFactory is closed");

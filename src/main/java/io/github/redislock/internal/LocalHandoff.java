@@ -18,7 +18,7 @@ import java.util.concurrent.TimeUnit;
  * <p>The handoff itself lives in the name's state ({@link NameState#handoff}, {@link
  * NameState#handoffs}); this class is the only one that reads or writes those fields.
  */
-final class LocalHandoff {
+public final class LocalHandoff {
   static final int MAX_HANDOFFS = 16;
   static final long MAX_HANDOFF_MILLIS = 20;
   private static final long MAX_HANDOFF_NANOS = TimeUnit.MILLISECONDS.toNanos(MAX_HANDOFF_MILLIS);
@@ -31,7 +31,7 @@ final class LocalHandoff {
    * @param lifecycle the factory's: once it is closed, nothing is handed off (the close reports
    *     every hold lost, and wakes the queued threads away)
    */
-  LocalHandoff(Ticker ticker, Releases releases, Lifecycle lifecycle) {
+  public LocalHandoff(Ticker ticker, Releases releases, Lifecycle lifecycle) {
     this.ticker = ticker;
     this.releases = releases;
     this.lifecycle = lifecycle;

@@ -9,7 +9,7 @@ import java.time.Duration;
  */
 public final class LockName {
   final String name;
-  final LockKeys keys;
+  public final LockKeys keys;
 
   /** The maximum hold time of the lock object's holds; -1: the factory's. */
   final long maxHoldNanos;

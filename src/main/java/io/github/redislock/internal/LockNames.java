@@ -9,7 +9,7 @@ import java.util.Objects;
  * take, and whether a name is locked in Redis, by anyone. One per factory, shared by its families:
  * a name's keys are the same whatever kind of lock takes it.
  */
-final class LockNames {
+public final class LockNames {
   private final String keyPrefix;
   private final LockBackend backend;
   private final Lifecycle lifecycle;
@@ -17,7 +17,7 @@ final class LockNames {
   /**
    * @param keyPrefix what goes before a lock's name in its key
    */
-  LockNames(String keyPrefix, LockBackend backend, Lifecycle lifecycle) {
+  public LockNames(String keyPrefix, LockBackend backend, Lifecycle lifecycle) {
     this.keyPrefix = keyPrefix;
     this.backend = backend;
     this.lifecycle = lifecycle;

@@ -9,11 +9,12 @@ import org.slf4j.LoggerFactory;
  * Reports lost holds, once each: marks the hold lost, logs it and tells the factory's listener.
  * Every path that finds a hold lost (renewal, a fencing call, close) goes through here.
  */
-final class LossReporter {
+public final class LossReporter {
   private static final Logger log = LoggerFactory.getLogger(LossReporter.class);
 
   /** The reason given when the lock key no longer holds the hold's token. */
-  static final String NOT_OURS = "the lock key was deleted, expired or taken by another owner";
+  public static final String NOT_OURS =
+      "the lock key was deleted, expired or taken by another owner";
 
   /** The reason given when a hold outlived its maximum hold time and expired with its lease. */
   static final String MAX_HOLD_TIME =
@@ -27,13 +28,13 @@ final class LossReporter {
    *
    * @param afterLoss what the engine does once a hold is marked lost: it gives up the local lock
    */
-  LossReporter(Consumer<LockLostEvent> listener, Consumer<Hold> afterLoss) {
+  public LossReporter(Consumer<LockLostEvent> listener, Consumer<Hold> afterLoss) {
     this.listener = listener;
     this.afterLoss = afterLoss;
   }
 
   /** Marks {@code hold} lost and reports it, unless it was released or reported already. */
-  void lose(Hold hold, String reason) {
+  public void lose(Hold hold, String reason) {
     if (!hold.markLost(reason)) {
       return;
     }

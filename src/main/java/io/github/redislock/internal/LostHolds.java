@@ -23,7 +23,7 @@ import java.util.WeakHashMap;
  * finds the record, and a hold lost while it is being taken is either revoked or seen lost by its
  * taker, never neither.
  */
-final class LostHolds {
+public final class LostHolds {
   private final NameRegistry states;
 
   /** Whether these are the losses of shares: what its errors call the lock. */
@@ -36,7 +36,7 @@ final class LostHolds {
   private volatile int size;
 
   /** The losses of the exclusive holds of the names of {@code states}. */
-  LostHolds(NameRegistry states) {
+  public LostHolds(NameRegistry states) {
     this(states, false);
   }
 
@@ -44,7 +44,7 @@ final class LostHolds {
    * The losses of the holds of the names of {@code states}: their shares when {@code shared}, else
    * their exclusive holds.
    */
-  LostHolds(NameRegistry states, boolean shared) {
+  public LostHolds(NameRegistry states, boolean shared) {
     this.states = states;
     this.shared = shared;
   }

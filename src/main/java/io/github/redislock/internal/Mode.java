@@ -1,7 +1,7 @@
 package io.github.redislock.internal;
 
 /** How a lock call waits: the four acquisition methods of {@code Lock}. */
-enum Mode {
+public enum Mode {
   /** {@code tryLock()}: one attempt. */
   ONCE,
   /**

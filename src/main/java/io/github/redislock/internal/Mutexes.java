@@ -34,7 +34,7 @@ public final class Mutexes {
    *     and a queue in Redis that gives turns between processes (else a release that others waited
    *     for makes this JVM's next attempt give way, see {@link Turns})
    */
-  record Policy(FencedKind kind, boolean handOff, boolean firstComeFirstServed) {}
+  public record Policy(FencedKind kind, boolean handOff, boolean firstComeFirstServed) {}
 
   private final Policy policy;
   private final FencedKind kind;
@@ -55,7 +55,7 @@ public final class Mutexes {
    * @param lost the losses of the family's holds
    * @param acquisitions how the family's threads come to hold its names
    */
-  Mutexes(
+  public Mutexes(
       Policy policy,
       LockNames names,
       NameRegistry states,
@@ -81,7 +81,7 @@ public final class Mutexes {
    * The shared mode of this family's names (the read locks beside its write locks): on the same
    * names, and through the same acquisitions.
    */
-  Shares shares(ReadWriteOps ops, Lifecycle lifecycle) {
+  public Shares shares(ReadWriteOps ops, Lifecycle lifecycle) {
     return new Shares(ops, states, acquisitions, releases, lifecycle);
   }
 
@@ -198,7 +198,7 @@ public final class Mutexes {
    *
    * @return the hold count it had, to {@linkplain #reacquire restore}
    */
-  int releaseAll(LockName name, Function<Hold, Release> how) {
+  public int releaseAll(LockName name, Function<Hold, Release> how) {
     NameState state = states.get(name.name);
     if (state == null || !state.local.isHeldByCurrentThread()) {
       throw lost.lostOrNotHeld(name.name, true);
@@ -218,7 +218,7 @@ public final class Mutexes {
    * awaiter was woken to take the lock, usually by the release that freed it, whose message it
    * would otherwise wait for in vain.
    */
-  void reacquire(LockName name, int holds) {
+  public void reacquire(LockName name, int holds) {
     turns.takeYieldNanos(name.name);
     lock(name);
     restoreHolds(name, holds);
@@ -239,7 +239,7 @@ public final class Mutexes {
    * {@code holds} holds, if the calling thread can take the local lock at once (see {@link
    * Acquisitions#takeHanded}).
    */
-  boolean takeHanded(LockName name, int holds, String token, long startNanos) {
+  public boolean takeHanded(LockName name, int holds, String token, long startNanos) {
     if (!acquisitions.takeHanded(name, token, startNanos)) {
       return false;
     }
@@ -252,7 +252,7 @@ public final class Mutexes {
    *
    * @throws IllegalMonitorStateException if it holds none ({@code LockLostException}: it was lost)
    */
-  Hold heldHold(LockName lockName) {
+  public Hold heldHold(LockName lockName) {
     String name = lockName.name;
     NameState state = states.get(name);
     if (state == null || !state.local.isHeldByCurrentThread()) {
@@ -266,7 +266,7 @@ public final class Mutexes {
   }
 
   /** What this family's locks do in Redis. */
-  LockKind kind() {
+  public LockKind kind() {
     return kind;
   }
 
@@ -302,13 +302,13 @@ public final class Mutexes {
   }
 
   /** The calling thread's hold of {@code name}, or {@code null} when it holds none. */
-  Hold currentHold(LockName name) {
+  public Hold currentHold(LockName name) {
     NameState state = states.get(name.name);
     return state != null && state.local.isHeldByCurrentThread() ? state.hold : null;
   }
 
   /** Every hold of this family: held, handed off, or lost but not returned. */
-  void forEachHold(Consumer<Hold> action) {
+  public void forEachHold(Consumer<Hold> action) {
     states.forEachHold(action);
   }
 
@@ -316,13 +316,13 @@ public final class Mutexes {
    * Wakes the threads queued locally once the factory is closed, and gives up the places its
    * waiters keep in Redis queues.
    */
-  void wakeQueuedAfterClose() {
+  public void wakeQueuedAfterClose() {
     states.all().forEach(state -> state.local.wakeQueuedAfterClose());
     kind.closing();
   }
 
   /** Adds the names some thread of this JVM holds or waits to acquire to {@code names}. */
-  void namesInUse(Set<String> names) {
+  public void namesInUse(Set<String> names) {
     states.all().forEach(state -> names.add(state.name));
   }
 

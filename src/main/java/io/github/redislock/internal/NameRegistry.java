@@ -8,7 +8,7 @@ import java.util.function.Consumer;
  * exists while it has users (holders and waiters), so that the registry stays as small as the set
  * of names in use.
  */
-final class NameRegistry {
+public final class NameRegistry {
   private final ConcurrentHashMap<String, NameState> states = new ConcurrentHashMap<>();
   private final Lifecycle lifecycle;
   private final boolean firstComeFirstServed;
@@ -19,7 +19,7 @@ final class NameRegistry {
    * @param firstComeFirstServed whether each name's local queue serves threads in their order of
    *     arrival
    */
-  NameRegistry(Lifecycle lifecycle, boolean firstComeFirstServed) {
+  public NameRegistry(Lifecycle lifecycle, boolean firstComeFirstServed) {
     this.lifecycle = lifecycle;
     this.firstComeFirstServed = firstComeFirstServed;
   }

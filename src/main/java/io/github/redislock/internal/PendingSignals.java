@@ -12,12 +12,12 @@ import java.util.Map;
  * held by their signaller. Per condition, how many awaiters to wake, or all of them. Only the
  * holding thread touches it (a hold with pending signals is not passed to another thread).
  */
-final class PendingSignals {
+public final class PendingSignals {
   /** A count that stands for {@code signalAll()}. */
-  static final int ALL = 0;
+  public static final int ALL = 0;
 
   /** Releases the hold these signals were given under, recording them with the release. */
-  interface Sender {
+  public interface Sender {
     /**
      * Releases the hold, recording {@code signals} with the release.
      *
@@ -29,7 +29,7 @@ final class PendingSignals {
   private final Sender sender;
   private final Map<ConditionKeys, Integer> counts = new LinkedHashMap<>(2);
 
-  PendingSignals(Sender sender) {
+  public PendingSignals(Sender sender) {
     this.sender = sender;
   }
 
@@ -39,12 +39,12 @@ final class PendingSignals {
   }
 
   /** One more {@code signal()}, or a {@code signalAll()}, of {@code condition}. */
-  void add(ConditionKeys condition, boolean all) {
+  public void add(ConditionKeys condition, boolean all) {
     counts.merge(condition, all ? ALL : 1, (was, one) -> was == ALL || one == ALL ? ALL : was + 1);
   }
 
   /** The signals, in the order their conditions were first signalled: condition -> count. */
-  Map<ConditionKeys, Integer> counts() {
+  public Map<ConditionKeys, Integer> counts() {
     return counts;
   }
 }

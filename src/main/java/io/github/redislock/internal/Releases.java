@@ -18,7 +18,7 @@ import org.slf4j.LoggerFactory;
  * will use (abandoned at a deadline or an interrupt, failed, or handed off to a thread that gave
  * up).
  */
-final class Releases {
+public final class Releases {
   private static final Logger log = LoggerFactory.getLogger(Releases.class);
 
   private final NodeExecutor io;
@@ -34,7 +34,7 @@ final class Releases {
    * @param leaseNanos the lease of every hold
    * @param telemetry counts the owners' releases, and their failures
    */
-  Releases(NodeExecutor io, Ticker ticker, long leaseNanos, Telemetry telemetry) {
+  public Releases(NodeExecutor io, Ticker ticker, long leaseNanos, Telemetry telemetry) {
     this.io = io;
     this.ticker = ticker;
     this.leaseNanos = leaseNanos;
@@ -60,7 +60,7 @@ final class Releases {
    * fail at once), and is bounded by the client's timeouts: the interrupt flag is cleared for each
    * attempt and set again on return.
    */
-  Release releaseWithRetry(Hold hold) {
+  public Release releaseWithRetry(Hold hold) {
     return releaseWithRetry(hold, Releases::byKind);
   }
 
@@ -97,7 +97,7 @@ final class Releases {
   }
 
   /** As {@link #releaseWithRetry(Hold)}, by {@code how} (a script that also releases). */
-  Release releaseWithRetry(Hold hold, Function<Hold, Release> how) {
+  public Release releaseWithRetry(Hold hold, Function<Hold, Release> how) {
     boolean interrupted = Thread.interrupted();
     try {
       return how.apply(hold);
@@ -164,7 +164,7 @@ final class Releases {
   }
 
   /** Releases {@code token} now, if it holds the key, logging a failure: for abandoned attempts. */
-  void releaseQuietly(TokenRelease kind, LockKeys keys, String token) {
+  public void releaseQuietly(TokenRelease kind, LockKeys keys, String token) {
     try {
       kind.releaseToken(keys, token);
     } catch (RuntimeException e) {

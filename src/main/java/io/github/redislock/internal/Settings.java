@@ -12,24 +12,24 @@ import java.util.function.Consumer;
  * it. Durations are also kept in the units the engine computes with.
  */
 public final class Settings {
-  final String keyPrefix;
-  final long leaseMillis;
-  final long leaseNanos;
-  final long commandTimeoutNanos;
-  final Consumer<LockLostEvent> onLockLost;
-  final Ticker ticker;
+  public final String keyPrefix;
+  public final long leaseMillis;
+  public final long leaseNanos;
+  public final long commandTimeoutNanos;
+  public final Consumer<LockLostEvent> onLockLost;
+  public final Ticker ticker;
 
   /** How long a hold may last before its renewal stops; 0: no limit. */
-  final long maxHoldNanos;
+  public final long maxHoldNanos;
 
   /** Whether each acquisition writes who holds the lock beside its key, for inspection. */
-  final boolean describeHolders;
+  public final boolean describeHolders;
 
   /** Whether the factory counts acquisitions, waits and losses, for its statistics. */
-  final boolean recordStats;
+  public final boolean recordStats;
 
   /** Where the counted events are pushed too, or {@code null}. */
-  final LockStatsListener statsSink;
+  public final LockStatsListener statsSink;
 
   /**
    * The settings of one factory.
@@ -81,7 +81,7 @@ public final class Settings {
   }
 
   /** These settings with another command timeout. */
-  Settings withCommandTimeout(Duration commandTimeout) {
+  public Settings withCommandTimeout(Duration commandTimeout) {
     return new Settings(
         keyPrefix,
         Duration.ofNanos(leaseNanos),
@@ -98,7 +98,7 @@ public final class Settings {
    * How long one Redis call may block a caller at worst: a pooled Jedis call to a stalled server
    * can take two socket timeouts plus a connect.
    */
-  long slowCallNanos() {
+  public long slowCallNanos() {
     return commandTimeoutNanos * 3;
   }
 

@@ -14,7 +14,7 @@ import io.github.redislock.internal.kind.ReadKind;
  * readers of one JVM run in parallel; only the first acquisition and the last release of a thread
  * reach Redis.
  */
-final class Shares {
+public final class Shares {
   private final ReadWriteOps ops;
   private final NameRegistry states;
   private final Acquisitions acquisitions;
@@ -22,7 +22,7 @@ final class Shares {
   private final Lifecycle lifecycle;
   private final LostHolds lost;
 
-  Shares(
+  public Shares(
       ReadWriteOps ops,
       NameRegistry states,
       Acquisitions acquisitions,
@@ -44,14 +44,14 @@ final class Shares {
    * @param writeHold the calling thread's write hold of the name (a downgrade), or {@code null}
    * @return whether the read lock was acquired
    */
-  boolean acquire(LockName name, Mode mode, long timeoutNanos, boolean barge, Hold writeHold)
+  public boolean acquire(LockName name, Mode mode, long timeoutNanos, boolean barge, Hold writeHold)
       throws InterruptedException {
     ReadKind kind = new ReadKind(ops, writeHold == null ? "" : writeHold.token, barge);
     return acquisitions.acquireShared(name, mode, timeoutNanos, kind, lost);
   }
 
   /** Releases one hold of the calling thread's share; the last gives the share back in Redis. */
-  void unlock(LockName name) {
+  public void unlock(LockName name) {
     Thread thread = Thread.currentThread();
     NameState state = states.get(name.name);
     NameState.Share share = state == null ? null : state.shareOf(thread);
@@ -82,7 +82,7 @@ final class Shares {
   // ---- queries ----
 
   /** The calling thread's holds of its share of {@code name}; 0 once its share was lost. */
-  int holdCount(LockName name) {
+  public int holdCount(LockName name) {
     NameState state = states.get(name.name);
     NameState.Share share = state == null ? null : state.shareOf(Thread.currentThread());
     return share != null && share.hold.isValid() ? share.count : 0;
@@ -92,14 +92,14 @@ final class Shares {
    * Whether the calling thread holds a share of {@code name}, or held one and was not told yet that
    * it lost it.
    */
-  boolean isRecorded(LockName name) {
+  public boolean isRecorded(LockName name) {
     NameState state = states.get(name.name);
     return (state != null && state.shareOf(Thread.currentThread()) != null)
         || lost.hasLoss(name.name);
   }
 
   /** The live shares of {@code name} in Redis, in every process. */
-  int readers(LockName name) {
+  public int readers(LockName name) {
     lifecycle.checkOpen();
     return ops.readers(name.keys);
   }

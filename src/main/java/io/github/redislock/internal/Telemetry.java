@@ -184,7 +184,7 @@ public final class Telemetry {
   }
 
   /** A hold was lost (before the user's listener is told). */
-  void lost(LockLostEvent lost) {
+  public void lost(LockLostEvent lost) {
     if (counting) {
       lostHolds.increment();
       if (sink != null) {
@@ -200,7 +200,7 @@ public final class Telemetry {
     }
   }
 
-  void renewed(Hold hold) {
+  public void renewed(Hold hold) {
     if (counting) {
       renewals.increment();
       if (sink != null) {
@@ -209,7 +209,7 @@ public final class Telemetry {
     }
   }
 
-  void renewalFailed(Hold hold, RuntimeException e) {
+  public void renewalFailed(Hold hold, RuntimeException e) {
     redisErrors(hold.name, 1);
     if (Jfr.renewalFailures()) {
       RenewalFailureEvent event = new RenewalFailureEvent();

@@ -21,7 +21,7 @@ import java.util.concurrent.atomic.LongAdder;
  * which goes when the releasing thread was its last user: a thread that locks again at once must
  * give way as well.
  */
-final class Turns {
+public final class Turns {
   static final long MIN_YIELD_MILLIS = 5;
   static final long MAX_YIELD_MILLIS = 20;
   private static final long MIN_YIELD_NANOS = TimeUnit.MILLISECONDS.toNanos(MIN_YIELD_MILLIS);
@@ -45,7 +45,7 @@ final class Turns {
    */
   private final AtomicLong roundTripNanos = new AtomicLong(TimeUnit.MICROSECONDS.toNanos(100));
 
-  Turns(Ticker ticker, WakeUpHub wakeUps) {
+  public Turns(Ticker ticker, WakeUpHub wakeUps) {
     this.ticker = ticker;
     this.wakeUps = wakeUps;
   }
@@ -107,7 +107,7 @@ final class Turns {
   }
 
   /** Releases after which this factory gave way to other processes. */
-  long given() {
+  public long given() {
     return given.sum();
   }
 }

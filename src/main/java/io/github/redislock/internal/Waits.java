@@ -22,7 +22,7 @@ import org.slf4j.LoggerFactory;
  * factory's lifecycle and clock, the per-node threads of timed attempts), and the waits themselves:
  * {@link RedisWait}, one per call, an inner class that uses them as its own.
  */
-final class Waits {
+public final class Waits {
   private static final Logger log = LoggerFactory.getLogger(Waits.class);
 
   /** The longest timeout a wait counts with: beyond, it waits as if forever. */
@@ -47,7 +47,7 @@ final class Waits {
    * @param validNanos how long a hold counts as held after its acquisition started: an attempt that
    *     took longer acquired nothing usable
    */
-  Waits(
+  public Waits(
       WakeUpHub wakeUps,
       Turns turns,
       Releases releases,

@@ -7,6 +7,7 @@ import io.github.redislock.LockLostEvent;
 import io.github.redislock.LockLostException;
 import io.github.redislock.internal.FakeBackend.Call;
 import io.github.redislock.internal.FakeBackend.Op;
+import io.github.redislock.internal.engine.LockEngine;
 import io.github.redislock.internal.util.Tokens;
 import io.github.redislock.testing.RedisInvariants;
 import io.github.redislock.testing.Timing;

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.github.redislock.LockLostEvent;
 import io.github.redislock.internal.FakeBackend.Op;
+import io.github.redislock.internal.engine.LockEngine;
 import io.github.redislock.testing.RedisInvariants;
 import io.github.redislock.testing.Timing;
 import java.time.Duration;

@@ -3,6 +3,7 @@ package io.github.redislock.internal;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.github.redislock.LockLostEvent;
+import io.github.redislock.internal.engine.LockEngine;
 import io.github.redislock.internal.util.Ticker;
 import io.github.redislock.testing.RedisInvariants;
 import java.time.Duration;

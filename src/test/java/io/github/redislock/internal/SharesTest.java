@@ -6,6 +6,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.github.redislock.LockLostEvent;
 import io.github.redislock.LockLostException;
 import io.github.redislock.internal.FakeBackend.Op;
+import io.github.redislock.internal.engine.LockEngine;
+import io.github.redislock.internal.engine.ReadWriteFamily;
 import io.github.redislock.testing.RedisInvariants;
 import io.github.redislock.testing.Timing;
 import java.time.Duration;

@@ -1,5 +1,6 @@
-package io.github.redislock.internal;
+package io.github.redislock.internal.condition;
 
+import io.github.redislock.internal.LockName;
 import io.github.redislock.internal.backend.LockKeys;
 import java.util.function.Consumer;
 import java.util.function.Supplier;
@@ -22,7 +23,7 @@ public final class LockConditions {
    * @param make makes their shared state, at the first {@link #newCondition}; it throws {@link
    *     UnsupportedOperationException} where the deployment has no conditions
    */
-  LockConditions(Supplier<Conditions> make) {
+  public LockConditions(Supplier<Conditions> make) {
     this.make = make;
   }
 
@@ -41,7 +42,7 @@ public final class LockConditions {
    * it has checked that the calling thread holds the lock, before anything is released (it throws
    * to refuse the await).
    */
-  RedisCondition newCondition(
+  public RedisCondition newCondition(
       LockName name, String condition, boolean numbered, Consumer<LockName> beforeAwait) {
     LockKeys.checkUnicode("the condition name", condition);
     Conditions shared = conditions;
@@ -61,7 +62,7 @@ public final class LockConditions {
    * The factory closes, after the family's local queues woke: the awaits of this JVM leave their
    * queues, and used signals are removed (see {@link Conditions#close}).
    */
-  void close() {
+  public void close() {
     Conditions shared = conditions;
     if (shared != null) {
       shared.close();
@@ -69,7 +70,7 @@ public final class LockConditions {
   }
 
   /** Awaits woken without a signal they could see. */
-  long spuriousWakeUps() {
+  public long spuriousWakeUps() {
     Conditions shared = conditions;
     return shared == null ? 0 : shared.unsignalledWakeUps();
   }

@@ -1,5 +1,12 @@
-package io.github.redislock.internal;
+package io.github.redislock.internal.engine;
 
+import io.github.redislock.internal.Hold;
+import io.github.redislock.internal.LockName;
+import io.github.redislock.internal.Mode;
+import io.github.redislock.internal.Mutexes;
+import io.github.redislock.internal.Shares;
+import io.github.redislock.internal.condition.LockConditions;
+import io.github.redislock.internal.condition.RedisCondition;
 import io.github.redislock.internal.kind.WriteKind;
 import java.util.Set;
 import java.util.function.Consumer;

@@ -1,7 +1,10 @@
-package io.github.redislock.internal;
+package io.github.redislock.internal.condition;
 
 import io.github.redislock.LockLostException;
 import io.github.redislock.RedisLockException;
+import io.github.redislock.internal.Hold;
+import io.github.redislock.internal.LockName;
+import io.github.redislock.internal.Mode;
 import io.github.redislock.internal.backend.ConditionKeys;
 import java.util.Date;
 import java.util.Objects;

@@ -1,9 +1,29 @@
-package io.github.redislock.internal;
+package io.github.redislock.internal.engine;
 
+import io.github.redislock.internal.Acquisitions;
+import io.github.redislock.internal.Hold;
+import io.github.redislock.internal.HolderDescriptions;
+import io.github.redislock.internal.Holds;
+import io.github.redislock.internal.Lanes;
+import io.github.redislock.internal.LeaseRenewer;
+import io.github.redislock.internal.Lifecycle;
+import io.github.redislock.internal.LocalHandoff;
+import io.github.redislock.internal.LockNames;
+import io.github.redislock.internal.LossReporter;
+import io.github.redislock.internal.LostHolds;
+import io.github.redislock.internal.Mutexes;
+import io.github.redislock.internal.NameRegistry;
+import io.github.redislock.internal.Releases;
+import io.github.redislock.internal.Settings;
+import io.github.redislock.internal.Telemetry;
+import io.github.redislock.internal.Turns;
+import io.github.redislock.internal.Waits;
 import io.github.redislock.internal.backend.ConditionQueue;
 import io.github.redislock.internal.backend.LockBackend;
 import io.github.redislock.internal.backend.LockState;
 import io.github.redislock.internal.backend.OrderedOps;
+import io.github.redislock.internal.condition.Conditions;
+import io.github.redislock.internal.condition.LockConditions;
 import io.github.redislock.internal.kind.ExclusiveKind;
 import io.github.redislock.internal.kind.FairKind;
 import io.github.redislock.internal.kind.WriteKind;
@@ -98,7 +118,8 @@ public final class LockEngine implements AutoCloseable {
    * @param wakeUpSources the clients whose pub/sub channels carry the backend's wake-ups
    * @param settings the factory's settings
    */
-  LockEngine(LockBackend backend, List<? extends UnifiedJedis> wakeUpSources, Settings settings) {
+  public LockEngine(
+      LockBackend backend, List<? extends UnifiedJedis> wakeUpSources, Settings settings) {
     this.backend = backend;
     this.settings = settings;
     Ticker ticker = settings.ticker;

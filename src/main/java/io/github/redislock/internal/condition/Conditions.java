@@ -1,7 +1,13 @@
-package io.github.redislock.internal;
+package io.github.redislock.internal.condition;
 
 import io.github.redislock.LockLostException;
 import io.github.redislock.RedisLockException;
+import io.github.redislock.internal.Hold;
+import io.github.redislock.internal.Lifecycle;
+import io.github.redislock.internal.LossReporter;
+import io.github.redislock.internal.Mutexes;
+import io.github.redislock.internal.PendingSignals;
+import io.github.redislock.internal.Releases;
 import io.github.redislock.internal.backend.ConditionKeys;
 import io.github.redislock.internal.backend.ConditionQueue;
 import io.github.redislock.internal.backend.ConditionQueue.SignalledRelease;
@@ -36,7 +42,7 @@ import org.slf4j.LoggerFactory;
  * are taking their lock again, whose signals it keeps from passing on; and the clean-up of used
  * signals in the background.
  */
-final class Conditions {
+public final class Conditions {
   /** An awaiter of this JVM, as the conditions it waits on know it. */
   interface Awaiter {
     /** Its id: its entry in its condition's queue, and the address of the messages for it. */
@@ -116,7 +122,7 @@ final class Conditions {
    * @param leaseNanos the lease of every hold, and of every awaiter's entry
    * @param io runs the conditions' bookkeeping
    */
-  Conditions(
+  public Conditions(
       Mutexes family,
       ConditionQueue.Kind kind,
       ConditionQueue queue,

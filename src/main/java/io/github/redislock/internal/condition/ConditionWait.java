@@ -1,6 +1,9 @@
-package io.github.redislock.internal;
+package io.github.redislock.internal.condition;
 
 import io.github.redislock.RedisLockException;
+import io.github.redislock.internal.Hold;
+import io.github.redislock.internal.LockName;
+import io.github.redislock.internal.Mode;
 import io.github.redislock.internal.backend.ConditionKeys;
 import io.github.redislock.internal.backend.ConditionQueue;
 import io.github.redislock.internal.backend.ConditionQueue.Standing;

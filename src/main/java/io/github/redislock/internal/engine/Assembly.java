@@ -1,5 +1,6 @@
-package io.github.redislock.internal;
+package io.github.redislock.internal.engine;
 
+import io.github.redislock.internal.Settings;
 import io.github.redislock.internal.backend.LockBackend;
 import io.github.redislock.internal.backend.RedlockBackend;
 import io.github.redislock.internal.backend.SingleNodeBackend;
