@@ -7,6 +7,8 @@ import io.github.redislock.LockLostEvent;
 import io.github.redislock.LockLostException;
 import io.github.redislock.internal.FakeBackend.Call;
 import io.github.redislock.internal.FakeBackend.Op;
+import io.github.redislock.internal.backend.ConditionKeys;
+import io.github.redislock.internal.backend.Release;
 import io.github.redislock.internal.engine.LockEngine;
 import io.github.redislock.internal.util.Tokens;
 import io.github.redislock.testing.RedisInvariants;
@@ -14,6 +16,7 @@ import io.github.redislock.testing.Timing;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
@@ -234,6 +237,75 @@ class MutexesTest {
         .isExactlyInstanceOf(IllegalMonitorStateException.class);
     assertThat(namesInUse()).isZero();
     assertThat(backend.log()).isEmpty();
+  }
+
+  // ---- signals pending on a hold ----
+
+  /**
+   * Signals given under a hold travel with its release: the last unlock (not a reentrant one)
+   * releases through their sender, the condition's release script, once, with every signal; never
+   * by a handoff to the thread queued in this JVM, which then acquires in Redis.
+   */
+  @Test
+  void aHoldWithPendingSignalsIsReleasedByTheirSenderAndNeverHandedOff() throws Exception {
+    locks.lock(name);
+    ConditionKeys condition = ConditionKeys.of(name.keys, "c", false);
+    List<Map<ConditionKeys, Integer>> sent = new CopyOnWriteArrayList<>();
+    PendingSignals signals =
+        locks
+            .currentHold(name)
+            .pendingSignals(
+                pending -> {
+                  sent.add(Map.copyOf(pending.counts()));
+                  backend.delete(key); // the script's release, beside recording the signals
+                  return Release.RELEASED;
+                });
+    signals.add(condition, false);
+    signals.add(condition, false);
+    AtomicReference<Throwable> failure = new AtomicReference<>();
+    Thread other =
+        start(
+            "queued",
+            () -> {
+              locks.lock(name);
+              locks.unlock(name);
+            },
+            failure);
+    awaitQueued(1);
+
+    locks.lock(name);
+    locks.unlock(name); // reentrant: nothing sent
+    assertThat(sent).isEmpty();
+    locks.unlock(name);
+    join(other);
+    assertThat(failure.get()).isNull();
+    assertThat(sent).containsExactly(Map.of(condition, 2));
+    assertThat(backend.calls(Op.TRY_ACQUIRE))
+        .as("the queued thread acquired in Redis")
+        .isEqualTo(2);
+    assertThat(backend.calls(Op.RELEASE)).as("its own release only").isEqualTo(1);
+    assertThat(backend.holder(key)).isNull();
+    assertThat(namesInUse()).isZero();
+  }
+
+  /**
+   * A release with signals that finds the hold gone (its script answers "not ours") throws {@link
+   * LockLostException} from the unlock, and the name is left.
+   */
+  @Test
+  void aReleaseWithSignalsThatFindsTheHoldGoneThrowsLockLostAndLeavesTheName() {
+    locks.lock(name);
+    locks
+        .currentHold(name)
+        .pendingSignals(pending -> Release.NOT_OURS)
+        .add(ConditionKeys.of(name.keys, "c", false), true);
+
+    assertThatThrownBy(() -> locks.unlock(name))
+        .isExactlyInstanceOf(LockLostException.class)
+        .hasMessageContaining(LossReporter.NOT_OURS);
+    assertThat(locks.isHeldByCurrentThread(name)).isFalse();
+    assertThat(namesInUse()).isZero();
+    backend.delete(key); // the model's key: this sender released nothing
   }
 
   // ---- a lost hold ----
