@@ -657,7 +657,9 @@ public class RedisDistributedLock implements Lock {
    * for the lock objects of one kind ({@link RedisLockFactory#getLock} or {@link
    * RedisLockFactory#getFairLock}) of this factory. Threads of other processes are not counted:
    * {@link RedisLockFactory#inspect} tells how many processes wait. Threads awaiting a {@link
-   * #newCondition() condition} are not waiting for the lock until they are signalled.
+   * #newCondition() condition} are not waiting for the lock until they are signalled. Once the
+   * factory is closed it does not throw: it counts the threads still on their way out of this
+   * lock's calls (closing wakes each with an {@link IllegalStateException}), and soon answers 0.
    *
    * @return the estimated number of threads waiting for this lock
    */

@@ -80,6 +80,8 @@ class CloseTest {
       failure = e.getCause();
     }
     assertThat(failure).isInstanceOf(IllegalStateException.class);
+    assertThat(lock.getQueueLength()).as("a closed factory's queue, its waiter gone").isZero();
+    assertThat(lock.hasQueuedThreads()).isFalse();
   }
 
   /**
