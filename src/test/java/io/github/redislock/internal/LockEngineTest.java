@@ -1,5 +1,6 @@
 package io.github.redislock.internal;
 
+import static io.github.redislock.internal.EngineFixture.awaitUntil;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -8,19 +9,14 @@ import io.github.redislock.LockLostException;
 import io.github.redislock.internal.FakeBackend.Call;
 import io.github.redislock.internal.FakeBackend.Op;
 import io.github.redislock.internal.engine.LockEngine;
-import io.github.redislock.testing.RedisInvariants;
-import io.github.redislock.testing.Timing;
 import java.time.Duration;
 import java.util.List;
-import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
-import java.util.function.BooleanSupplier;
-import org.awaitility.Awaitility;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * The {@code Lock} operations of the engine on a fake backend and a manual ticker: reentrancy,
@@ -28,45 +24,22 @@ import org.junit.jupiter.api.Test;
  * handoff is always within its window.
  */
 class LockEngineTest {
-  private static final Duration LEASE = Duration.ofMillis(60); // the renewer ticks every 10 ms
+  private static final Duration LEASE = EngineFixture.LEASE;
 
-  private final ManualTicker ticker = new ManualTicker();
-  private final FakeBackend backend = new FakeBackend(ticker, LEASE);
-  private final List<LockLostEvent> lost = new CopyOnWriteArrayList<>();
-  private final LockEngine engine =
-      new LockEngine(
-          backend,
-          List.of(),
-          new Settings("engine-test:", LEASE, Duration.ofSeconds(1), lost::add, ticker));
+  @RegisterExtension final EngineFixture fixture = EngineFixture.plain("engine-test:");
+  private final ManualTicker ticker = fixture.ticker;
+  private final FakeBackend backend = fixture.backend;
+  private final List<LockLostEvent> lost = fixture.lost;
+  private final LockEngine engine = fixture.engine;
   private final Mutexes locks = engine.exclusive();
   private final LockName name = locks.lockName("a");
   private final String key = "engine-test:a";
   private Thread other;
 
-  @AfterEach
-  void close() throws InterruptedException {
-    if (other != null) {
-      other.join(Timing.awaitAtMost().toMillis());
-      assertThat(other.isAlive()).isFalse();
-    }
-    engine.close();
-    assertThat(backend.isClosed()).isTrue();
-    RedisInvariants.assertNoThreads("redis-lock-"); // renewer and I/O threads end at close
-  }
-
+  /** Starts the test's other thread; the fixture joins it after the test. */
   private Thread start(Runnable task) {
-    other = new Thread(task, "engine-test-other");
-    other.setDaemon(true);
-    other.start();
+    other = fixture.start("engine-test-other", task::run, new AtomicReference<>());
     return other;
-  }
-
-  private static void awaitUntil(BooleanSupplier condition) {
-    Awaitility.await()
-        .atMost(Timing.awaitAtMost())
-        .pollDelay(Duration.ZERO)
-        .pollInterval(Duration.ofMillis(1))
-        .until(condition::getAsBoolean);
   }
 
   @Test

@@ -1,5 +1,7 @@
 package io.github.redislock.internal;
 
+import static io.github.redislock.internal.EngineFixture.awaitUntil;
+import static io.github.redislock.internal.EngineFixture.join;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -11,7 +13,6 @@ import io.github.redislock.internal.backend.ConditionKeys;
 import io.github.redislock.internal.backend.Release;
 import io.github.redislock.internal.engine.LockEngine;
 import io.github.redislock.internal.util.Tokens;
-import io.github.redislock.testing.RedisInvariants;
 import io.github.redislock.testing.Timing;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -21,10 +22,8 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
-import java.util.function.BooleanSupplier;
-import org.awaitility.Awaitility;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * The exclusive mode of the acquisition pipeline ({@link Mutexes} over {@link Acquisitions}), wired
@@ -34,83 +33,16 @@ import org.junit.jupiter.api.Test;
  * the fake's key that no thread of this engine holds.
  */
 class MutexesTest {
-  private static final Duration LEASE = Duration.ofMillis(60); // the renewer ticks every 10 ms
+  private static final Duration LEASE = EngineFixture.LEASE;
 
-  private final ManualTicker ticker = new ManualTicker();
-  private final FakeBackend backend = new FakeBackend(ticker, LEASE);
-  private final List<LockLostEvent> lost = new CopyOnWriteArrayList<>();
-  private final LockEngine engine =
-      new LockEngine(
-          backend,
-          List.of(),
-          new Settings("mutexes-test:", LEASE, Duration.ofSeconds(1), lost::add, ticker));
+  @RegisterExtension final EngineFixture fixture = EngineFixture.plain("mutexes-test:");
+  private final ManualTicker ticker = fixture.ticker;
+  private final FakeBackend backend = fixture.backend;
+  private final List<LockLostEvent> lost = fixture.lost;
+  private final LockEngine engine = fixture.engine;
   private final Mutexes locks = engine.exclusive();
   private final LockName name = locks.lockName("a");
   private final String key = "mutexes-test:a";
-  private final List<Thread> others = new ArrayList<>();
-
-  @AfterEach
-  void close() throws InterruptedException {
-    for (Thread other : others) {
-      other.interrupt(); // a thread left waiting by a failed test
-      other.join(Timing.awaitAtMost().toMillis());
-      assertThat(other.isAlive()).as(other.getName()).isFalse();
-    }
-    engine.close();
-    assertThat(backend.isClosed()).isTrue();
-    RedisInvariants.assertNoThreads("redis-lock-");
-  }
-
-  /** A thread of this JVM that runs {@code task}; what it throws is kept in {@code failure}. */
-  private Thread start(String threadName, ThrowingTask task, AtomicReference<Throwable> failure) {
-    Thread other =
-        new Thread(
-            () -> {
-              try {
-                task.run();
-              } catch (Throwable t) {
-                failure.set(t);
-              }
-            },
-            threadName);
-    other.setDaemon(true);
-    others.add(other);
-    other.start();
-    return other;
-  }
-
-  private interface ThrowingTask {
-    void run() throws Exception;
-  }
-
-  private static void awaitUntil(BooleanSupplier condition) {
-    Awaitility.await()
-        .atMost(Timing.awaitAtMost())
-        .pollDelay(Duration.ZERO)
-        .pollInterval(Duration.ofMillis(1))
-        .until(condition::getAsBoolean);
-  }
-
-  private static void join(Thread thread) throws InterruptedException {
-    thread.join(Timing.awaitAtMost().toMillis());
-    assertThat(thread.isAlive()).as(thread.getName() + " ended").isFalse();
-  }
-
-  /**
-   * Moves time 10 ms a step until {@code condition} holds: a waiter may read the clock for its
-   * pause after any one step, so a single step could leave it parked in a time that never moves.
-   */
-  private void advanceUntil(BooleanSupplier condition) {
-    awaitUntil(
-        () -> {
-          ticker.advance(Duration.ofMillis(10));
-          return condition.getAsBoolean();
-        });
-  }
-
-  private int namesInUse() {
-    return engine.activity().namesInUse();
-  }
 
   /** Waits until {@code count} threads are queued locally behind the holder of {@link #name}. */
   private void awaitQueued(int count) {
@@ -124,7 +56,7 @@ class MutexesTest {
     assertThat(locks.tryLock(name)).isTrue();
     assertThat(backend.holder(key)).startsWith(Tokens.PREFIX);
     assertThat(locks.isHeldByCurrentThread(name)).isTrue();
-    assertThat(namesInUse()).isEqualTo(1);
+    assertThat(fixture.namesInUse()).isEqualTo(1);
     assertThat(engine.activity().renewingHolds()).isEqualTo(1);
 
     locks.unlock(name);
@@ -132,7 +64,7 @@ class MutexesTest {
     assertThat(backend.calls(Op.TRY_ACQUIRE)).isEqualTo(1);
     assertThat(backend.calls(Op.RELEASE)).isEqualTo(1);
     assertThat(locks.isHeldByCurrentThread(name)).isFalse();
-    assertThat(namesInUse()).isZero();
+    assertThat(fixture.namesInUse()).isZero();
     assertThat(engine.activity().renewingHolds()).isZero();
   }
 
@@ -143,7 +75,7 @@ class MutexesTest {
     assertThat(backend.calls(Op.TRY_ACQUIRE)).isEqualTo(1);
     assertThat(backend.holder(key)).isEqualTo("another-process");
     assertThat(locks.getQueueLength(name)).isZero();
-    assertThat(namesInUse()).isZero();
+    assertThat(fixture.namesInUse()).isZero();
     assertThat(backend.calls(Op.RELEASE)).isZero();
   }
 
@@ -181,18 +113,18 @@ class MutexesTest {
     AtomicReference<Boolean> acquired = new AtomicReference<>();
     AtomicReference<Throwable> failure = new AtomicReference<>();
     Thread other =
-        start(
+        fixture.start(
             "timed",
             () -> acquired.set(locks.tryLock(name, TimeUnit.MILLISECONDS.toNanos(50))),
             failure);
     awaitUntil(() -> backend.calls(Op.TRY_ACQUIRE) >= 1);
-    advanceUntil(() -> !other.isAlive()); // past the deadline
+    fixture.advanceUntil(() -> !other.isAlive()); // past the deadline
 
     assertThat(failure.get()).isNull();
     assertThat(acquired.get()).isFalse();
     assertThat(backend.holder(key)).isEqualTo("another-process");
     assertThat(backend.calls(Op.RELEASE)).isZero();
-    assertThat(namesInUse()).isZero();
+    assertThat(fixture.namesInUse()).isZero();
     assertThat(locks.getQueueLength(name)).isZero();
   }
 
@@ -204,7 +136,7 @@ class MutexesTest {
     AtomicReference<String> token = new AtomicReference<>();
     AtomicReference<Throwable> failure = new AtomicReference<>();
     Thread other =
-        start(
+        fixture.start(
             "waiter",
             () -> {
               locks.lock(name);
@@ -216,17 +148,17 @@ class MutexesTest {
             failure);
     awaitUntil(() -> backend.calls(Op.TRY_ACQUIRE) >= 1);
     assertThat(locks.getQueueLength(name)).as("the head waits for Redis").isEqualTo(1);
-    assertThat(namesInUse()).isEqualTo(1);
+    assertThat(fixture.namesInUse()).isEqualTo(1);
 
     backend.delete(key); // the other process lets go; nobody publishes a wake-up here
-    advanceUntil(() -> held.getCount() == 0); // the re-check is due by the holder's lease
+    fixture.advanceUntil(() -> held.getCount() == 0); // the re-check is due by the holder's lease
     assertThat(token.get()).startsWith(Tokens.PREFIX);
     release.countDown();
     join(other);
 
     assertThat(failure.get()).isNull();
     assertThat(backend.holder(key)).isNull();
-    assertThat(namesInUse()).isZero();
+    assertThat(fixture.namesInUse()).isZero();
   }
 
   // ---- ownership ----
@@ -235,7 +167,7 @@ class MutexesTest {
   void unlockOfANameNeverLockedIsIllegalAndLeavesNoName() {
     assertThatThrownBy(() -> locks.unlock(name))
         .isExactlyInstanceOf(IllegalMonitorStateException.class);
-    assertThat(namesInUse()).isZero();
+    assertThat(fixture.namesInUse()).isZero();
     assertThat(backend.log()).isEmpty();
   }
 
@@ -264,7 +196,7 @@ class MutexesTest {
     signals.add(condition, false);
     AtomicReference<Throwable> failure = new AtomicReference<>();
     Thread other =
-        start(
+        fixture.start(
             "queued",
             () -> {
               locks.lock(name);
@@ -285,7 +217,7 @@ class MutexesTest {
         .isEqualTo(2);
     assertThat(backend.calls(Op.RELEASE)).as("its own release only").isEqualTo(1);
     assertThat(backend.holder(key)).isNull();
-    assertThat(namesInUse()).isZero();
+    assertThat(fixture.namesInUse()).isZero();
   }
 
   /**
@@ -304,7 +236,7 @@ class MutexesTest {
         .isExactlyInstanceOf(LockLostException.class)
         .hasMessageContaining(LossReporter.NOT_OURS);
     assertThat(locks.isHeldByCurrentThread(name)).isFalse();
-    assertThat(namesInUse()).isZero();
+    assertThat(fixture.namesInUse()).isZero();
     backend.delete(key); // the model's key: this sender released nothing
   }
 
@@ -322,7 +254,7 @@ class MutexesTest {
     CountDownLatch release = new CountDownLatch(1);
     AtomicReference<Throwable> failure = new AtomicReference<>();
     Thread other =
-        start(
+        fixture.start(
             "queued",
             () -> {
               locks.lock(name);
@@ -356,7 +288,7 @@ class MutexesTest {
     assertThat(backend.calls(Op.TRY_ACQUIRE)).isEqualTo(2); // the new owner's own acquisition
     assertThat(backend.calls(Op.RELEASE)).isEqualTo(1); // its release only
     assertThat(backend.holder(key)).isNull();
-    assertThat(namesInUse()).isZero();
+    assertThat(fixture.namesInUse()).isZero();
   }
 
   /**
@@ -371,7 +303,7 @@ class MutexesTest {
     ticker.advance(LEASE.toNanos() / 3);
     awaitUntil(() -> !lost.isEmpty());
 
-    assertThat(namesInUse()).isZero();
+    assertThat(fixture.namesInUse()).isZero();
     assertThat(engine.activity().renewingHolds()).isZero();
     assertThatThrownBy(() -> locks.tryLock(name))
         .isExactlyInstanceOf(LockLostException.class)
@@ -381,7 +313,7 @@ class MutexesTest {
         .isExactlyInstanceOf(IllegalMonitorStateException.class);
     assertThat(locks.tryLock(name)).as("another process holds it").isFalse();
     assertThat(backend.calls(Op.RELEASE)).isZero();
-    assertThat(namesInUse()).isZero();
+    assertThat(fixture.namesInUse()).isZero();
   }
 
   // ---- interrupts and close ----
@@ -390,34 +322,34 @@ class MutexesTest {
   void anInterruptedLockInterruptiblyQueuedLocallyLeavesNothingBehind() throws Exception {
     locks.lock(name);
     AtomicReference<Throwable> failure = new AtomicReference<>();
-    Thread other = start("interrupted", () -> locks.lockInterruptibly(name), failure);
+    Thread other = fixture.start("interrupted", () -> locks.lockInterruptibly(name), failure);
     awaitQueued(1);
     other.interrupt();
     join(other);
 
     assertThat(failure.get()).isInstanceOf(InterruptedException.class);
     assertThat(locks.getQueueLength(name)).isZero();
-    assertThat(namesInUse()).isEqualTo(1); // the holder's
+    assertThat(fixture.namesInUse()).isEqualTo(1); // the holder's
 
     locks.unlock(name); // nobody queued: a release, no handoff
     assertThat(backend.calls(Op.TRY_ACQUIRE)).isEqualTo(1);
     assertThat(backend.calls(Op.RELEASE)).isEqualTo(1);
     assertThat(backend.holder(key)).isNull();
-    assertThat(namesInUse()).isZero();
+    assertThat(fixture.namesInUse()).isZero();
   }
 
   @Test
   void anInterruptedLockInterruptiblyWaitingForRedisLeavesNothingBehind() throws Exception {
     backend.setForever(key, "another-process");
     AtomicReference<Throwable> failure = new AtomicReference<>();
-    Thread other = start("interrupted", () -> locks.lockInterruptibly(name), failure);
+    Thread other = fixture.start("interrupted", () -> locks.lockInterruptibly(name), failure);
     awaitUntil(() -> backend.calls(Op.TRY_ACQUIRE) >= 1);
     other.interrupt();
     join(other);
 
     assertThat(failure.get()).isInstanceOf(InterruptedException.class);
     assertThat(locks.getQueueLength(name)).isZero();
-    assertThat(namesInUse()).isZero();
+    assertThat(fixture.namesInUse()).isZero();
     assertThat(backend.holder(key)).isEqualTo("another-process");
     assertThat(backend.calls(Op.RELEASE)).isZero();
   }
@@ -427,8 +359,9 @@ class MutexesTest {
     locks.lock(name);
     AtomicReference<Throwable> first = new AtomicReference<>();
     AtomicReference<Throwable> second = new AtomicReference<>();
-    Thread one = start("queued-1", () -> locks.lock(name), first);
-    Thread two = start("queued-2", () -> locks.tryLock(name, TimeUnit.HOURS.toNanos(1)), second);
+    Thread one = fixture.start("queued-1", () -> locks.lock(name), first);
+    Thread two =
+        fixture.start("queued-2", () -> locks.tryLock(name, TimeUnit.HOURS.toNanos(1)), second);
     awaitQueued(2);
 
     engine.close();
@@ -445,13 +378,13 @@ class MutexesTest {
   void closingTheFactoryWakesAThreadWaitingForRedisWithIllegalState() throws Exception {
     backend.setForever(key, "another-process");
     AtomicReference<Throwable> failure = new AtomicReference<>();
-    Thread other = start("waiter", () -> locks.lock(name), failure);
+    Thread other = fixture.start("waiter", () -> locks.lock(name), failure);
     awaitUntil(() -> backend.calls(Op.TRY_ACQUIRE) >= 1);
 
     engine.close();
     join(other);
     assertThat(failure.get()).isExactlyInstanceOf(IllegalStateException.class);
-    assertThat(namesInUse()).isZero();
+    assertThat(fixture.namesInUse()).isZero();
   }
 
   // ---- local handoff ----
@@ -471,7 +404,7 @@ class MutexesTest {
       AtomicReference<Throwable> failure = new AtomicReference<>();
       failures.add(failure);
       queued.add(
-          start(
+          fixture.start(
               "queued-" + i,
               () -> {
                 locks.lock(name);
@@ -492,7 +425,7 @@ class MutexesTest {
         .containsExactly(Op.TRY_ACQUIRE, Op.RELEASE, Op.TRY_ACQUIRE, Op.RELEASE);
     assertThat(redis.get(1).token()).isEqualTo(first); // released by the 16th holder after it
     assertThat(backend.holder(key)).isNull();
-    assertThat(namesInUse()).isZero();
+    assertThat(fixture.namesInUse()).isZero();
   }
 
   /**
@@ -506,7 +439,7 @@ class MutexesTest {
     AtomicReference<String> second = new AtomicReference<>();
     AtomicReference<Throwable> failure = new AtomicReference<>();
     Thread other =
-        start(
+        fixture.start(
             "queued",
             () -> {
               locks.lock(name);
@@ -523,6 +456,6 @@ class MutexesTest {
     assertThat(backend.calls(Op.TRY_ACQUIRE)).isEqualTo(2);
     assertThat(backend.calls(Op.RELEASE)).isEqualTo(2);
     assertThat(second.get()).startsWith(Tokens.PREFIX).isNotEqualTo(first);
-    assertThat(namesInUse()).isZero();
+    assertThat(fixture.namesInUse()).isZero();
   }
 }

@@ -1,5 +1,7 @@
 package io.github.redislock.internal;
 
+import static io.github.redislock.internal.EngineFixture.awaitUntil;
+import static io.github.redislock.internal.EngineFixture.join;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -8,20 +10,15 @@ import io.github.redislock.LockLostException;
 import io.github.redislock.internal.FakeBackend.Op;
 import io.github.redislock.internal.engine.LockEngine;
 import io.github.redislock.internal.engine.ReadWriteFamily;
-import io.github.redislock.testing.RedisInvariants;
 import io.github.redislock.testing.Timing;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
-import java.util.function.BooleanSupplier;
-import org.awaitility.Awaitility;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * The shared mode of the acquisition pipeline ({@link Shares}, the read locks) beside its exclusive
@@ -30,91 +27,27 @@ import org.junit.jupiter.api.Test;
  * release, a lost share, a downgrade and a refused upgrade.
  */
 class SharesTest {
-  private static final Duration LEASE = Duration.ofMillis(60); // the renewer ticks every 10 ms
+  private static final Duration LEASE = EngineFixture.LEASE;
 
-  private final ManualTicker ticker = new ManualTicker();
-  private final FakeBackend backend = new FakeBackend(ticker, LEASE).readWrite();
-  private final List<LockLostEvent> lost = new CopyOnWriteArrayList<>();
-  private final LockEngine engine =
-      new LockEngine(
-          backend,
-          List.of(),
-          new Settings("shares-test:", LEASE, Duration.ofSeconds(1), lost::add, ticker));
+  @RegisterExtension final EngineFixture fixture = EngineFixture.readWrite("shares-test:");
+  private final ManualTicker ticker = fixture.ticker;
+  private final FakeBackend backend = fixture.backend;
+  private final List<LockLostEvent> lost = fixture.lost;
+  private final LockEngine engine = fixture.engine;
   private final ReadWriteFamily locks = engine.readWrite();
   private final LockName name = locks.lockName("a");
   private final String key = "shares-test:a";
   private final String sharesKey = name.keys.readShares();
   private final String intentsKey = name.keys.writerIntents();
-  private final List<Thread> others = new ArrayList<>();
-
-  @AfterEach
-  void close() throws InterruptedException {
-    for (Thread other : others) {
-      other.interrupt(); // a thread left waiting by a failed test
-      other.join(Timing.awaitAtMost().toMillis());
-      assertThat(other.isAlive()).as(other.getName()).isFalse();
-    }
-    engine.close();
-    assertThat(backend.isClosed()).isTrue();
-    RedisInvariants.assertNoThreads("redis-lock-");
-  }
-
-  private interface ThrowingTask {
-    void run() throws Exception;
-  }
-
-  /** A thread of this JVM that runs {@code task}; what it throws is kept in {@code failure}. */
-  private Thread start(String threadName, ThrowingTask task, AtomicReference<Throwable> failure) {
-    Thread other =
-        new Thread(
-            () -> {
-              try {
-                task.run();
-              } catch (Throwable t) {
-                failure.set(t);
-              }
-            },
-            threadName);
-    other.setDaemon(true);
-    others.add(other);
-    other.start();
-    return other;
-  }
-
-  private static void awaitUntil(BooleanSupplier condition) {
-    Awaitility.await()
-        .atMost(Timing.awaitAtMost())
-        .pollDelay(Duration.ZERO)
-        .pollInterval(Duration.ofMillis(1))
-        .until(condition::getAsBoolean);
-  }
-
-  /** Moves time 10 ms a step until {@code condition} holds (see {@code MutexesTest}). */
-  private void advanceUntil(BooleanSupplier condition) {
-    awaitUntil(
-        () -> {
-          ticker.advance(Duration.ofMillis(10));
-          return condition.getAsBoolean();
-        });
-  }
-
-  private static void join(Thread thread) throws InterruptedException {
-    thread.join(Timing.awaitAtMost().toMillis());
-    assertThat(thread.isAlive()).as(thread.getName() + " ended").isFalse();
-  }
 
   private static boolean await(CountDownLatch latch) throws InterruptedException {
     return latch.await(Timing.awaitAtMost().toMillis(), TimeUnit.MILLISECONDS);
   }
 
-  private int namesInUse() {
-    return engine.activity().namesInUse();
-  }
-
   /** Another reading thread: it takes the read lock, then holds it until {@code release}. */
   private Thread reader(
       CountDownLatch reading, CountDownLatch release, AtomicReference<Throwable> failure) {
-    return start(
+    return fixture.start(
         "reader",
         () -> {
           locks.lockRead(name);
@@ -145,12 +78,12 @@ class SharesTest {
     assertThat(failure.get()).isNull();
     assertThat(backend.shares(sharesKey)).hasSize(1);
     assertThat(locks.getReadHoldCount(name)).isEqualTo(1);
-    assertThat(namesInUse()).isEqualTo(1);
+    assertThat(fixture.namesInUse()).isEqualTo(1);
 
     locks.unlockRead(name);
     assertThat(backend.shares(sharesKey)).isEmpty();
     assertThat(backend.calls(Op.RELEASE_SHARE)).isEqualTo(2);
-    assertThat(namesInUse()).isZero();
+    assertThat(fixture.namesInUse()).isZero();
     assertThat(engine.activity().renewingHolds()).isZero();
   }
 
@@ -178,7 +111,7 @@ class SharesTest {
         .singleElement()
         .extracting(FakeBackend.Call::token)
         .isEqualTo(share);
-    assertThat(namesInUse()).isZero();
+    assertThat(fixture.namesInUse()).isZero();
     assertThatThrownBy(() -> locks.unlockRead(name))
         .isExactlyInstanceOf(IllegalMonitorStateException.class);
   }
@@ -189,7 +122,7 @@ class SharesTest {
     assertThat(locks.tryLockRead(name)).isFalse();
     assertThat(backend.calls(Op.TRY_READ)).isEqualTo(1);
     assertThat(backend.shares(sharesKey)).isEmpty();
-    assertThat(namesInUse()).isZero();
+    assertThat(fixture.namesInUse()).isZero();
   }
 
   /**
@@ -227,7 +160,7 @@ class SharesTest {
     assertThat(failure.get()).as("the other reader's unlock").isNull();
     assertThat(backend.calls(Op.RELEASE_SHARE)).isEqualTo(1); // the other reader's
     assertThat(backend.shares(sharesKey)).isEmpty();
-    assertThat(namesInUse()).isZero();
+    assertThat(fixture.namesInUse()).isZero();
   }
 
   @Test
@@ -237,7 +170,7 @@ class SharesTest {
     ticker.advance(LEASE.toNanos() / 3);
     awaitUntil(() -> !lost.isEmpty());
 
-    assertThat(namesInUse()).isZero();
+    assertThat(fixture.namesInUse()).isZero();
     assertThat(engine.activity().renewingHolds()).isZero();
     assertThatThrownBy(() -> locks.tryLockRead(name))
         .as("an acquisition learns of the loss too")
@@ -245,7 +178,7 @@ class SharesTest {
     assertThat(locks.tryLockRead(name)).isTrue(); // told once: then a new share
     locks.unlockRead(name);
     assertThat(backend.calls(Op.TRY_READ)).isEqualTo(2);
-    assertThat(namesInUse()).isZero();
+    assertThat(fixture.namesInUse()).isZero();
   }
 
   // ---- between the modes, in one thread ----
@@ -267,11 +200,11 @@ class SharesTest {
         .isEqualTo(writer);
     assertThat(locks.isWriteLockedByCurrentThread(name)).isFalse();
     assertThat(locks.getReadHoldCount(name)).isEqualTo(1);
-    assertThat(namesInUse()).isEqualTo(1);
+    assertThat(fixture.namesInUse()).isEqualTo(1);
 
     locks.unlockRead(name);
     assertThat(backend.shares(sharesKey)).isEmpty();
-    assertThat(namesInUse()).isZero();
+    assertThat(fixture.namesInUse()).isZero();
   }
 
   @Test
@@ -288,7 +221,7 @@ class SharesTest {
     assertThat(locks.getReadHoldCount(name)).isEqualTo(1);
     assertThat(backend.intents(intentsKey)).isEmpty();
     locks.unlockRead(name);
-    assertThat(namesInUse()).isZero();
+    assertThat(fixture.namesInUse()).isZero();
   }
 
   // ---- between threads ----
@@ -305,7 +238,7 @@ class SharesTest {
     CountDownLatch release = new CountDownLatch(1);
     AtomicReference<Throwable> failure = new AtomicReference<>();
     Thread writer =
-        start(
+        fixture.start(
             "writer",
             () -> {
               locks.lockWrite(name);
@@ -319,7 +252,7 @@ class SharesTest {
     AtomicInteger refused = new AtomicInteger();
     AtomicReference<Throwable> readFailure = new AtomicReference<>();
     Thread later =
-        start(
+        fixture.start(
             "later-reader",
             () -> {
               if (!locks.tryLockRead(name, 0)) {
@@ -335,13 +268,13 @@ class SharesTest {
     assertThat(refused.get()).as("held back by the intent").isEqualTo(1);
 
     locks.unlockRead(name); // the last share: the writer re-checks by the shares' lease at most
-    advanceUntil(() -> writing.getCount() == 0);
+    fixture.advanceUntil(() -> writing.getCount() == 0);
     assertThat(backend.intents(intentsKey)).isEmpty();
     assertThat(backend.holder(key)).isNotNull();
     release.countDown();
     join(writer);
     assertThat(failure.get()).isNull();
     assertThat(backend.holder(key)).isNull();
-    assertThat(namesInUse()).isZero();
+    assertThat(fixture.namesInUse()).isZero();
   }
 }
