@@ -26,7 +26,6 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import redis.clients.jedis.DefaultJedisClientConfig;
 import redis.clients.jedis.Jedis;
 import redis.clients.jedis.JedisPubSub;
 import redis.clients.jedis.RedisClient;
@@ -40,24 +39,22 @@ import redis.clients.jedis.params.SetParams;
 class FairKindTest {
   private static final long LEASE_MILLIS = 10_000;
   private static final long LONG_LEASE_MILLIS = 600_000;
+  private static KindServer redis;
   private static RedisServer server;
-  private static RedisClient client;
   private static SingleNodeBackend backend;
   private final LockKeys keys = LockKeys.of("fair-kind-test");
   private final ExecutorService threads = Executors.newCachedThreadPool();
 
   @BeforeAll
   static void start() {
-    server = RedisServer.start();
-    client = RedisClient.create(server.host(), server.port());
-    backend = new SingleNodeBackend(client, null, LEASE_MILLIS);
+    redis = KindServer.start(LEASE_MILLIS);
+    server = redis.server;
+    backend = redis.backend;
   }
 
   @AfterAll
   static void stop() {
-    backend.close();
-    client.close();
-    server.close();
+    redis.close();
   }
 
   @AfterEach
@@ -119,7 +116,7 @@ class FairKindTest {
       // has dropped it yet. Then the holder's lease runs out: the lock is free, and the leaving
       // waiter is the first live one.
       jedis.zadd(keys.fairQueue(), 0, "rl1:dead");
-      jedis.zadd(keys.fairLeases(), (double) (serverMillis(jedis) - 1000), "rl1:dead");
+      jedis.zadd(keys.fairLeases(), (double) (KindServer.serverMillis(jedis) - 1000), "rl1:dead");
       jedis.del(keys.lock());
     }
 
@@ -154,18 +151,18 @@ class FairKindTest {
   @Test
   void aLeaveWhileAnAttemptThatAcquiredIsOnItsWayFreesTheLockAtOnce() throws Exception {
     try (TcpProxy proxy = TcpProxy.start(server.port());
-        RedisClient slowClient = client(proxy, Timing.awaitAtMost());
+        RedisClient slowClient = KindServer.client(proxy, Timing.awaitAtMost());
         SingleNodeBackend slow = new SingleNodeBackend(slowClient, null, LONG_LEASE_MILLIS)) {
       FairKind kind = kind(slow, LONG_LEASE_MILLIS); // no key expires while the test waits
-      warmUp(kind);
-      openTwoConnections(slowClient);
+      redis.warmUp(kind, keys);
+      redis.openTwoConnections(threads, slowClient);
       Attempts place = kind.forWait(false);
       String token = Tokens.next();
       proxy.stallReplies();
       Future<Acquisition> attempt = threads.submit(() -> place.tryAcquire(keys, token, false));
       await("the attempt acquired in Redis")
           .atMost(Timing.awaitAtMost())
-          .until(() -> token.equals(lockKey()));
+          .until(() -> token.equals(redis.lockKey(keys)));
 
       // The wait gives up before the attempt's reply came (a timed attempt abandoned at the
       // deadline): nobody will use the hold, and nobody may see the lock held by it.
@@ -173,7 +170,7 @@ class FairKindTest {
 
       await("the lock freed by the leave, before the attempt's reply came")
           .atMost(Timing.awaitAtMost())
-          .until(() -> lockKey() == null);
+          .until(() -> redis.lockKey(keys) == null);
       proxy.unstall();
       assertThat(attempt.get(Timing.awaitAtMost().toMillis(), TimeUnit.MILLISECONDS).acquired())
           .isTrue();
@@ -186,10 +183,10 @@ class FairKindTest {
   void anAttemptThatFailedAndReachesRedisAfterItsWaitLeftQueuesNothing() throws Exception {
     Duration timeout = Timing.scaled(Duration.ofMillis(300));
     try (TcpProxy proxy = TcpProxy.start(server.port());
-        RedisClient slowClient = client(proxy, timeout);
+        RedisClient slowClient = KindServer.client(proxy, timeout);
         SingleNodeBackend slow = new SingleNodeBackend(slowClient, null, LEASE_MILLIS)) {
       FairKind kind = kind(slow, LEASE_MILLIS);
-      warmUp(kind);
+      redis.warmUp(kind, keys);
       holdElsewhere();
       Attempts place = kind.forWait(false);
       assertThat(place.tryAcquire(keys, Tokens.next(), false).acquired()).isFalse();
@@ -203,89 +200,17 @@ class FairKindTest {
       place.leave(keys);
       assertThat(queued()).as("places once the wait left").isZero();
 
-      long before = scriptCalls();
+      long before = redis.scriptCalls();
       proxy.unstall(); // the held command reaches Redis now
       await("the held attempt ran")
           .atMost(Timing.awaitAtMost())
-          .until(() -> scriptCalls() > before);
+          .until(() -> redis.scriptCalls() > before);
     }
     assertThat(queued()).as("places after the late attempt").isZero();
   }
 
   private static FairKind kind(SingleNodeBackend on, long leaseMillis) {
     return new FairKind(on, Runnable::run, TimeUnit.MILLISECONDS.toNanos(leaseMillis));
-  }
-
-  /**
-   * An acquisition by a wait, which then leaves, and a release: the first acquisition's checks are
-   * behind us, and the server has the scripts (a missing one costs a round trip more, whose reply a
-   * test may hold).
-   */
-  private void warmUp(FairKind kind) {
-    Attempts wait = kind.forWait(false);
-    String token = Tokens.next();
-    assertThat(wait.tryAcquire(keys, token, false).acquired()).isTrue();
-    wait.leave(keys);
-    kind.releaseToken(keys, token);
-  }
-
-  /**
-   * Makes the client's pool keep two connections, one for an attempt and one for the leave: while
-   * replies are stalled, no connection can be opened (its handshake gets no answer).
-   */
-  private void openTwoConnections(RedisClient slowClient) throws Exception {
-    Future<?> blocked = threads.submit(() -> slowClient.blpop(1.0, "two-connections"));
-    await("a blocked client")
-        .atMost(Timing.awaitAtMost())
-        .pollInterval(Duration.ofMillis(5))
-        .until(() -> blockedClients() == 1);
-    slowClient.ping(); // on a second connection: the first one is blocked
-    blocked.get(Timing.awaitAtMost().toMillis(), TimeUnit.MILLISECONDS);
-  }
-
-  private static long blockedClients() {
-    try (Jedis jedis = server.jedis()) {
-      return jedis
-          .info("clients")
-          .lines()
-          .filter(line -> line.startsWith("blocked_clients:"))
-          .mapToLong(line -> Long.parseLong(line.substring("blocked_clients:".length()).trim()))
-          .sum();
-    }
-  }
-
-  private String lockKey() {
-    try (Jedis jedis = server.jedis()) {
-      return jedis.get(keys.lock());
-    }
-  }
-
-  /** The scripts the server ran so far. */
-  private static long scriptCalls() {
-    try (Jedis jedis = server.jedis()) {
-      return jedis
-          .info("commandstats")
-          .lines()
-          .filter(line -> line.startsWith("cmdstat_evalsha:") || line.startsWith("cmdstat_eval:"))
-          .mapToLong(line -> Long.parseLong(line.replaceAll("^[^:]*:calls=(\\d+),.*", "$1")))
-          .sum();
-    }
-  }
-
-  private static long serverMillis(Jedis jedis) {
-    List<String> time = jedis.time();
-    return Long.parseLong(time.get(0)) * 1000 + Long.parseLong(time.get(1)) / 1000;
-  }
-
-  /**
-   * A client of the server through {@code proxy}, whose commands time out after {@code timeout}.
-   */
-  private static RedisClient client(TcpProxy proxy, Duration timeout) {
-    int millis = Math.toIntExact(timeout.toMillis());
-    return RedisClient.builder()
-        .hostAndPort("127.0.0.1", proxy.port())
-        .clientConfig(DefaultJedisClientConfig.builder().socketTimeoutMillis(millis).build())
-        .build();
   }
 
   /** The messages published on one channel, from a subscription of their own. */

@@ -13,7 +13,6 @@ import io.github.redislock.testing.RedisServer;
 import io.github.redislock.testing.TcpProxy;
 import io.github.redislock.testing.Timing;
 import java.time.Duration;
-import java.util.List;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
@@ -22,7 +21,6 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import redis.clients.jedis.DefaultJedisClientConfig;
 import redis.clients.jedis.Jedis;
 import redis.clients.jedis.RedisClient;
 
@@ -34,24 +32,22 @@ import redis.clients.jedis.RedisClient;
 class WriteKindTest {
   private static final long LEASE_MILLIS = 10_000;
   private static final long LONG_LEASE_MILLIS = 600_000;
+  private static KindServer redis;
   private static RedisServer server;
-  private static RedisClient client;
   private static SingleNodeBackend backend;
   private final LockKeys keys = LockKeys.of("write-kind-test");
   private final ExecutorService threads = Executors.newCachedThreadPool();
 
   @BeforeAll
   static void start() {
-    server = RedisServer.start();
-    client = RedisClient.create(server.host(), server.port());
-    backend = new SingleNodeBackend(client, null, LEASE_MILLIS);
+    redis = KindServer.start(LEASE_MILLIS);
+    server = redis.server;
+    backend = redis.backend;
   }
 
   @AfterAll
   static void stop() {
-    backend.close();
-    client.close();
-    server.close();
+    redis.close();
   }
 
   @AfterEach
@@ -65,14 +61,17 @@ class WriteKindTest {
   /** The intents whose lease has not run out. */
   private long liveIntents() {
     try (Jedis jedis = server.jedis()) {
-      return jedis.zcount(keys.writerIntents(), "(" + serverMillis(jedis), "+inf");
+      return jedis.zcount(keys.writerIntents(), "(" + KindServer.serverMillis(jedis), "+inf");
     }
   }
 
   /** A read share of another process, for {@code LEASE_MILLIS}. */
   private void readElsewhere() {
     try (Jedis jedis = server.jedis()) {
-      jedis.zadd(keys.readShares(), (double) (serverMillis(jedis) + LEASE_MILLIS), "someone-else");
+      jedis.zadd(
+          keys.readShares(),
+          (double) (KindServer.serverMillis(jedis) + LEASE_MILLIS),
+          "someone-else");
       jedis.pexpire(keys.readShares(), LEASE_MILLIS);
     }
   }
@@ -80,18 +79,18 @@ class WriteKindTest {
   @Test
   void aLeaveWhileAnAttemptThatAcquiredIsOnItsWayFreesTheLockAtOnce() throws Exception {
     try (TcpProxy proxy = TcpProxy.start(server.port());
-        RedisClient slowClient = client(proxy, Timing.awaitAtMost());
+        RedisClient slowClient = KindServer.client(proxy, Timing.awaitAtMost());
         SingleNodeBackend slow = new SingleNodeBackend(slowClient, null, LONG_LEASE_MILLIS)) {
       WriteKind kind = kind(slow, LONG_LEASE_MILLIS); // no key expires while the test waits
-      warmUp(kind);
-      openTwoConnections(slowClient);
+      redis.warmUp(kind, keys);
+      redis.openTwoConnections(threads, slowClient);
       Attempts intent = kind.forWait(false);
       String token = Tokens.next();
       proxy.stallReplies();
       Future<Acquisition> attempt = threads.submit(() -> intent.tryAcquire(keys, token, false));
       await("the attempt acquired in Redis")
           .atMost(Timing.awaitAtMost())
-          .until(() -> token.equals(lockKey()));
+          .until(() -> token.equals(redis.lockKey(keys)));
 
       // The wait gives up before the attempt's reply came (a timed attempt abandoned at the
       // deadline): nobody will use the hold, and nobody may see the lock held by it.
@@ -99,7 +98,7 @@ class WriteKindTest {
 
       await("the lock freed by the leave, before the attempt's reply came")
           .atMost(Timing.awaitAtMost())
-          .until(() -> lockKey() == null);
+          .until(() -> redis.lockKey(keys) == null);
       proxy.unstall();
       assertThat(attempt.get(Timing.awaitAtMost().toMillis(), TimeUnit.MILLISECONDS).acquired())
           .isTrue();
@@ -113,7 +112,7 @@ class WriteKindTest {
     readElsewhere();
     Duration timeout = Timing.scaled(Duration.ofMillis(300));
     try (TcpProxy proxy = TcpProxy.start(server.port());
-        RedisClient slowClient = client(proxy, timeout);
+        RedisClient slowClient = KindServer.client(proxy, timeout);
         SingleNodeBackend slow = new SingleNodeBackend(slowClient, null, LEASE_MILLIS)) {
       WriteKind kind = kind(slow, LEASE_MILLIS);
       Attempts intent = kind.forWait(false);
@@ -128,11 +127,11 @@ class WriteKindTest {
       intent.leave(keys);
       await("the intent withdrawn").atMost(Timing.awaitAtMost()).until(() -> liveIntents() == 0);
 
-      long before = scriptCalls();
+      long before = redis.scriptCalls();
       proxy.unstall(); // the held command reaches Redis now
       await("the held attempt ran")
           .atMost(Timing.awaitAtMost())
-          .until(() -> scriptCalls() > before);
+          .until(() -> redis.scriptCalls() > before);
     }
     assertThat(liveIntents()).as("intents after the late attempt").isZero();
   }
@@ -150,77 +149,5 @@ class WriteKindTest {
 
   private static WriteKind kind(SingleNodeBackend on, long leaseMillis) {
     return new WriteKind(on, Runnable::run, TimeUnit.MILLISECONDS.toNanos(leaseMillis));
-  }
-
-  /**
-   * An acquisition by a wait, which then leaves, and a release: the first acquisition's checks are
-   * behind us, and the server has the scripts (a missing one costs a round trip more, whose reply a
-   * test may hold).
-   */
-  private void warmUp(WriteKind kind) {
-    Attempts wait = kind.forWait(false);
-    String token = Tokens.next();
-    assertThat(wait.tryAcquire(keys, token, false).acquired()).isTrue();
-    wait.leave(keys);
-    kind.releaseToken(keys, token);
-  }
-
-  /**
-   * Makes the client's pool keep two connections, one for an attempt and one for the leave: while
-   * replies are stalled, no connection can be opened (its handshake gets no answer).
-   */
-  private void openTwoConnections(RedisClient slowClient) throws Exception {
-    Future<?> blocked = threads.submit(() -> slowClient.blpop(1.0, "two-connections"));
-    await("a blocked client")
-        .atMost(Timing.awaitAtMost())
-        .pollInterval(Duration.ofMillis(5))
-        .until(() -> blockedClients() == 1);
-    slowClient.ping(); // on a second connection: the first one is blocked
-    blocked.get(Timing.awaitAtMost().toMillis(), TimeUnit.MILLISECONDS);
-  }
-
-  private static long blockedClients() {
-    try (Jedis jedis = server.jedis()) {
-      return jedis
-          .info("clients")
-          .lines()
-          .filter(line -> line.startsWith("blocked_clients:"))
-          .mapToLong(line -> Long.parseLong(line.substring("blocked_clients:".length()).trim()))
-          .sum();
-    }
-  }
-
-  private String lockKey() {
-    try (Jedis jedis = server.jedis()) {
-      return jedis.get(keys.lock());
-    }
-  }
-
-  /** The scripts the server ran so far. */
-  private static long scriptCalls() {
-    try (Jedis jedis = server.jedis()) {
-      return jedis
-          .info("commandstats")
-          .lines()
-          .filter(line -> line.startsWith("cmdstat_evalsha:") || line.startsWith("cmdstat_eval:"))
-          .mapToLong(line -> Long.parseLong(line.replaceAll("^[^:]*:calls=(\\d+),.*", "$1")))
-          .sum();
-    }
-  }
-
-  private static long serverMillis(Jedis jedis) {
-    List<String> time = jedis.time();
-    return Long.parseLong(time.get(0)) * 1000 + Long.parseLong(time.get(1)) / 1000;
-  }
-
-  /**
-   * A client of the server through {@code proxy}, whose commands time out after {@code timeout}.
-   */
-  private static RedisClient client(TcpProxy proxy, Duration timeout) {
-    int millis = Math.toIntExact(timeout.toMillis());
-    return RedisClient.builder()
-        .hostAndPort("127.0.0.1", proxy.port())
-        .clientConfig(DefaultJedisClientConfig.builder().socketTimeoutMillis(millis).build())
-        .build();
   }
 }
