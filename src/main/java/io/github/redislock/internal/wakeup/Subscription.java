@@ -92,6 +92,15 @@ final class Subscription implements PubSubListener.Events {
   private Connection connection;
   private boolean connected;
   private boolean ending;
+
+  /**
+   * Whether the current connection is closed, or about to be: no command may be sent on it any
+   * more. Jedis reconnects a closed {@code Connection} on its next command (a new socket, without
+   * handshake), and nobody would read or close that socket: it stayed subscribed, and open until a
+   * garbage collection.
+   */
+  private boolean dropped;
+
   private boolean heard;
   private boolean probed;
   private Thread thread;
@@ -112,7 +121,7 @@ final class Subscription implements PubSubListener.Events {
       }
       return;
     }
-    if (listener == null || !connected || ending) {
+    if (listener == null || !connected || ending || dropped) {
       return; // the thread subscribes to every channel when it (re)connects
     }
     try {
@@ -151,6 +160,9 @@ final class Subscription implements PubSubListener.Events {
     Connection current;
     synchronized (owner) {
       current = connection;
+      if (current != null) {
+        dropped = true; // before the close: nothing is sent on it after
+      }
     }
     if (current != null) {
       try {
@@ -188,6 +200,7 @@ final class Subscription implements PubSubListener.Events {
         listener = current;
         connected = false;
         ending = false;
+        dropped = false;
         sent.clear();
         unsubscribing.clear();
         if (sharded) {
@@ -270,6 +283,9 @@ final class Subscription implements PubSubListener.Events {
         current.run(borrowed, first);
         reusable = endedByUs(current);
       } finally {
+        synchronized (owner) {
+          dropped = true; // closed or given back below: a change now waits for the next connection
+        }
         if (!reusable) {
           // The next command lent this connection would read what is still due on it as its own
           // reply: Pub/Sub messages, a probe's answer, a confirmation. It is closed instead.
@@ -313,7 +329,7 @@ final class Subscription implements PubSubListener.Events {
    */
   private void check(PubSubListener of) {
     synchronized (owner) {
-      if (listener != of || connection == null || ending) {
+      if (listener != of || connection == null || ending || dropped) {
         return; // that connection is gone, or going
       }
       if (heard || !probed) {

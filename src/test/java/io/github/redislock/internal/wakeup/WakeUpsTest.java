@@ -17,6 +17,8 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import redis.clients.jedis.Jedis;
 import redis.clients.jedis.RedisClient;
+import redis.clients.jedis.args.ClientType;
+import redis.clients.jedis.params.ClientKillParams;
 
 /** Wake-ups travel by pub/sub on one shared connection, taken only while someone waits. */
 @IntegrationTest
@@ -132,6 +134,60 @@ class WakeUpsTest {
       await().atMost(Timing.awaitAtMost()).until(() -> wakeUps.subscribedCount() == 0);
       RedisInvariants.assertNoSubscriptions(jedis);
     }
+  }
+
+  /**
+   * A connection that broke is closed by its thread, which then takes the monitor to connect again.
+   * A channel added in between must wait for that new connection: sent on the closed one, it made
+   * Jedis open a socket of its own (a closed {@code Connection} reconnects on its next command,
+   * without handshake), which nobody read or closed. That socket stayed subscribed, and open until
+   * a garbage collection (LeakSoakTest in CI: a socket descriptor left behind). The test holds the
+   * monitor while the connection breaks, and adds the channel once the thread waits for it.
+   */
+  @Test
+  void aChannelAddedWhileABrokenConnectionIsClosedOpensNoSocketOfItsOwn() {
+    try (WakeUps wakeUps = new WakeUps(client, executor, Ticker.SYSTEM, new AtomicLong());
+        Jedis jedis = server.jedis()) {
+      Signal first = new Signal(Ticker.SYSTEM);
+      wakeUps.register("ch-broken", first, 0);
+      await().atMost(Timing.awaitAtMost()).until(() -> wakeUps.isActive("ch-broken"));
+      Signal second = new Signal(Ticker.SYSTEM);
+      synchronized (wakeUps) {
+        jedis.clientKill(ClientKillParams.clientKillParams().type(ClientType.PUBSUB));
+        await("the subscriber thread, its connection broken, waiting for the monitor")
+            .atMost(Timing.awaitAtMost())
+            .until(WakeUpsTest::subscriberWaitsToReconnect);
+        wakeUps.register("ch-added", second, 0);
+      }
+      await()
+          .atMost(Timing.awaitAtMost())
+          .until(() -> wakeUps.isActive("ch-broken") && wakeUps.isActive("ch-added"));
+      assertThat(subscriberConnections(jedis)).as("connections subscribed").isEqualTo(1);
+      wakeUps.unregister("ch-broken", first);
+      wakeUps.unregister("ch-added", second);
+      RedisInvariants.assertNoSubscriptions(jedis);
+    }
+  }
+
+  /**
+   * Whether the wake-up thread waits for the monitor after its connection's loop ended: in {@code
+   * subscribe}, before it closes the connection, or in {@code run}, after (its callbacks, which
+   * also take the monitor, are not it).
+   */
+  private static boolean subscriberWaitsToReconnect() {
+    for (Thread thread : Thread.getAllStackTraces().keySet()) {
+      if (thread.getName().startsWith("redis-lock-wakeups")
+          && thread.getState() == Thread.State.BLOCKED) {
+        StackTraceElement[] stack = thread.getStackTrace();
+        if (stack.length > 0
+            && stack[0].getClassName().equals(Subscription.class.getName())
+            && (stack[0].getMethodName().equals("subscribe")
+                || stack[0].getMethodName().equals("run"))) {
+          return true;
+        }
+      }
+    }
+    return false;
   }
 
   private static long subscriberConnections(Jedis jedis) {
