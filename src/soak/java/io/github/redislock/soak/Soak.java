@@ -1,8 +1,8 @@
 package io.github.redislock.soak;
 
 import io.github.redislock.RedisLockFactory;
+import io.github.redislock.test.RedisBinary;
 import io.github.redislock.testing.JvmProcess;
-import io.github.redislock.testing.RedisBinary;
 import io.github.redislock.testing.RedisServer;
 import java.io.IOException;
 import java.io.UncheckedIOException;

@@ -5,8 +5,8 @@ import static org.awaitility.Awaitility.await;
 
 import io.github.redislock.RedisDistributedLock;
 import io.github.redislock.RedisLockFactory;
+import io.github.redislock.test.RedisBinary;
 import io.github.redislock.testing.IntegrationTest;
-import io.github.redislock.testing.RedisBinary;
 import io.github.redislock.testing.RedisCluster;
 import io.github.redislock.testing.RedisServer;
 import io.github.redislock.testing.Timing;

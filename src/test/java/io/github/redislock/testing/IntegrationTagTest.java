@@ -9,6 +9,7 @@ import com.tngtech.archunit.core.domain.JavaModifier;
 import com.tngtech.archunit.core.importer.ClassFileImporter;
 import com.tngtech.archunit.core.importer.ImportOption;
 import io.github.redislock.contract.Deployment;
+import io.github.redislock.test.RedisBinary;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;

@@ -2,6 +2,7 @@ package io.github.redislock.testing;
 
 import static org.awaitility.Awaitility.await;
 
+import io.github.redislock.test.RedisBinary;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;

@@ -1,5 +1,6 @@
 package io.github.redislock.testing;
 
+import io.github.redislock.test.RedisBinary;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;

@@ -1,6 +1,6 @@
 package io.github.redislock.examples;
 
-import io.github.redislock.testing.RedisBinary;
+import io.github.redislock.test.RedisBinary;
 import io.github.redislock.testing.RedisServer;
 
 /**

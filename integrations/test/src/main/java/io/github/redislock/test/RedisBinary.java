@@ -1,4 +1,4 @@
-package io.github.redislock.testing;
+package io.github.redislock.test;
 
 import java.io.File;
 import java.io.IOException;
@@ -8,23 +8,24 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
-import java.time.Duration;
 import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
- * Finds the {@code redis-server} binary the tests run.
+ * Finds the {@code redis-server} binary that {@link ThrowawayRedis} runs.
  *
  * <p>In order of preference:
  *
  * <ol>
  *   <li>the path in the environment variable {@value #ENV_VARIABLE};
  *   <li>{@code redis-server} on the {@code PATH} (Debian's package gives 7.0.x);
- *   <li>the binary bundled in the {@code com.github.codemonstur:embedded-redis} test jar (Redis
- *       6.2.x), extracted once to an executable temp file deleted on JVM exit.
+ *   <li>the binary bundled in the {@code com.github.codemonstur:embedded-redis} jar, when it is on
+ *       the class path (Redis 6.2.x), extracted once to an executable temp file deleted on JVM
+ *       exit.
  * </ol>
  *
  * The choice is made once per JVM and cached.
@@ -82,7 +83,7 @@ public final class RedisBinary {
   }
 
   /** The major version of the given binary, from its (cached) {@code --version} output. */
-  static int majorVersion(Path binary) {
+  public static int majorVersion(Path binary) {
     Matcher m = VERSION.matcher(versionLine(binary));
     if (!m.find()) {
       throw new IllegalStateException(
@@ -92,7 +93,7 @@ public final class RedisBinary {
   }
 
   /** The first line of {@code binary --version}, cached per binary. */
-  static String versionLine(Path binary) {
+  public static String versionLine(Path binary) {
     return VERSION_LINES.computeIfAbsent(binary, RedisBinary::runVersion);
   }
 
@@ -103,9 +104,15 @@ public final class RedisBinary {
     } catch (IOException e) {
       throw new UncheckedIOException("cannot run " + binary + " --version", e);
     }
-    if (!ProcessSupport.waitFor(p, Timing.scaled(Duration.ofSeconds(10)))) {
+    try {
+      if (!p.waitFor(10, TimeUnit.SECONDS)) {
+        p.destroyForcibly();
+        throw new IllegalStateException(binary + " --version did not finish");
+      }
+    } catch (InterruptedException e) {
       p.destroyForcibly();
-      throw new IllegalStateException(binary + " --version did not finish");
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException("interrupted while running " + binary + " --version", e);
     }
     try (InputStream in = p.getInputStream()) {
       return new String(in.readAllBytes(), StandardCharsets.UTF_8)
@@ -187,7 +194,7 @@ public final class RedisBinary {
   }
 
   /** The name of the embedded-redis class-path resource matching this OS and CPU. */
-  static String bundledResourceName() {
+  public static String bundledResourceName() {
     String os = System.getProperty("os.name", "").toLowerCase(Locale.ROOT);
     String arch = System.getProperty("os.arch", "").toLowerCase(Locale.ROOT);
     boolean x64 = arch.equals("amd64") || arch.equals("x86_64");
@@ -226,7 +233,8 @@ public final class RedisBinary {
         throw new IllegalStateException(
             "class-path resource "
                 + resource
-                + " not found: is com.github.codemonstur:embedded-redis on the test class path?");
+                + " not found: add com.github.codemonstur:embedded-redis to the test class path, install redis-server or set "
+                + ENV_VARIABLE);
       }
       Path target = Files.createTempFile("redis-server-", "");
       target.toFile().deleteOnExit();
