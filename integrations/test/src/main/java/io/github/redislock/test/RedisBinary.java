@@ -82,7 +82,12 @@ public final class RedisBinary {
     return majorVersion(path());
   }
 
-  /** The major version of the given binary, from its (cached) {@code --version} output. */
+  /**
+   * The major version of a binary, from its (cached) {@code --version} output.
+   *
+   * @param binary a {@code redis-server} executable
+   * @return its major version, e.g. {@code 7} for 7.0.15
+   */
   public static int majorVersion(Path binary) {
     Matcher m = VERSION.matcher(versionLine(binary));
     if (!m.find()) {
@@ -92,7 +97,12 @@ public final class RedisBinary {
     return Integer.parseInt(m.group(1));
   }
 
-  /** The first line of {@code binary --version}, cached per binary. */
+  /**
+   * The first line of {@code binary --version}, cached per binary.
+   *
+   * @param binary a {@code redis-server} executable
+   * @return that line
+   */
   public static String versionLine(Path binary) {
     return VERSION_LINES.computeIfAbsent(binary, RedisBinary::runVersion);
   }
@@ -193,7 +203,11 @@ public final class RedisBinary {
     }
   }
 
-  /** The name of the embedded-redis class-path resource matching this OS and CPU. */
+  /**
+   * The name of the embedded-redis class-path resource matching this OS and CPU.
+   *
+   * @return the resource name
+   */
   public static String bundledResourceName() {
     String os = System.getProperty("os.name", "").toLowerCase(Locale.ROOT);
     String arch = System.getProperty("os.arch", "").toLowerCase(Locale.ROOT);

@@ -99,7 +99,11 @@ public final class RedisLockExtension
     return running;
   }
 
-  /** The server's URI: {@code redis://127.0.0.1:port}. */
+  /**
+   * The server's URI.
+   *
+   * @return {@code redis://127.0.0.1:port}
+   */
   public String uri() {
     return server().uri();
   }

@@ -16,8 +16,8 @@ import redis.clients.jedis.Jedis;
 
 /**
  * A {@code redis-server} process of a test's own, on a free port of the loopback interface, without
- * persistence: started by {@link #start()}, killed by {@link #close()}. The binary is the one
- * {@link RedisBinary} finds ({@code $REDIS_SERVER}, the {@code PATH}, or the one bundled in
+ * persistence: started by {@link #start(String...)}, killed by {@link #close()}. The binary is the
+ * one {@link RedisBinary} finds ({@code $REDIS_SERVER}, the {@code PATH}, or the one bundled in
  * embedded-redis).
  *
  * <pre>{@code
@@ -135,22 +135,38 @@ public final class ThrowawayRedis implements AutoCloseable {
     }
   }
 
-  /** The host it listens on: {@code 127.0.0.1}. */
+  /**
+   * The host it listens on.
+   *
+   * @return {@code 127.0.0.1}
+   */
   public String host() {
     return HOST;
   }
 
-  /** Its port. */
+  /**
+   * Its port.
+   *
+   * @return the port it listens on
+   */
   public int port() {
     return port;
   }
 
-  /** Its URI, for {@code RedisLockFactory.builder().standalone(uri)}: {@code redis://host:port}. */
+  /**
+   * Its URI, for {@code RedisLockFactory.builder().standalone(uri)}.
+   *
+   * @return {@code redis://host:port}
+   */
   public String uri() {
     return "redis://" + HOST + ":" + port;
   }
 
-  /** A new connection of the test's own; close it. */
+  /**
+   * A new connection of the test's own.
+   *
+   * @return the connection, which the caller closes
+   */
   public Jedis jedis() {
     return new Jedis(HOST, port, 5_000);
   }
@@ -162,12 +178,20 @@ public final class ThrowawayRedis implements AutoCloseable {
     }
   }
 
-  /** Whether the process still runs. */
+  /**
+   * Whether the process still runs.
+   *
+   * @return {@code true} until it ended
+   */
   public boolean isRunning() {
     return process.isAlive();
   }
 
-  /** What the server printed so far. */
+  /**
+   * What the server printed so far.
+   *
+   * @return its output
+   */
   public String output() {
     try {
       return Files.readString(log, StandardCharsets.UTF_8);
