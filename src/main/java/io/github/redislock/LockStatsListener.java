@@ -55,6 +55,15 @@ public interface LockStatsListener {
   default void redisError(String lockName) {}
 
   /**
+   * A renewal of a hold's lease failed: Redis could not be reached or answered with an error. The
+   * hold is kept while its lease lasts, and its renewal is tried again; {@link #redisError} is told
+   * of the same failure.
+   *
+   * @param lockName the lock's name
+   */
+  default void renewalFailed(String lockName) {}
+
+  /**
    * A lease was renewed.
    *
    * @param lockName the lock's name

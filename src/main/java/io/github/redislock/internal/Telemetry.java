@@ -211,6 +211,9 @@ public final class Telemetry {
 
   public void renewalFailed(Hold hold, RuntimeException e) {
     redisErrors(hold.name, 1);
+    if (counting && sink != null) {
+      push(() -> sink.renewalFailed(hold.name));
+    }
     if (Jfr.renewalFailures()) {
       RenewalFailureEvent event = new RenewalFailureEvent();
       event.lockName = hold.name;

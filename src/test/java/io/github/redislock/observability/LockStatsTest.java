@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
+import io.github.redislock.LockLostException;
 import io.github.redislock.LockStats;
 import io.github.redislock.LockStatsListener;
 import io.github.redislock.RedisDistributedLock;
@@ -17,6 +18,7 @@ import io.github.redislock.testing.Timing;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.UnaryOperator;
@@ -149,6 +151,45 @@ class LockStatsTest {
     assertThat(acquired).hasValue(stats.acquisitionCount()).hasValue(5);
     assertThat(waited).hasValue(stats.totalWaitTime().toNanos());
     assertThat(released).hasValue(5);
+  }
+
+  @Test
+  void theListenerIsToldOfARenewalThatFailed() {
+    List<String> failed = new CopyOnWriteArrayList<>();
+    AtomicLong errors = new AtomicLong();
+    LockStatsListener listener =
+        new LockStatsListener() {
+          @Override
+          public void renewalFailed(String lockName) {
+            failed.add(lockName);
+          }
+
+          @Override
+          public void redisError(String lockName) {
+            errors.incrementAndGet();
+          }
+        };
+    RedisLockFactory factory =
+        factory(
+            b ->
+                b.recordStats(listener)
+                    .leaseTime(Timing.scaled(Duration.ofMillis(300)))
+                    .commandTimeout(Duration.ofMillis(100)));
+    RedisDistributedLock lock = factory.getLock(name);
+    lock.lock();
+    redis.server().pause();
+    try {
+      await().atMost(Timing.awaitAtMost()).until(() -> !failed.isEmpty());
+    } finally {
+      redis.server().resume();
+    }
+    assertThat(failed).containsOnly(name);
+    assertThat(errors.get()).isGreaterThanOrEqualTo(failed.size());
+    try {
+      lock.unlock();
+    } catch (LockLostException e) { // the lease may have run out while Redis was frozen
+      assertThat(e).hasMessageContaining("renewal failed");
+    }
   }
 
   @Test

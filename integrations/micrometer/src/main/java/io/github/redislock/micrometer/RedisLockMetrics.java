@@ -53,8 +53,11 @@ import java.util.function.ToDoubleFunction;
  * <tr><td>{@code redis.lock.holds.lost}</td><td>counter</td><td></td><td>holds lost before their
  *     release (key gone or taken over at renewal, lease run out, factory closed)</td></tr>
  * <tr><td>{@code redis.lock.renewals}</td><td>counter</td><td></td><td>leases renewed</td></tr>
+ * <tr><td>{@code redis.lock.renewals.failed}</td><td>counter</td><td></td><td>renewals that
+ *     failed (Redis unreachable or answering an error; the hold is kept while its lease lasts and
+ *     renewed again)</td></tr>
  * <tr><td>{@code redis.lock.redis.errors}</td><td>counter</td><td></td><td>Redis calls of
- *     acquisitions, renewals and releases that failed: failed renewals are counted here</td></tr>
+ *     acquisitions, renewals and releases that failed, failed renewals included</td></tr>
  * <tr><td>{@code redis.lock.holds.renewing}</td><td>gauge</td><td></td><td>{@link
  *     LockActivity#renewingHoldCount()}</td></tr>
  * <tr><td>{@code redis.lock.names.in.use}</td><td>gauge</td><td></td><td>{@link
@@ -316,6 +319,7 @@ public final class RedisLockMetrics implements MeterBinder, AutoCloseable {
     final Counter lost;
     final Counter renewals;
     final Counter redisErrors;
+    final Counter renewalFailures;
 
     PerName(Bound b, String tag) {
       Tags tags = nameTags == null ? commonTags : commonTags.and(NAME, tag);
@@ -340,6 +344,8 @@ public final class RedisLockMetrics implements MeterBinder, AutoCloseable {
                   .register(b.registry));
       lost = counter(b, "redis.lock.holds.lost", tags, "holds lost before their release");
       renewals = counter(b, "redis.lock.renewals", tags, "leases renewed");
+      renewalFailures =
+          counter(b, "redis.lock.renewals.failed", tags, "renewals of a lease that failed");
       redisErrors =
           counter(
               b,
@@ -428,6 +434,17 @@ public final class RedisLockMetrics implements MeterBinder, AutoCloseable {
         PerName m = b.meters(tag);
         if (m != null) {
           m.redisErrors.increment();
+        }
+      }
+    }
+
+    @Override
+    public void renewalFailed(String lockName) {
+      String tag = tagOf(lockName);
+      for (Bound b : bound) {
+        PerName m = b.meters(tag);
+        if (m != null) {
+          m.renewalFailures.increment();
         }
       }
     }

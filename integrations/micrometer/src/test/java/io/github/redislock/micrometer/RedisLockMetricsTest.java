@@ -28,6 +28,7 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import redis.clients.jedis.Jedis;
+import redis.clients.jedis.args.ClientPauseMode;
 
 /**
  * The binder against a real {@code redis-server}: what a factory's locks did, as the registry shows
@@ -125,6 +126,41 @@ class RedisLockMetricsTest {
       assertThat(registry.getMeters())
           .as("no meter has a name tag by default")
           .allSatisfy(meter -> assertThat(meter.getId().getTag("name")).isNull());
+    }
+  }
+
+  /**
+   * Renewals that time out while Redis holds every client's writes ({@code CLIENT PAUSE}) are
+   * counted as failed renewals, and among the Redis errors.
+   */
+  @Test
+  void renewalsThatFailAreCounted() throws Exception {
+    RedisLockMetrics metrics = RedisLockMetrics.builder().build();
+    try (metrics;
+        RedisLockFactory factory =
+            factory(
+                metrics,
+                builder ->
+                    builder
+                        .leaseTime(Duration.ofMillis(600))
+                        .commandTimeout(Duration.ofMillis(50)));
+        Jedis jedis = redis.server().jedis()) {
+      metrics.bindTo(registry);
+      RedisDistributedLock lock = factory.getLock("paused");
+      lock.lock();
+      try {
+        jedis.clientPause(2_000, ClientPauseMode.WRITE);
+        await().untilAsserted(() -> assertThat(counter("redis.lock.renewals.failed")).isPositive());
+        assertThat(counter("redis.lock.redis.errors"))
+            .isGreaterThanOrEqualTo(counter("redis.lock.renewals.failed"));
+      } finally {
+        jedis.clientUnpause();
+        try {
+          lock.unlock();
+        } catch (LockLostException e) { // its lease may have run out while writes were held
+          assertThat(counter("redis.lock.holds.lost")).isOne();
+        }
+      }
     }
   }
 
