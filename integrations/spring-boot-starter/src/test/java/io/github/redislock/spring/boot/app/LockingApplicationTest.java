@@ -1,0 +1,69 @@
+package io.github.redislock.spring.boot.app;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.github.redislock.RedisLockFactory;
+import io.github.redislock.spring.boot.RedisLockHealthIndicator;
+import io.github.redislock.test.ThrowawayRedis;
+import java.io.IOException;
+import java.io.InputStream;
+import java.util.Properties;
+import org.junit.jupiter.api.Test;
+import org.springframework.boot.WebApplicationType;
+import org.springframework.boot.builder.SpringApplicationBuilder;
+import org.springframework.boot.health.contributor.HealthIndicator;
+import org.springframework.boot.health.contributor.Status;
+import org.springframework.boot.health.registry.HealthContributorRegistry;
+import org.springframework.context.ConfigurableApplicationContext;
+import redis.clients.jedis.Jedis;
+
+/**
+ * One real Boot application, started with {@code SpringApplication} against a redis-server, on the
+ * versions Boot's dependency management gives it (the module imports spring-boot-dependencies): the
+ * auto-configuration from the jar's imports file, the factory from {@code spring.data.redis.*}, the
+ * health contributor in Actuator's registry, the factory closed with the application.
+ */
+class LockingApplicationTest {
+  @Test
+  void startsLocksReportsHealthAndClosesTheFactory() {
+    RedisLockFactory factory;
+    try (ThrowawayRedis redis = ThrowawayRedis.start();
+        ConfigurableApplicationContext app =
+            new SpringApplicationBuilder(LockingApplication.class)
+                .web(WebApplicationType.NONE)
+                .properties(
+                    "spring.data.redis.host=" + redis.host(),
+                    "spring.data.redis.port=" + redis.port(),
+                    "redis-lock.key-prefix=app:",
+                    "redis-lock.describe-holders=true")
+                .run()) {
+      factory = app.getBean(RedisLockFactory.class);
+      assertThat(app.getBean(LockingApplication.NightlyJob.class).runOnce()).isTrue();
+      try (Jedis jedis = redis.jedis()) {
+        assertThat(jedis.keys("*nightly-job*")).isNotEmpty(); // its fencing counter stays
+      }
+      HealthContributorRegistry registry = app.getBean(HealthContributorRegistry.class);
+      assertThat(registry.getContributor("redisLock")).isInstanceOf(RedisLockHealthIndicator.class);
+      assertThat(((HealthIndicator) registry.getContributor("redisLock")).health().getStatus())
+          .isEqualTo(Status.UP);
+    }
+    assertThat(factory.activity().renewingHoldCount()).isZero();
+    org.assertj.core.api.Assertions.assertThatThrownBy(() -> factory.getLock("after"))
+        .isInstanceOf(IllegalStateException.class);
+  }
+
+  /**
+   * The Jedis on the test class path is the one Boot's BOM manages (7.0.0 on Boot 4.0.x), unless
+   * the interim profile of the POM pins the core's 8.0.2: Maven passes the expected version.
+   */
+  @Test
+  void runsOnTheJedisVersionTheBuildExpects() throws IOException {
+    Properties jedis = new Properties();
+    try (InputStream in = Jedis.class.getResourceAsStream("/redis/clients/jedis/pom.properties")) {
+      assertThat(in).isNotNull();
+      jedis.load(in);
+    }
+    assertThat(jedis.getProperty("version"))
+        .isEqualTo(System.getProperty("expected.jedis.version"));
+  }
+}
