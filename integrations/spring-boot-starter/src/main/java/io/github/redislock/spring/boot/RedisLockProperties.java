@@ -59,6 +59,9 @@ public class RedisLockProperties {
   /** Redlock over independent masters. */
   private final Redlock redlock = new Redlock();
 
+  /** The Spring Integration LockRegistry, when Spring Integration is present. */
+  private final LockRegistry lockRegistry = new LockRegistry();
+
   /** Properties with the library's defaults; Spring binds {@code redis-lock.*} onto them. */
   public RedisLockProperties() {}
 
@@ -231,6 +234,87 @@ public class RedisLockProperties {
    */
   public Redlock getRedlock() {
     return redlock;
+  }
+
+  /**
+   * The Spring Integration {@code LockRegistry} settings.
+   *
+   * @return the registry settings
+   */
+  public LockRegistry getLockRegistry() {
+    return lockRegistry;
+  }
+
+  /** The {@code redis-lock.lock-registry.*} settings. */
+  public static class LockRegistry {
+    /** Whether to auto-configure a LockRegistry when Spring Integration is present. */
+    private boolean enabled = true;
+
+    /**
+     * The namespace of the registry's locks: the lock of key k is named registry-key:k. None (the
+     * lock is named k) when unset.
+     */
+    private String registryKey;
+
+    /** How many unused locks the registry keeps for reuse. */
+    private int cacheCapacity = 256;
+
+    /** Registry settings with the defaults. */
+    public LockRegistry() {}
+
+    /**
+     * Whether to auto-configure the registry.
+     *
+     * @return {@code true} unless disabled
+     */
+    public boolean isEnabled() {
+      return enabled;
+    }
+
+    /**
+     * Sets whether to auto-configure the registry.
+     *
+     * @param enabled {@code false} to leave it out
+     */
+    public void setEnabled(boolean enabled) {
+      this.enabled = enabled;
+    }
+
+    /**
+     * The namespace of the registry's locks.
+     *
+     * @return the namespace, or null for none
+     */
+    public String getRegistryKey() {
+      return registryKey;
+    }
+
+    /**
+     * Sets the namespace of the registry's locks.
+     *
+     * @param registryKey the namespace, or null for none
+     */
+    public void setRegistryKey(String registryKey) {
+      this.registryKey = registryKey;
+    }
+
+    /**
+     * How many unused locks the registry keeps.
+     *
+     * @return the capacity
+     */
+    public int getCacheCapacity() {
+      return cacheCapacity;
+    }
+
+    /**
+     * Sets how many unused locks the registry keeps.
+     *
+     * @param cacheCapacity the capacity, zero or more
+     */
+    public void setCacheCapacity(int cacheCapacity) {
+      this.cacheCapacity = cacheCapacity;
+    }
   }
 
   /** The {@code redis-lock.redlock.*} settings. */

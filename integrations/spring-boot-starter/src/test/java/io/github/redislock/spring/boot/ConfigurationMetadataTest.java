@@ -38,6 +38,9 @@ class ConfigurationMetadataTest {
             "redis-lock.ssl-bundle",
             "redis-lock.redlock.masters",
             "redis-lock.redlock.node-timeout",
+            "redis-lock.lock-registry.enabled",
+            "redis-lock.lock-registry.registry-key",
+            "redis-lock.lock-registry.cache-capacity",
             "management.health.redis-lock.enabled");
     assertThat(json).contains("\"defaultValue\": \"30s\"").contains("\"defaultValue\": \"50ms\"");
   }
@@ -52,7 +55,8 @@ class ConfigurationMetadataTest {
       assertThat(new String(in.readAllBytes(), StandardCharsets.UTF_8).lines())
           .contains(
               RedisLockAutoConfiguration.class.getName(),
-              RedisLockHealthContributorAutoConfiguration.class.getName());
+              RedisLockHealthContributorAutoConfiguration.class.getName(),
+              RedisLockRegistryAutoConfiguration.class.getName());
     }
   }
 }

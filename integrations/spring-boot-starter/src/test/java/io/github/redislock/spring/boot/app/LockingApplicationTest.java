@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.github.redislock.RedisLockFactory;
 import io.github.redislock.spring.boot.RedisLockHealthIndicator;
+import io.github.redislock.spring.integration.RedisLockFactoryLockRegistry;
 import io.github.redislock.test.ThrowawayRedis;
 import java.io.IOException;
 import java.io.InputStream;
@@ -15,6 +16,7 @@ import org.springframework.boot.health.contributor.HealthIndicator;
 import org.springframework.boot.health.contributor.Status;
 import org.springframework.boot.health.registry.HealthContributorRegistry;
 import org.springframework.context.ConfigurableApplicationContext;
+import org.springframework.integration.support.locks.LockRegistry;
 import redis.clients.jedis.Jedis;
 
 /**
@@ -42,6 +44,8 @@ class LockingApplicationTest {
       try (Jedis jedis = redis.jedis()) {
         assertThat(jedis.keys("*nightly-job*")).isNotEmpty(); // its fencing counter stays
       }
+      // Spring Integration is on this class path: the registry is there too
+      assertThat(app.getBean(LockRegistry.class)).isInstanceOf(RedisLockFactoryLockRegistry.class);
       HealthContributorRegistry registry = app.getBean(HealthContributorRegistry.class);
       assertThat(registry.getContributor("redisLock")).isInstanceOf(RedisLockHealthIndicator.class);
       assertThat(((HealthIndicator) registry.getContributor("redisLock")).health().getStatus())
