@@ -3,6 +3,7 @@ package io.github.redislock.spring.integration;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import io.github.redislock.RedisLockFactory;
 import io.github.redislock.test.RedisLockExtension;
 import java.io.BufferedReader;
 import java.io.File;
@@ -21,6 +22,10 @@ import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
+import org.springframework.integration.leader.Context;
+import org.springframework.integration.leader.DefaultCandidate;
+import org.springframework.integration.leader.event.LeaderEventPublisher;
+import org.springframework.integration.support.leader.LockRegistryLeaderInitiator;
 
 /**
  * Spring Integration's {@code LockRegistryLeaderInitiator} on the registry elects one leader among
@@ -72,6 +77,63 @@ class LeaderElectionTest {
     assertThat(c.grants.get()).as("grants to the newcomer: " + c).isZero();
     assertThat(follower.isLeader()).isTrue();
     assertThat(follower.revocations.get()).isZero();
+  }
+
+  @Test
+  void aLeaderWhoseHoldIsLostIsRevokedAndElectedAgain() {
+    AtomicInteger granted = new AtomicInteger();
+    AtomicInteger revoked = new AtomicInteger();
+    try (RedisLockFactory factory =
+            RedisLockFactory.builder()
+                .standalone(redis.uri())
+                .leaseTime(Duration.ofSeconds(1))
+                .build();
+        RedisLockFactory operator = redis.factory()) {
+      LockRegistryLeaderInitiator initiator =
+          new LockRegistryLeaderInitiator(
+              new RedisLockFactoryLockRegistry(factory, "leaders"),
+              new DefaultCandidate("in-process", LeaderElectionApp.ROLE) {
+                @Override
+                public void onGranted(Context context) {
+                  granted.incrementAndGet();
+                }
+
+                @Override
+                public void onRevoked(Context context) {
+                  revoked.incrementAndGet();
+                }
+              });
+      initiator.setLeaderEventPublisher(new NoLeaderEvents());
+      initiator.start();
+      try {
+        await("leader").atMost(PATIENCE).until(() -> granted.get() == 1);
+
+        // An operator deletes the leader's lock key: the factory finds its hold lost at the next
+        // renewal, and the initiator's next heartbeat, re-entering the lock, is told.
+        assertThat(operator.forceUnlock("leaders:" + LeaderElectionApp.ROLE)).isTrue();
+        await("revoked").atMost(PATIENCE).until(() -> revoked.get() == 1);
+        await("leader again").atMost(PATIENCE).until(() -> granted.get() == 2);
+        assertThat(initiator.getContext().isLeader()).isTrue();
+      } finally {
+        int revokedBefore = revoked.get();
+        boolean leading = initiator.getContext().isLeader();
+        initiator.stop();
+        // Its thread releases the lock and revokes as it ends: before the factory closes.
+        await("stopped").atMost(PATIENCE).until(() -> !leading || revoked.get() > revokedBefore);
+      }
+    }
+  }
+
+  /** Publishes no event: this test's candidate counts them itself, with no context to publish. */
+  private static final class NoLeaderEvents implements LeaderEventPublisher {
+    @Override
+    public void publishOnGranted(Object source, Context context, String role) {}
+
+    @Override
+    public void publishOnRevoked(Object source, Context context, String role) {}
+
+    @Override
+    public void publishOnFailedToAcquire(Object source, Context context, String role) {}
   }
 
   private Candidate start(String id) throws IOException {
