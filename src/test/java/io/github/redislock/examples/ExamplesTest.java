@@ -143,15 +143,6 @@ class ExamplesTest {
   }
 
   @Test
-  void micrometerStatsShowEveryAcquisitionInTheRegistry() throws Exception {
-    MicrometerStats.Result result = MicrometerStats.run(redis.uri());
-
-    assertThat(result.acquisitions()).isEqualTo(100.0);
-    assertThat(result.timed()).isEqualTo(100);
-    assertThat(result.statsAcquisitions()).isEqualTo(100);
-  }
-
-  @Test
   void mainsRunAgainstTheRedisNamedByTheSystemProperty() throws Exception {
     String previous = System.setProperty(ExampleRedis.PROPERTY, redis.uri());
     try {
@@ -164,7 +155,6 @@ class ExamplesTest {
       FairJobClaiming.main(new String[0]);
       ReadMostlyCache.main(new String[0]);
       RunUnderTheLock.main(new String[0]);
-      MicrometerStats.main(new String[0]);
     } finally {
       if (previous == null) {
         System.clearProperty(ExampleRedis.PROPERTY);
