@@ -1,6 +1,8 @@
 package io.github.redislock.spring.boot;
 
+import io.github.redislock.LockStatsListener;
 import io.github.redislock.RedisLockFactory;
+import java.util.List;
 import javax.net.ssl.SSLParameters;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
@@ -43,6 +45,8 @@ public class RedisLockAutoConfiguration {
    * @param properties {@code redis-lock.*}
    * @param environment where {@code spring.data.redis.*} is read
    * @param sslBundles the application's SSL bundles, needed only when one is named
+   * @param statsListeners told of every counted event (with them, statistics are counted whatever
+   *     {@code redis-lock.record-stats} says)
    * @param customizers applied after the properties, in order
    * @return the factory, closed with the context
    */
@@ -52,6 +56,7 @@ public class RedisLockAutoConfiguration {
       RedisLockProperties properties,
       Environment environment,
       ObjectProvider<SslBundles> sslBundles,
+      ObjectProvider<LockStatsListener> statsListeners,
       ObjectProvider<RedisLockFactoryBuilderCustomizer> customizers) {
     RedisEndpoint endpoint = RedisEndpoint.of(properties, environment);
     RedisLockFactory.Builder builder = RedisLockFactory.builder();
@@ -74,7 +79,11 @@ public class RedisLockAutoConfiguration {
     if (properties.getMaxHoldTime() != null) {
       builder.maxHoldTime(properties.getMaxHoldTime());
     }
-    if (properties.isRecordStats()) {
+    List<LockStatsListener> listeners = statsListeners.orderedStream().toList();
+    if (!listeners.isEmpty()) {
+      builder.recordStats(
+          listeners.size() == 1 ? listeners.get(0) : new CompositeLockStatsListener(listeners));
+    } else if (properties.isRecordStats()) {
       builder.recordStats();
     }
     if (properties.isDescribeHolders()) {

@@ -2,7 +2,9 @@ package io.github.redislock.spring.boot;
 
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import org.springframework.boot.context.properties.ConfigurationProperties;
 
 /**
@@ -61,6 +63,9 @@ public class RedisLockProperties {
 
   /** The Spring Integration LockRegistry, when Spring Integration is present. */
   private final LockRegistry lockRegistry = new LockRegistry();
+
+  /** The Micrometer meters, when Micrometer is present. */
+  private final Metrics metrics = new Metrics();
 
   /** Properties with the library's defaults; Spring binds {@code redis-lock.*} onto them. */
   public RedisLockProperties() {}
@@ -314,6 +319,87 @@ public class RedisLockProperties {
      */
     public void setCacheCapacity(int cacheCapacity) {
       this.cacheCapacity = cacheCapacity;
+    }
+  }
+
+  /**
+   * The Micrometer settings.
+   *
+   * @return the metrics settings
+   */
+  public Metrics getMetrics() {
+    return metrics;
+  }
+
+  /** The {@code redis-lock.metrics.*} settings. */
+  public static class Metrics {
+    /** Whether to auto-configure the Micrometer binder when Micrometer is present. */
+    private boolean enabled = true;
+
+    /**
+     * How many distinct lock names get a name tag of their own on the meters; later names share the
+     * tag value "other". 0: no name tag.
+     */
+    private int perNameTags;
+
+    /** Tags added to every meter of the binder, such as factory=orders. */
+    private Map<String, String> tags = new LinkedHashMap<>();
+
+    /** Metrics settings with the defaults. */
+    public Metrics() {}
+
+    /**
+     * Whether to auto-configure the binder.
+     *
+     * @return {@code true} unless disabled
+     */
+    public boolean isEnabled() {
+      return enabled;
+    }
+
+    /**
+     * Sets whether to auto-configure the binder.
+     *
+     * @param enabled {@code false} to leave it out
+     */
+    public void setEnabled(boolean enabled) {
+      this.enabled = enabled;
+    }
+
+    /**
+     * How many lock names get a tag of their own.
+     *
+     * @return the number, 0 for no name tag
+     */
+    public int getPerNameTags() {
+      return perNameTags;
+    }
+
+    /**
+     * Sets how many lock names get a tag of their own.
+     *
+     * @param perNameTags the number, 0 for no name tag
+     */
+    public void setPerNameTags(int perNameTags) {
+      this.perNameTags = perNameTags;
+    }
+
+    /**
+     * The common tags.
+     *
+     * @return tag keys and values
+     */
+    public Map<String, String> getTags() {
+      return tags;
+    }
+
+    /**
+     * Sets the common tags.
+     *
+     * @param tags tag keys and values
+     */
+    public void setTags(Map<String, String> tags) {
+      this.tags = tags;
     }
   }
 

@@ -41,6 +41,9 @@ class ConfigurationMetadataTest {
             "redis-lock.lock-registry.enabled",
             "redis-lock.lock-registry.registry-key",
             "redis-lock.lock-registry.cache-capacity",
+            "redis-lock.metrics.enabled",
+            "redis-lock.metrics.per-name-tags",
+            "redis-lock.metrics.tags",
             "management.health.redis-lock.enabled");
     assertThat(json).contains("\"defaultValue\": \"30s\"").contains("\"defaultValue\": \"50ms\"");
   }
@@ -56,7 +59,8 @@ class ConfigurationMetadataTest {
           .contains(
               RedisLockAutoConfiguration.class.getName(),
               RedisLockHealthContributorAutoConfiguration.class.getName(),
-              RedisLockRegistryAutoConfiguration.class.getName());
+              RedisLockRegistryAutoConfiguration.class.getName(),
+              RedisLockMetricsAutoConfiguration.class.getName());
     }
   }
 }

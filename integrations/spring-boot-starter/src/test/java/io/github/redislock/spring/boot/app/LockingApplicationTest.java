@@ -6,6 +6,7 @@ import io.github.redislock.RedisLockFactory;
 import io.github.redislock.spring.boot.RedisLockHealthIndicator;
 import io.github.redislock.spring.integration.RedisLockFactoryLockRegistry;
 import io.github.redislock.test.ThrowawayRedis;
+import io.micrometer.core.instrument.MeterRegistry;
 import java.io.IOException;
 import java.io.InputStream;
 import java.util.Properties;
@@ -44,6 +45,14 @@ class LockingApplicationTest {
       try (Jedis jedis = redis.jedis()) {
         assertThat(jedis.keys("*nightly-job*")).isNotEmpty(); // its fencing counter stays
       }
+      // Micrometer and Boot's metrics are on this class path: the binder is bound and counted
+      assertThat(
+              app.getBean(MeterRegistry.class)
+                  .get("redis.lock.acquisitions")
+                  .tag("result", "acquired")
+                  .counter()
+                  .count())
+          .isEqualTo(1.0);
       // Spring Integration is on this class path: the registry is there too
       assertThat(app.getBean(LockRegistry.class)).isInstanceOf(RedisLockFactoryLockRegistry.class);
       HealthContributorRegistry registry = app.getBean(HealthContributorRegistry.class);
