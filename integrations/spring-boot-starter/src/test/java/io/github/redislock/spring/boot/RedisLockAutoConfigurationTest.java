@@ -8,11 +8,17 @@ import io.github.redislock.LockLostEvent;
 import io.github.redislock.RedisDistributedLock;
 import io.github.redislock.RedisLockException;
 import io.github.redislock.RedisLockFactory;
+import io.github.redislock.test.RedisBinary;
 import io.github.redislock.test.RedisLockExtension;
 import io.github.redislock.test.ThrowawayRedis;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -284,9 +290,62 @@ class RedisLockAutoConfigurationTest {
   }
 
   @Test
-  void sentinelSettingsMakeASentinelFactory() {
-    // No Sentinel answers on these ports: the build asks them for the master, and its failure
-    // names what the properties made of them.
+  void sentinelSettingsMakeASentinelFactory() throws Exception {
+    // A real Sentinel (redis-server --sentinel) watching the class's server as "mymaster"
+    Path config = Files.createTempFile("sentinel-", ".conf");
+    int port;
+    try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getByName("127.0.0.1"))) {
+      port = socket.getLocalPort();
+    }
+    Files.writeString(
+        config,
+        "port "
+            + port
+            + "\nbind 127.0.0.1\nprotected-mode no\nsentinel monitor mymaster "
+            + redis.server().host()
+            + " "
+            + redis.server().port()
+            + " 1\n");
+    Process sentinel =
+        new ProcessBuilder(RedisBinary.path().toString(), config.toString(), "--sentinel")
+            .redirectErrorStream(true)
+            .redirectOutput(ProcessBuilder.Redirect.DISCARD)
+            .start();
+    try {
+      await()
+          .atMost(Duration.ofSeconds(30))
+          .ignoreExceptions()
+          .until(
+              () -> {
+                try (Jedis jedis = new Jedis("127.0.0.1", port, 1_000)) {
+                  return jedis.sentinelGetMasterAddrByName("mymaster") != null;
+                }
+              });
+      runner
+          .withPropertyValues(
+              "spring.data.redis.sentinel.master=mymaster",
+              "spring.data.redis.sentinel.nodes=127.0.0.1:" + port,
+              "spring.data.redis.database=2")
+          .run(
+              context -> {
+                RedisDistributedLock lock =
+                    context.getBean(RedisLockFactory.class).getLock("watched");
+                assertThat(lock.tryLock()).isTrue();
+                try (Jedis jedis = redis.server().jedis()) {
+                  jedis.select(2);
+                  assertThat(jedis.exists("watched")).isTrue();
+                }
+                lock.unlock();
+              });
+    } finally {
+      sentinel.destroyForcibly();
+      sentinel.waitFor(10, TimeUnit.SECONDS);
+      Files.deleteIfExists(config);
+    }
+  }
+
+  @Test
+  void sentinelsThatDoNotAnswerFailTheContext() {
     runner
         .withPropertyValues(
             "spring.data.redis.sentinel.master=mymaster",
