@@ -7,6 +7,7 @@ import io.github.redislock.internal.client.RedisClients;
 import io.github.redislock.internal.client.Tls;
 import io.github.redislock.internal.engine.Assembly;
 import io.github.redislock.internal.engine.LockEngine;
+import io.github.redislock.internal.jedis.JedisApi;
 import io.github.redislock.internal.util.Ticker;
 import java.time.Duration;
 import java.time.Instant;
@@ -467,7 +468,9 @@ public final class RedisLockFactory implements AutoCloseable {
      * for the key's node, without the client's own retries, so that a release whose reply was lost
      * is judged by the lock (see {@link RedisDistributedLock#unlock()}). A client of another class,
      * or one built with a connection provider of the caller's, is used through its API for releases
-     * too. A key preprocessor on the client is not supported: use {@link #keyPrefix}.
+     * too; so is every client of the caller's on Jedis 7 (whose clients lend no connection through
+     * their public API), and wake-ups then use plain Pub/Sub. A key preprocessor on the client is
+     * not supported: use {@link #keyPrefix}.
      *
      * @param client the client
      * @return this builder
@@ -745,7 +748,9 @@ public final class RedisLockFactory implements AutoCloseable {
      * distinct, and a warning is logged.
      *
      * @return the factory
-     * @throws IllegalStateException if no endpoint was set
+     * @throws IllegalStateException if no endpoint was set, or the Jedis on the class path is older
+     *     than 7.0.0, the lowest this library runs on (the message names the version found and the
+     *     one needed)
      * @throws IllegalArgumentException if the Redlock node timeout is not shorter than the lease,
      *     or two Redlock masters are the same Redis server (the message names both); the clients
      *     the factory created are closed again
@@ -758,6 +763,7 @@ public final class RedisLockFactory implements AutoCloseable {
             "no Redis endpoint: call standalone(uri), sentinel(uri), cluster(uri),"
                 + " client(UnifiedJedis), redlock(uris...) or redlockClients(clients) once");
       }
+      JedisApi.requireSupported();
       checkTlsApplies();
       Duration lease = leaseTime != null ? leaseTime : DEFAULT_LEASE;
       Duration timeout = commandTimeout != null ? commandTimeout : DEFAULT_COMMAND_TIMEOUT;

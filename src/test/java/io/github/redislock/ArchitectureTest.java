@@ -45,6 +45,7 @@ class ArchitectureTest {
   private static final String CLIENT = "io.github.redislock.internal.client";
   private static final String UTIL = "io.github.redislock.internal.util";
   private static final String WAKEUP = "io.github.redislock.internal.wakeup";
+  private static final String JEDIS = "io.github.redislock.internal.jedis";
   private static final String EVENTS = "io.github.redislock.internal.events";
   private static final String KIND = "io.github.redislock.internal.kind";
   private static final int MAX_LINES_OF_CODE = 350;
@@ -253,6 +254,20 @@ class ArchitectureTest {
         .should()
         .dependOnClassesThat()
         .resideInAPackage(CLIENT)
+        .check(classes);
+  }
+
+  /** What the library knows of the Jedis on the class path depends on nothing of the library. */
+  @Test
+  void theJedisProbeStandsAlone() {
+    noClasses()
+        .that()
+        .resideInAPackage(JEDIS)
+        .should()
+        .dependOnClassesThat(
+            describe(
+                "are of the library, outside internal.jedis",
+                c -> c.getPackageName().startsWith(API) && !c.getPackageName().equals(JEDIS)))
         .check(classes);
   }
 

@@ -1,5 +1,6 @@
 package io.github.redislock.testing;
 
+import io.github.redislock.internal.jedis.JedisApi;
 import io.github.redislock.test.RedisBinary;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -338,13 +339,20 @@ public final class RedisServer implements AutoCloseable, LiveServers.Endpoint {
    */
   public static Jedis connect(int port, Duration timeout) {
     int millis = Math.toIntExact(timeout.toMillis());
-    DefaultJedisClientConfig config =
+    DefaultJedisClientConfig.Builder config =
         DefaultJedisClientConfig.builder()
             .connectionTimeoutMillis(millis)
-            .socketTimeoutMillis(millis)
-            .autoNegotiateProtocol(false)
-            .build();
-    return new Jedis(new HostAndPort(HOST, port), config);
+            .socketTimeoutMillis(millis);
+    return new Jedis(new HostAndPort(HOST, port), resp2(config).build());
+  }
+
+  /**
+   * {@code config} without protocol negotiation: RESP2, the tests' inspection connections'
+   * protocol. Jedis 8 negotiates RESP3 unless told not to; Jedis 7 (the {@code -Pjedis7} run)
+   * negotiates nothing, and has no such setting.
+   */
+  public static DefaultJedisClientConfig.Builder resp2(DefaultJedisClientConfig.Builder config) {
+    return JedisApi.MODERN ? config.autoNegotiateProtocol(false) : config;
   }
 
   /**

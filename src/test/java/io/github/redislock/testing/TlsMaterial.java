@@ -90,10 +90,10 @@ public final class TlsMaterial {
     TlsMaterial tls = get();
     try (RedisServer server = RedisServer.startTls(tls, false, false)) {
       DefaultJedisClientConfig config =
-          DefaultJedisClientConfig.builder()
-              .ssl(true)
-              .sslSocketFactory(tls.trustingContext().getSocketFactory())
-              .autoNegotiateProtocol(false)
+          RedisServer.resp2(
+                  DefaultJedisClientConfig.builder()
+                      .ssl(true)
+                      .sslSocketFactory(tls.trustingContext().getSocketFactory()))
               .build();
       try (Jedis jedis = new Jedis(new HostAndPort(server.host(), server.tlsPort()), config)) {
         return "PONG".equals(jedis.ping()) ? "" : "no PONG over TLS";

@@ -1,13 +1,13 @@
 package io.github.redislock.internal.backend;
 
 import io.github.redislock.internal.backend.Acquisition.Grant;
+import io.github.redislock.internal.jedis.Lender;
+import io.github.redislock.internal.jedis.Lenders;
 import io.github.redislock.internal.transport.Direct;
 import io.github.redislock.internal.transport.SlotMasters;
 import io.github.redislock.internal.util.Ticker;
 import java.util.List;
 import java.util.Optional;
-import redis.clients.jedis.RedisClusterClient;
-import redis.clients.jedis.RedisSentinelClient;
 import redis.clients.jedis.UnifiedJedis;
 
 /**
@@ -33,8 +33,8 @@ public final class SingleNodeBackend implements LockBackend {
   /** On a Cluster, which master serves each slot; else {@code null}. */
   private final SlotMasters slotMasters;
 
-  /** On Sentinel, the client that tells the current master; else {@code null}. */
-  private final RedisSentinelClient sentinel;
+  /** On Sentinel, what the client that tells the current master lends; else {@code null}. */
+  private final Lender sentinel;
 
   /**
    * A backend on {@code client}, whose nodes' names (on a Cluster) are refreshed on the system
@@ -63,8 +63,10 @@ public final class SingleNodeBackend implements LockBackend {
       UnifiedJedis client, Runnable closeClient, long leaseMillis, Ticker ticker) {
     this.client = client;
     this.closeClient = closeClient;
+    Lender lender = Lenders.of(client);
+    boolean cluster = lender.shape() == Lender.Shape.CLUSTER;
     // A Redis Cluster carries wake-ups by sharded Pub/Sub (see internal.wakeup's PubSubClient).
-    WireArguments wire = WireArguments.of(leaseMillis, client instanceof RedisClusterClient);
+    WireArguments wire = WireArguments.of(leaseMillis, cluster);
     this.commands = new LockCommands(wire);
     this.direct = new Direct(client);
     this.ordered =
@@ -82,18 +84,14 @@ public final class SingleNodeBackend implements LockBackend {
             new ConditionQueue(
                 client, direct, wire, keys -> checkAccess(conditionAccess, keys, "cond")));
     this.inspection = new InspectCommands(wire);
-    this.slotMasters =
-        client instanceof RedisClusterClient cluster ? new SlotMasters(cluster, ticker) : null;
-    this.sentinel =
-        client instanceof RedisSentinelClient sentinelClient && knowsMaster(sentinelClient)
-            ? sentinelClient
-            : null;
+    this.slotMasters = cluster ? new SlotMasters(lender, ticker) : null;
+    this.sentinel = lender.shape() == Lender.Shape.SENTINEL && knowsMaster(lender) ? lender : null;
   }
 
   /** Whether the client tells its current master (one built on a provider of its own may not). */
-  private static boolean knowsMaster(RedisSentinelClient sentinel) {
+  private static boolean knowsMaster(Lender sentinel) {
     try {
-      return sentinel.getCurrentMaster() != null;
+      return sentinel.currentMaster() != null;
     } catch (RuntimeException e) {
       return false;
     }
@@ -112,7 +110,7 @@ public final class SingleNodeBackend implements LockBackend {
       return slotMasters.masterOf(keys.lock());
     }
     if (sentinel != null) {
-      return String.valueOf(sentinel.getCurrentMaster());
+      return String.valueOf(sentinel.currentMaster());
     }
     return ONE_NAME;
   }

@@ -1,6 +1,9 @@
 package io.github.redislock.internal.client;
 
 import io.github.redislock.RedisLockException;
+import io.github.redislock.internal.jedis.JedisApi;
+import io.github.redislock.internal.jedis.ProvidedClient;
+import io.github.redislock.internal.jedis.ProvidedCluster;
 import io.github.redislock.internal.util.Ticker;
 import java.time.Duration;
 import java.util.HashSet;
@@ -12,9 +15,6 @@ import redis.clients.jedis.DefaultJedisClientConfig;
 import redis.clients.jedis.HostAndPort;
 import redis.clients.jedis.Jedis;
 import redis.clients.jedis.JedisClientConfig;
-import redis.clients.jedis.RedisClient;
-import redis.clients.jedis.RedisClusterClient;
-import redis.clients.jedis.RedisSentinelClient;
 import redis.clients.jedis.UnifiedJedis;
 import redis.clients.jedis.exceptions.JedisException;
 
@@ -22,15 +22,15 @@ import redis.clients.jedis.exceptions.JedisException;
  * Creates the Jedis clients of a {@code RedisLockFactory} from URIs. The forms:
  *
  * <ul>
- *   <li>{@code redis://[user:password@]host:port[/db]}: one server, reached with a {@link
+ *   <li>{@code redis://[user:password@]host:port[/db]}: one server, reached with a {@code
  *       RedisClient};
  *   <li>{@code rediss://[user:password@]host:port[/db]}: the same over TLS;
  *   <li>{@code redis-sentinel://[user:password@]host:port[,host:port...]/masterName[/db]}: the
  *       master the Sentinels at these addresses know as {@code masterName}, followed across
- *       failovers by a {@link RedisSentinelClient}. The user and password authenticate to the
+ *       failovers by a {@code RedisSentinelClient}. The user and password authenticate to the
  *       master, not to the Sentinels;
  *   <li>{@code redis-cluster://[user:password@]host:port[,host:port...]}: a Redis Cluster
- *       discovered from these seed nodes, reached with a {@link RedisClusterClient}. There is no
+ *       discovered from these seed nodes, reached with a {@code RedisClusterClient}. There is no
  *       database number: a cluster has only database 0.
  * </ul>
  *
@@ -49,6 +49,10 @@ import redis.clients.jedis.exceptions.JedisException;
  * reconnection, then the retry), so it never sleeps between retries in the caller's thread:
  * retrying with a backoff is the lock's job, which it does interruptibly. Sentinel and Cluster
  * clients ask their Sentinels or seed nodes for the topology as soon as they are created.
+ *
+ * <p>Those are the clients of Jedis 8. On Jedis 7 ({@link JedisApi#MODERN} false) the same clients,
+ * with the same settings, are built on Jedis's connection providers ({@link ProvidedClient}, {@link
+ * ProvidedCluster}), which Jedis 7 and 8 both have; their connections use RESP2, Jedis 7's default.
  */
 public final class RedisClients {
   private static final int MAX_CONNECTIONS_PER_NODE = 64;
@@ -62,7 +66,8 @@ public final class RedisClients {
    * @param uri a URI of one of the forms in the class comment
    * @param commandTimeout the socket and connect timeout, and the longest wait for a pooled
    *     connection
-   * @return a {@link RedisClient}, {@link RedisSentinelClient} or {@link RedisClusterClient}
+   * @return a {@code RedisClient}, {@code RedisSentinelClient} or {@code RedisClusterClient} (on
+   *     Jedis 7, a {@link ProvidedClient} or {@link ProvidedCluster})
    * @throws IllegalArgumentException if {@code uri} is not of those forms
    * @throws RedisLockException if a Sentinel or Cluster client cannot learn the topology: no
    *     Sentinel or seed node answered, or the Sentinels do not know the master
@@ -79,7 +84,8 @@ public final class RedisClients {
    * @param commandTimeout the socket and connect timeout, and the longest wait for a pooled
    *     connection
    * @param tls how TLS connections are made
-   * @return a {@link RedisClient}, {@link RedisSentinelClient} or {@link RedisClusterClient}
+   * @return a {@code RedisClient}, {@code RedisSentinelClient} or {@code RedisClusterClient} (on
+   *     Jedis 7, a {@link ProvidedClient} or {@link ProvidedCluster})
    * @throws IllegalArgumentException if {@code uri} is not of those forms
    * @throws RedisLockException if a Sentinel or Cluster client cannot learn the topology: no
    *     Sentinel or seed node answered, or the Sentinels do not know the master
@@ -245,11 +251,11 @@ public final class RedisClients {
   }
 
   private static UnifiedJedis standalone(RedisUri endpoint, Duration timeout, Tls tls) {
-    return RedisClient.builder()
-        .hostAndPort(endpoint.nodes().get(0))
-        .clientConfig(nodeConfig(endpoint, timeout, tls))
-        .poolConfig(pool(timeout))
-        .build();
+    HostAndPort node = endpoint.nodes().get(0);
+    JedisClientConfig config = nodeConfig(endpoint, timeout, tls);
+    return JedisApi.MODERN
+        ? ModernClients.standalone(node, config, pool(timeout))
+        : ProvidedClient.standalone(node, config, pool(timeout));
   }
 
   /**
@@ -319,23 +325,26 @@ public final class RedisClients {
   }
 
   private static UnifiedJedis sentinel(RedisUri endpoint, Duration timeout, Tls tls) {
-    return RedisSentinelClient.builder()
-        .masterName(endpoint.masterName())
-        .sentinels(new LinkedHashSet<>(endpoint.nodes()))
-        // Jedis talks to Sentinels with RESP2 and warns on every connection unless told so.
-        .sentinelClientConfig(config(timeout, tls).autoNegotiateProtocol(false).build())
-        .clientConfig(nodeConfig(endpoint, timeout, tls))
-        .poolConfig(pool(timeout))
-        .build();
+    JedisClientConfig config = nodeConfig(endpoint, timeout, tls);
+    if (JedisApi.MODERN) {
+      return ModernClients.sentinel(
+          endpoint.masterName(), endpoint.nodes(), config(timeout, tls), config, pool(timeout));
+    }
+    // Jedis 7 speaks RESP2 to the Sentinels without being told.
+    return ProvidedClient.sentinel(
+        endpoint.masterName(),
+        config,
+        pool(timeout),
+        new LinkedHashSet<>(endpoint.nodes()),
+        config(timeout, tls).build());
   }
 
   private static UnifiedJedis cluster(RedisUri endpoint, Duration timeout, Tls tls) {
-    return RedisClusterClient.builder()
-        .nodes(new LinkedHashSet<>(endpoint.nodes()))
-        .maxAttempts(2)
-        .maxTotalRetriesDuration(timeout.multipliedBy(2))
-        .clientConfig(nodeConfig(endpoint, timeout, tls))
-        .poolConfig(pool(timeout))
-        .build();
+    JedisClientConfig config = nodeConfig(endpoint, timeout, tls);
+    Duration retries = timeout.multipliedBy(2);
+    return JedisApi.MODERN
+        ? ModernClients.cluster(endpoint.nodes(), 2, retries, config, pool(timeout))
+        : ProvidedCluster.create(
+            new LinkedHashSet<>(endpoint.nodes()), config, pool(timeout), 2, retries);
   }
 }

@@ -1,34 +1,29 @@
 package io.github.redislock.internal.transport;
 
+import io.github.redislock.internal.jedis.Lender;
+import io.github.redislock.internal.jedis.Lenders;
 import java.net.SocketTimeoutException;
-import java.util.Map;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import redis.clients.jedis.Connection;
-import redis.clients.jedis.ConnectionPool;
 import redis.clients.jedis.HostAndPort;
 import redis.clients.jedis.Protocol;
-import redis.clients.jedis.RedisClient;
-import redis.clients.jedis.RedisClusterClient;
-import redis.clients.jedis.RedisSentinelClient;
 import redis.clients.jedis.UnifiedJedis;
 import redis.clients.jedis.exceptions.JedisAskDataException;
 import redis.clients.jedis.exceptions.JedisDataException;
 import redis.clients.jedis.exceptions.JedisException;
 import redis.clients.jedis.exceptions.JedisNoScriptException;
 import redis.clients.jedis.exceptions.JedisRedirectionException;
-import redis.clients.jedis.util.JedisClusterCRC16;
-import redis.clients.jedis.util.Pool;
 
 /**
  * One request to the node that serves its key, sent at most once: for a request that must not run
  * twice unknowingly (a release: run again after its reply was lost, it finds the key gone and
  * cannot tell that it deleted it). A client's own retries resend a command whose reply timed out
  * without telling the caller, so the request goes, without them, on a connection borrowed from the
- * client's pool for the key's node: the pool of a {@link RedisClient}, of a {@link
- * RedisSentinelClient}'s current master, or of the {@link RedisClusterClient} node that serves the
- * key's slot, following the cluster's {@code MOVED} and {@code ASK} answers here (they say that the
- * command did not run). A script the node has forgotten is sent again with its source.
+ * client's pool for the key's node (see {@link Lender}): the pool of a standalone client, of a
+ * Sentinel client's current master, or of the Cluster node that serves the key's slot, following
+ * the cluster's {@code MOVED} and {@code ASK} answers here (they say that the command did not run).
+ * A script the node has forgotten is sent again with its source.
  *
  * <p>A failure is a {@link SendFailure} telling whether the request may have run: not when no
  * connection could be had, or when the node answered with an error ({@code READONLY}, {@code
@@ -43,16 +38,10 @@ public final class Direct {
   private static final int MAX_REDIRECTIONS = 5;
 
   private final UnifiedJedis client;
-  private final Route route;
+  private final Lender lender;
 
-  /** How a connection for a key is had from the client. */
-  private enum Route {
-    STANDALONE,
-    SENTINEL,
-    CLUSTER,
-    /** Neither: the client's own API. */
-    API
-  }
+  /** Whether the client lends connections; else its own API is called. */
+  private final boolean lends;
 
   /**
    * Requests to the deployment {@code client} reaches.
@@ -61,7 +50,8 @@ public final class Direct {
    */
   public Direct(UnifiedJedis client) {
     this.client = client;
-    this.route = route(client);
+    this.lender = Lenders.of(client);
+    this.lends = lends(lender, client);
   }
 
   /**
@@ -90,7 +80,7 @@ public final class Direct {
    * @throws RuntimeException the exception {@link Request#failure} makes of a {@link SendFailure}
    */
   public <T> Reply<T> send(Request<T> request, String key) {
-    if (route == Route.API) {
+    if (!lends) {
       return new Reply<>(request.call(client), null);
     }
     JedisRedirectionException redirect = null;
@@ -102,7 +92,8 @@ public final class Direct {
         refreshTopology();
         throw request.failure(SendFailure.notRun(e, null));
       }
-      HostAndPort node = connection.getHostAndPort();
+      HostAndPort node =
+          lender.nodeOf(connection, key, redirect == null ? null : redirect.getTargetNode());
       boolean sent = false;
       try {
         if (redirect instanceof JedisAskDataException) {
@@ -112,19 +103,19 @@ public final class Direct {
         return new Reply<>(request.parse(run(connection, request)), node);
       } catch (JedisRedirectionException e) {
         if (redirections == MAX_REDIRECTIONS) {
-          throw request.failure(SendFailure.notRun(e, node.toString()));
+          throw request.failure(SendFailure.notRun(e, name(node)));
         }
         redirect = e;
         if (!(e instanceof JedisAskDataException)) {
           refreshTopology();
         }
       } catch (JedisDataException e) {
-        throw request.failure(SendFailure.notRun(e, node.toString()));
+        throw request.failure(SendFailure.notRun(e, name(node)));
       } catch (JedisException e) {
         if (!timedOut(e)) {
           refreshTopology(); // the node may be gone: the next attempt should find its successor
         }
-        String server = node.toString();
+        String server = name(node);
         throw request.failure(
             sent ? SendFailure.mayHaveRun(e, server) : SendFailure.notRun(e, server));
       } finally {
@@ -159,38 +150,20 @@ public final class Direct {
 
   /** A connection to the node for {@code key}, or to the one a redirection named. */
   private Connection connection(String key, JedisRedirectionException redirect) {
-    return switch (route) {
-      case STANDALONE -> ((RedisClient) client).getPool().getResource();
-      case SENTINEL -> currentMaster((RedisSentinelClient) client).getResource();
-      case CLUSTER -> clusterConnection((RedisClusterClient) client, key, redirect);
-      case API -> throw new IllegalStateException("no connection of our own through the API");
-    };
+    return redirect != null ? lender.borrowFrom(redirect.getTargetNode(), key) : lender.borrow(key);
   }
 
-  private static Pool<Connection> currentMaster(RedisSentinelClient sentinel) {
-    Map<?, Pool<Connection>> pools = sentinel.getPrimaryNodesConnectionMap();
-    return pools.values().iterator().next();
-  }
-
-  private static Connection clusterConnection(
-      RedisClusterClient cluster, String key, JedisRedirectionException redirect) {
-    if (redirect != null) {
-      HostAndPort target = redirect.getTargetNode();
-      ConnectionPool pool = cluster.getClusterNodes().get(target.toString());
-      if (pool != null) {
-        return pool.getResource();
-      }
-    }
-    return cluster.getConnectionFromSlot(JedisClusterCRC16.getSlot(key));
+  private static String name(HostAndPort node) {
+    return node == null ? null : node.toString();
   }
 
   /** After a failure that may come from a change of topology: a cluster learns it again. */
   private void refreshTopology() {
-    if (route != Route.CLUSTER) {
+    if (lender.shape() != Lender.Shape.CLUSTER) {
       return;
     }
     try {
-      ((RedisClusterClient) client).refreshClusterTopology();
+      lender.refreshTopology();
     } catch (RuntimeException e) {
       log.debug("could not refresh the cluster's topology", e);
     }
@@ -206,26 +179,16 @@ public final class Direct {
   }
 
   /**
-   * Which route reaches {@code client}'s connections. A client built on a connection provider of
-   * its own has no pool to borrow from: its API is used.
+   * Whether {@code client}'s connections can be borrowed. A client built on a connection provider
+   * of its own has no pool to lend: its API is used.
    */
-  private static Route route(UnifiedJedis client) {
-    try {
-      if (client instanceof RedisClient standalone) {
-        standalone.getPool();
-        return Route.STANDALONE;
-      }
-      if (client instanceof RedisSentinelClient sentinel) {
-        sentinel.getPrimaryNodesConnectionMap();
-        return Route.SENTINEL;
-      }
-      if (client instanceof RedisClusterClient cluster) {
-        cluster.getClusterNodes();
-        return Route.CLUSTER;
-      }
-    } catch (ClassCastException e) {
-      log.debug("{} has a connection provider of its own: calling its API", client, e);
+  private static boolean lends(Lender lender, UnifiedJedis client) {
+    if (lender.lends()) {
+      return true;
     }
-    return Route.API;
+    if (lender.shape() != Lender.Shape.OTHER) {
+      log.debug("{} has a connection provider of its own: calling its API", client);
+    }
+    return false;
   }
 }

@@ -1,5 +1,6 @@
 package io.github.redislock.internal.transport;
 
+import io.github.redislock.internal.jedis.JedisApi;
 import java.io.IOException;
 import java.net.Socket;
 import java.net.SocketException;
@@ -18,6 +19,7 @@ import redis.clients.jedis.Protocol;
 import redis.clients.jedis.PushConsumer;
 import redis.clients.jedis.PushConsumerChain;
 import redis.clients.jedis.PushMessage;
+import redis.clients.jedis.RedisProtocol;
 import redis.clients.jedis.exceptions.JedisConnectionException;
 import redis.clients.jedis.exceptions.JedisDataException;
 import redis.clients.jedis.util.RedisInputStream;
@@ -41,16 +43,14 @@ import redis.clients.jedis.util.RedisOutputStream;
  * <p>A RESP3 push frame ({@code >}) is never a reply: it is read and dropped wherever a reply is
  * awaited or read. A connection the link opens has no key tracking (its configuration has no
  * cache), but a push taken for the next reply would shift every reply by one, so none is trusted.
+ * Jedis 7 has no push API to read one with ({@link JedisApi#MODERN}): there the link speaks RESP2,
+ * in which no push frame exists (Jedis 7 negotiates no protocol unless told to, and the
+ * configurations of the links never tell it to); a link that finds itself on RESP3 there refuses to
+ * open.
  */
 final class Link {
   private static final Logger log = LoggerFactory.getLogger(Link.class);
   private static final byte PUSH = '>';
-
-  /** Reads a push frame as a reply, to drop it. */
-  private static final PushConsumerChain KEEP_PUSHES = new Pushes(true);
-
-  /** Drops every push frame, and reads on to the reply. */
-  private static final PushConsumerChain DROP_PUSHES = new Pushes(false);
 
   private final Connection connection;
   private final Socket socket;
@@ -89,6 +89,13 @@ final class Link {
     } catch (RuntimeException e) {
       sockets.close();
       throw e;
+    }
+    if (!JedisApi.MODERN && connection.getRedisProtocol() == RedisProtocol.RESP3) {
+      connection.close();
+      throw new JedisConnectionException(
+          "a Redlock connection on RESP3 needs Jedis 8's push API to drop push frames; Jedis "
+              + JedisApi.VERSION
+              + " has none: configure RESP2");
     }
     try {
       return new Link(connection, sockets.socket, dial.config().getSocketTimeoutMillis());
@@ -211,12 +218,21 @@ final class Link {
    */
   Object read(long restMillis) {
     timeout(restMillis);
-    return Protocol.read(in, DROP_PUSHES);
+    return JedisApi.MODERN ? Pushes.readReply(in) : readResp2(in);
+  }
+
+  /**
+   * Reads a reply on Jedis 7, whose connections here speak RESP2. Deprecated in Jedis 8 for the
+   * push-aware read, which Jedis 7 lacks.
+   */
+  @SuppressWarnings("deprecation")
+  private Object readResp2(RedisInputStream in) {
+    return Protocol.read(in);
   }
 
   /** Reads the push frame that has started to arrive, and drops it. */
   private void dropPush() {
-    Object push = Protocol.read(in, KEEP_PUSHES);
+    Object push = JedisApi.MODERN ? Pushes.readPush(in) : readResp2(in);
     if (log.isDebugEnabled()) {
       log.debug("dropped a push frame on a Redlock connection: {}", describe(push));
     }
@@ -337,8 +353,25 @@ final class Link {
     }
   }
 
-  /** A chain of push consumers that hands every push on as a reply, or drops every one. */
+  /**
+   * A chain of push consumers that hands every push on as a reply, or drops every one. Jedis 8's
+   * push API: loaded only when {@link JedisApi#MODERN}.
+   */
   private record Pushes(boolean keep) implements PushConsumerChain {
+    /** Reads a push frame as a reply, to drop it. */
+    private static final PushConsumerChain KEEP_PUSHES = new Pushes(true);
+
+    /** Drops every push frame, and reads on to the reply. */
+    private static final PushConsumerChain DROP_PUSHES = new Pushes(false);
+
+    static Object readReply(RedisInputStream in) {
+      return Protocol.read(in, DROP_PUSHES);
+    }
+
+    static Object readPush(RedisInputStream in) {
+      return Protocol.read(in, KEEP_PUSHES);
+    }
+
     @Override
     public PushMessage process(PushMessage message) {
       return keep ? message : null;

@@ -1,5 +1,6 @@
 package io.github.redislock.internal.transport;
 
+import io.github.redislock.internal.jedis.Lender;
 import io.github.redislock.internal.util.Threads;
 import io.github.redislock.internal.util.Ticker;
 import java.util.ArrayList;
@@ -14,7 +15,6 @@ import redis.clients.jedis.CommandArguments;
 import redis.clients.jedis.Connection;
 import redis.clients.jedis.ConnectionPool;
 import redis.clients.jedis.Protocol;
-import redis.clients.jedis.RedisClusterClient;
 import redis.clients.jedis.util.JedisClusterCRC16;
 import redis.clients.jedis.util.SafeEncoder;
 
@@ -45,7 +45,7 @@ public final class SlotMasters implements AutoCloseable {
   private static final CommandArguments CLUSTER_SLOTS =
       new CommandArguments(Protocol.Command.CLUSTER).add(Protocol.ClusterKeyword.SLOTS);
 
-  private final RedisClusterClient cluster;
+  private final Lender cluster;
   private final Ticker ticker;
   private final AtomicBoolean refreshing = new AtomicBoolean();
 
@@ -59,10 +59,10 @@ public final class SlotMasters implements AutoCloseable {
   /**
    * The masters of {@code cluster}'s slots, asked for at once in the background.
    *
-   * @param cluster the client whose nodes are asked
+   * @param cluster what the Cluster client whose nodes are asked lends
    * @param ticker the clock of the refreshes
    */
-  public SlotMasters(RedisClusterClient cluster, Ticker ticker) {
+  public SlotMasters(Lender cluster, Ticker ticker) {
     this.cluster = cluster;
     this.ticker = ticker;
     refreshInBackground();
@@ -101,7 +101,7 @@ public final class SlotMasters implements AutoCloseable {
         if (closed) {
           return;
         }
-        ConnectionPool pool = cluster.getClusterNodes().get(node);
+        ConnectionPool pool = cluster.clusterNodes().get(node);
         if (pool != null && ask(node, pool)) {
           return;
         }
@@ -116,7 +116,7 @@ public final class SlotMasters implements AutoCloseable {
 
   /** The nodes of the cluster, the one that answered last first. */
   private List<String> nodesToAsk() {
-    List<String> nodes = new ArrayList<>(cluster.getClusterNodes().keySet());
+    List<String> nodes = new ArrayList<>(cluster.clusterNodes().keySet());
     Collections.shuffle(nodes);
     String last = lastAnswered;
     if (last != null && nodes.remove(last)) {

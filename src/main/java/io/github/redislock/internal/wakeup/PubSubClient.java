@@ -1,13 +1,11 @@
 package io.github.redislock.internal.wakeup;
 
+import io.github.redislock.internal.jedis.Lender;
+import io.github.redislock.internal.jedis.Lenders;
 import redis.clients.jedis.Connection;
+import redis.clients.jedis.HostAndPort;
 import redis.clients.jedis.JedisPubSub;
-import redis.clients.jedis.RedisClient;
-import redis.clients.jedis.RedisClusterClient;
-import redis.clients.jedis.RedisSentinelClient;
 import redis.clients.jedis.UnifiedJedis;
-import redis.clients.jedis.util.JedisClusterCRC16;
-import redis.clients.jedis.util.Pool;
 
 /**
  * How one Redis source carries wake-ups, and where its subscriptions get their connections.
@@ -19,10 +17,11 @@ import redis.clients.jedis.util.Pool;
  * without sharded Pub/Sub refuses {@code SSUBSCRIBE}; the source then uses plain Pub/Sub, as every
  * other deployment does (and the release script falls back to {@code PUBLISH} on such a server).
  *
- * <p>A subscription borrows its connection from the client's pool where the client lends one
- * ({@code RedisClient}, {@code RedisSentinelClient}, {@code RedisClusterClient}), so that it can
- * drop a connection that went silent (see {@link Subscription}). Any other {@code UnifiedJedis}
- * subscribes through its own {@code subscribe}, without that check.
+ * <p>A subscription borrows its connection from the client's pool where the client lends one (see
+ * {@link Lender}: the clients this library creates, and on Jedis 8 a caller's {@code RedisClient},
+ * {@code RedisSentinelClient} or {@code RedisClusterClient}), so that it can drop a connection that
+ * went silent (see {@link Subscription}). Any other {@code UnifiedJedis} subscribes through its own
+ * {@code subscribe}, without that check.
  */
 final class PubSubClient {
   /** The route of every channel under plain Pub/Sub: one subscription carries them all. */
@@ -32,11 +31,13 @@ final class PubSubClient {
   static final Object UNKNOWN = "unknown master";
 
   private final UnifiedJedis client;
+  private final Lender lender;
   private volatile boolean sharded;
 
   PubSubClient(UnifiedJedis client) {
     this.client = client;
-    this.sharded = client instanceof RedisClusterClient;
+    this.lender = Lenders.of(client);
+    this.sharded = lender.shape() == Lender.Shape.CLUSTER;
   }
 
   /** Whether wake-ups travel by sharded Pub/Sub. */
@@ -65,7 +66,8 @@ final class PubSubClient {
       return PLAIN;
     }
     try (Connection connection = connection(channel)) {
-      return connection.getHostAndPort();
+      HostAndPort node = lender.nodeOf(connection, channel, null);
+      return node != null ? node : UNKNOWN;
     } catch (RuntimeException e) {
       return UNKNOWN;
     }
@@ -76,18 +78,7 @@ final class PubSubClient {
    * or {@code null} when the client lends none; the caller closes it.
    */
   Connection connection(String channel) {
-    if (client instanceof RedisClusterClient cluster) {
-      return cluster.getConnectionFromSlot(JedisClusterCRC16.getSlot(channel));
-    }
-    if (client instanceof RedisClient standalone) {
-      return standalone.getPool().getResource();
-    }
-    if (client instanceof RedisSentinelClient sentinel) {
-      for (Pool<Connection> master : sentinel.getPrimaryNodesConnectionMap().values()) {
-        return master.getResource();
-      }
-    }
-    return null;
+    return lender.shape() == Lender.Shape.OTHER ? null : lender.borrow(channel);
   }
 
   /** Subscribes through the client itself, for a client that lends no connection. */
