@@ -66,8 +66,9 @@ class LockingApplicationTest {
   }
 
   /**
-   * The Jedis on the test class path is the one Boot's BOM manages (7.0.0 on Boot 4.0.x), unless
-   * the interim profile of the POM pins the core's 8.0.2: Maven passes the expected version.
+   * The Jedis on the test class path is the one Boot's BOM manages, jedis.version not overridden:
+   * 7.0.0 on Boot 4.0.7; Maven passes the expected version (7.4.1 with {@code
+   * -Dspring-boot.version=4.1.2 -Dexpected.jedis.version=7.4.1}).
    */
   @Test
   void runsOnTheJedisVersionTheBuildExpects() throws IOException {
