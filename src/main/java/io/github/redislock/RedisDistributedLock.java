@@ -7,6 +7,7 @@ import java.time.Duration;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.Callable;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicIntegerFieldUpdater;
 import java.util.concurrent.locks.Condition;
@@ -85,7 +86,7 @@ import java.util.concurrent.locks.ReentrantLock;
  * same lock. This implementation supports a maximum of 2147483647 recursive acquisitions by the
  * same thread.
  */
-public class RedisDistributedLock implements Lock {
+public class RedisDistributedLock implements RedisLock {
 
   /*
    * A thin facade: the engine does all the work, keyed by name, for the calling thread.
@@ -493,6 +494,72 @@ public class RedisDistributedLock implements Lock {
     return Locked.tryAcquire(this, timeout, this::getFencingToken);
   }
 
+  // ---- RedisLock: leases given per call, and holds owned by handles ----
+
+  @Override
+  public void lock(Duration lease) {
+    engine.lock(lockName(), HoldForms.lease(lease));
+  }
+
+  @Override
+  public boolean tryLock(Duration wait, Duration lease) throws InterruptedException {
+    long leaseNanos = HoldForms.lease(lease);
+    return engine.tryLock(lockName(), HoldForms.wait(wait), leaseNanos);
+  }
+
+  @Override
+  public LockHandle acquireHold() {
+    return HoldForms.acquire(this::acquireHandle, 0);
+  }
+
+  @Override
+  public LockHandle acquireHold(Duration lease) {
+    return HoldForms.acquire(this::acquireHandle, HoldForms.lease(lease));
+  }
+
+  @Override
+  public Optional<LockHandle> tryAcquireHold() {
+    return HoldForms.tryAcquireOnce(this::acquireHandle);
+  }
+
+  @Override
+  public Optional<LockHandle> tryAcquireHold(Duration wait) throws InterruptedException {
+    return HoldForms.tryAcquire(this::acquireHandle, HoldForms.wait(wait), 0);
+  }
+
+  @Override
+  public Optional<LockHandle> tryAcquireHold(Duration wait, Duration lease)
+      throws InterruptedException {
+    long leaseNanos = HoldForms.lease(lease);
+    return HoldForms.tryAcquire(this::acquireHandle, HoldForms.wait(wait), leaseNanos);
+  }
+
+  @Override
+  public CompletableFuture<LockHandle> acquireHoldAsync() {
+    return HoldForms.acquireAsync(this::acquireHandle, 0);
+  }
+
+  @Override
+  public CompletableFuture<LockHandle> acquireHoldAsync(Duration lease) {
+    return HoldForms.acquireAsync(this::acquireHandle, HoldForms.lease(lease));
+  }
+
+  @Override
+  public CompletableFuture<Optional<LockHandle>> tryAcquireHoldAsync(Duration wait) {
+    return acquireHandle(HoldForms.wait(wait), 0);
+  }
+
+  @Override
+  public CompletableFuture<Optional<LockHandle>> tryAcquireHoldAsync(
+      Duration wait, Duration lease) {
+    long leaseNanos = HoldForms.lease(lease);
+    return acquireHandle(HoldForms.wait(wait), leaseNanos);
+  }
+
+  private CompletableFuture<Optional<LockHandle>> acquireHandle(long waitNanos, long leaseNanos) {
+    return engine.handles().acquire(lockName(), waitNanos, leaseNanos);
+  }
+
   /**
    * Returns a new {@link Condition} of this lock: the next in this lock object's numbering. The
    * n-th call on a lock object returns condition n of the lock's name, so that the same code in
@@ -619,6 +686,7 @@ public class RedisDistributedLock implements Lock {
    *
    * @return the lock's name
    */
+  @Override
   public String getName() {
     return name;
   }

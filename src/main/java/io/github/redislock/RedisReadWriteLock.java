@@ -6,10 +6,10 @@ import java.time.Duration;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.Callable;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.Condition;
-import java.util.concurrent.locks.Lock;
 import java.util.concurrent.locks.ReadWriteLock;
 import java.util.concurrent.locks.ReentrantReadWriteLock;
 
@@ -231,7 +231,7 @@ public final class RedisReadWriteLock implements ReadWriteLock {
   }
 
   /** The lock returned by {@link RedisReadWriteLock#readLock()}. */
-  public static final class ReadLock implements Lock {
+  public static final class ReadLock implements RedisLock {
     private final RedisReadWriteLock lock;
 
     ReadLock(RedisReadWriteLock lock) {
@@ -489,6 +489,77 @@ public final class RedisReadWriteLock implements ReadWriteLock {
      *
      * @return a string identifying this lock, its name and the current thread's read holds
      */
+    // ---- RedisLock: leases given per call, and holds owned by handles ----
+
+    @Override
+    public String getName() {
+      return lock.name;
+    }
+
+    @Override
+    public void lock(Duration lease) {
+      lock.engine.lockRead(lock.lockName(), HoldForms.lease(lease));
+    }
+
+    @Override
+    public boolean tryLock(Duration wait, Duration lease) throws InterruptedException {
+      long leaseNanos = HoldForms.lease(lease);
+      return lock.engine.tryLockRead(lock.lockName(), HoldForms.wait(wait), leaseNanos);
+    }
+
+    @Override
+    public LockHandle acquireHold() {
+      return HoldForms.acquire(this::acquireHandle, 0);
+    }
+
+    @Override
+    public LockHandle acquireHold(Duration lease) {
+      return HoldForms.acquire(this::acquireHandle, HoldForms.lease(lease));
+    }
+
+    @Override
+    public Optional<LockHandle> tryAcquireHold() {
+      return HoldForms.tryAcquireOnce(this::acquireHandle);
+    }
+
+    @Override
+    public Optional<LockHandle> tryAcquireHold(Duration wait) throws InterruptedException {
+      return HoldForms.tryAcquire(this::acquireHandle, HoldForms.wait(wait), 0);
+    }
+
+    @Override
+    public Optional<LockHandle> tryAcquireHold(Duration wait, Duration lease)
+        throws InterruptedException {
+      long leaseNanos = HoldForms.lease(lease);
+      return HoldForms.tryAcquire(this::acquireHandle, HoldForms.wait(wait), leaseNanos);
+    }
+
+    @Override
+    public CompletableFuture<LockHandle> acquireHoldAsync() {
+      return HoldForms.acquireAsync(this::acquireHandle, 0);
+    }
+
+    @Override
+    public CompletableFuture<LockHandle> acquireHoldAsync(Duration lease) {
+      return HoldForms.acquireAsync(this::acquireHandle, HoldForms.lease(lease));
+    }
+
+    @Override
+    public CompletableFuture<Optional<LockHandle>> tryAcquireHoldAsync(Duration wait) {
+      return acquireHandle(HoldForms.wait(wait), 0);
+    }
+
+    @Override
+    public CompletableFuture<Optional<LockHandle>> tryAcquireHoldAsync(
+        Duration wait, Duration lease) {
+      long leaseNanos = HoldForms.lease(lease);
+      return acquireHandle(HoldForms.wait(wait), leaseNanos);
+    }
+
+    private CompletableFuture<Optional<LockHandle>> acquireHandle(long waitNanos, long leaseNanos) {
+      return lock.engine.readHandles().acquire(lock.lockName(), waitNanos, leaseNanos);
+    }
+
     @Override
     public String toString() {
       return super.toString()
@@ -501,7 +572,7 @@ public final class RedisReadWriteLock implements ReadWriteLock {
   }
 
   /** The lock returned by {@link RedisReadWriteLock#writeLock()}. */
-  public static final class WriteLock implements Lock {
+  public static final class WriteLock implements RedisLock {
     private final RedisReadWriteLock lock;
 
     WriteLock(RedisReadWriteLock lock) {
@@ -866,6 +937,77 @@ public final class RedisReadWriteLock implements ReadWriteLock {
      *
      * @return a string identifying this lock, its name and whether the current thread holds it
      */
+    // ---- RedisLock: leases given per call, and holds owned by handles ----
+
+    @Override
+    public String getName() {
+      return lock.name;
+    }
+
+    @Override
+    public void lock(Duration lease) {
+      lock.engine.lockWrite(lock.lockName(), HoldForms.lease(lease));
+    }
+
+    @Override
+    public boolean tryLock(Duration wait, Duration lease) throws InterruptedException {
+      long leaseNanos = HoldForms.lease(lease);
+      return lock.engine.tryLockWrite(lock.lockName(), HoldForms.wait(wait), leaseNanos);
+    }
+
+    @Override
+    public LockHandle acquireHold() {
+      return HoldForms.acquire(this::acquireHandle, 0);
+    }
+
+    @Override
+    public LockHandle acquireHold(Duration lease) {
+      return HoldForms.acquire(this::acquireHandle, HoldForms.lease(lease));
+    }
+
+    @Override
+    public Optional<LockHandle> tryAcquireHold() {
+      return HoldForms.tryAcquireOnce(this::acquireHandle);
+    }
+
+    @Override
+    public Optional<LockHandle> tryAcquireHold(Duration wait) throws InterruptedException {
+      return HoldForms.tryAcquire(this::acquireHandle, HoldForms.wait(wait), 0);
+    }
+
+    @Override
+    public Optional<LockHandle> tryAcquireHold(Duration wait, Duration lease)
+        throws InterruptedException {
+      long leaseNanos = HoldForms.lease(lease);
+      return HoldForms.tryAcquire(this::acquireHandle, HoldForms.wait(wait), leaseNanos);
+    }
+
+    @Override
+    public CompletableFuture<LockHandle> acquireHoldAsync() {
+      return HoldForms.acquireAsync(this::acquireHandle, 0);
+    }
+
+    @Override
+    public CompletableFuture<LockHandle> acquireHoldAsync(Duration lease) {
+      return HoldForms.acquireAsync(this::acquireHandle, HoldForms.lease(lease));
+    }
+
+    @Override
+    public CompletableFuture<Optional<LockHandle>> tryAcquireHoldAsync(Duration wait) {
+      return acquireHandle(HoldForms.wait(wait), 0);
+    }
+
+    @Override
+    public CompletableFuture<Optional<LockHandle>> tryAcquireHoldAsync(
+        Duration wait, Duration lease) {
+      long leaseNanos = HoldForms.lease(lease);
+      return acquireHandle(HoldForms.wait(wait), leaseNanos);
+    }
+
+    private CompletableFuture<Optional<LockHandle>> acquireHandle(long waitNanos, long leaseNanos) {
+      return lock.engine.writeHandles().acquire(lock.lockName(), waitNanos, leaseNanos);
+    }
+
     @Override
     public String toString() {
       return super.toString()

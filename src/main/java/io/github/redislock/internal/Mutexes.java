@@ -46,6 +46,7 @@ public final class Mutexes {
   private final LocalHandoff handoff;
   private final Turns turns;
   private final LossReporter losses;
+  private final ObjectHolds handles = new ObjectHolds();
 
   /**
    * A family of locks.
@@ -130,6 +131,28 @@ public final class Mutexes {
       return acquisitions.acquire(name, Mode.ONCE_IN_TURN, 0);
     }
     return acquisitions.acquire(name, Mode.TIMED, Math.min(timeoutNanos, MAX_TIMEOUT_NANOS));
+  }
+
+  /** {@code lock()} with a lease of {@code leaseNanos}, not renewed. */
+  public void lock(LockName name, long leaseNanos) {
+    if (leaseNanos > 0) {
+      throw new UnsupportedOperationException("not yet");
+    }
+    lock(name);
+  }
+
+  /** {@code tryLock(timeout)} with a lease of {@code leaseNanos}, not renewed. */
+  public boolean tryLock(LockName name, long timeoutNanos, long leaseNanos)
+      throws InterruptedException {
+    if (leaseNanos > 0) {
+      throw new UnsupportedOperationException("not yet");
+    }
+    return tryLock(name, timeoutNanos);
+  }
+
+  /** The holds of this family that handles own. */
+  public ObjectHolds handles() {
+    return handles;
   }
 
   public void unlock(LockName lockName) {

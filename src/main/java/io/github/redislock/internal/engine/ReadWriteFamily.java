@@ -4,6 +4,7 @@ import io.github.redislock.internal.Hold;
 import io.github.redislock.internal.LockName;
 import io.github.redislock.internal.Mode;
 import io.github.redislock.internal.Mutexes;
+import io.github.redislock.internal.ObjectHolds;
 import io.github.redislock.internal.Shares;
 import io.github.redislock.internal.condition.LockConditions;
 import io.github.redislock.internal.condition.RedisCondition;
@@ -25,6 +26,7 @@ public final class ReadWriteFamily {
   private final Mutexes writes;
   private final LockConditions writeConditions;
   private final Shares reads;
+  private final ObjectHolds readHandles = new ObjectHolds();
 
   ReadWriteFamily(Mutexes writes, LockConditions writeConditions, Shares reads) {
     this.writes = writes;
@@ -159,6 +161,40 @@ public final class ReadWriteFamily {
 
   public int getReadLockCount(LockName name) {
     return reads.readers(name);
+  }
+
+  // ---- leases given per call, and handles ----
+
+  public void lockRead(LockName name, long leaseNanos) {
+    if (leaseNanos > 0) {
+      throw new UnsupportedOperationException("not yet");
+    }
+    lockRead(name);
+  }
+
+  public boolean tryLockRead(LockName name, long timeoutNanos, long leaseNanos)
+      throws InterruptedException {
+    if (leaseNanos > 0) {
+      throw new UnsupportedOperationException("not yet");
+    }
+    return tryLockRead(name, timeoutNanos);
+  }
+
+  public void lockWrite(LockName name, long leaseNanos) {
+    writes.lock(name, leaseNanos);
+  }
+
+  public boolean tryLockWrite(LockName name, long timeoutNanos, long leaseNanos)
+      throws InterruptedException {
+    return writes.tryLock(name, timeoutNanos, leaseNanos);
+  }
+
+  public ObjectHolds readHandles() {
+    return readHandles;
+  }
+
+  public ObjectHolds writeHandles() {
+    return writes.handles();
   }
 
   // ---- the engine's walks ----
