@@ -70,11 +70,15 @@ public final class Hold {
   /**
    * A holder's maximum hold time: renewal stops once it has held the hold {@code maxNanos} since
    * {@code sinceNanos}; {@code maxNanos} 0: no limit. One object, so that a reader never sees the
-   * start of one holder's limit with the length of another's.
+   * start of one holder's limit with the length of another's. {@code reason}: what a loss after it
+   * is reported as.
    */
-  private record Limit(long sinceNanos, long maxNanos) {
-    static final Limit NONE = new Limit(0, 0);
+  private record Limit(long sinceNanos, long maxNanos, String reason) {
+    static final Limit NONE = new Limit(0, 0, LossReporter.MAX_HOLD_TIME);
   }
+
+  /** The lease given with the call that took it, not renewed; 0: the factory's, renewed. */
+  private volatile long givenLeaseNanos;
 
   /** Whether {@link #fencingToken} was made binding (see {@code LockBackend.confirmFence}). */
   private volatile boolean fenceConfirmed;
@@ -179,7 +183,30 @@ public final class Hold {
    * can tell, so its own maximum counts from then, whatever its giver's was.
    */
   void limitTo(long sinceNanos, long nanos) {
-    limit = new Limit(sinceNanos, nanos);
+    if (givenLeaseNanos == 0) {
+      limit = new Limit(sinceNanos, nanos, LossReporter.MAX_HOLD_TIME);
+    }
+  }
+
+  /**
+   * From {@code sinceNanos} on, the hold is not renewed: it lasts the lease of {@code leaseNanos}
+   * given with a call (an acquisition's, or a handle's {@code extend}), set in Redis from then, and
+   * its loss when that runs out is reported as such. A limit set later ({@link #limitTo}, by a
+   * handoff) does not undo it.
+   */
+  void leaseGiven(long sinceNanos, long leaseNanos) {
+    givenLeaseNanos = leaseNanos;
+    limit = new Limit(sinceNanos, 1, LossReporter.leaseRanOut(leaseNanos));
+  }
+
+  /** Whether its lease was given with a call, and is not renewed. */
+  boolean isLeaseGiven() {
+    return givenLeaseNanos != 0;
+  }
+
+  /** What a loss after the hold stopped being renewed is reported as. */
+  String limitReason() {
+    return limit.reason();
   }
 
   /** Whether this hold has lasted its maximum hold time at {@code nowNanos}: no more renewals. */

@@ -46,7 +46,7 @@ public final class Mutexes {
   private final LocalHandoff handoff;
   private final Turns turns;
   private final LossReporter losses;
-  private final ObjectHolds handles = new ObjectHolds();
+  private final ObjectHolds handles;
 
   /**
    * A family of locks.
@@ -65,8 +65,10 @@ public final class Mutexes {
       Releases releases,
       LocalHandoff handoff,
       Turns turns,
-      LossReporter losses) {
+      LossReporter losses,
+      ObjectHolds handles) {
     this.policy = policy;
+    this.handles = handles;
     this.kind = policy.kind();
     this.names = names;
     this.states = states;
@@ -333,6 +335,7 @@ public final class Mutexes {
   /** Every hold of this family: held, handed off, or lost but not returned. */
   public void forEachHold(Consumer<Hold> action) {
     states.forEachHold(action);
+    handles.forEachHold(action);
   }
 
   /**
@@ -341,12 +344,14 @@ public final class Mutexes {
    */
   public void wakeQueuedAfterClose() {
     states.all().forEach(state -> state.local.wakeQueuedAfterClose());
+    handles.close();
     kind.closing();
   }
 
   /** Adds the names some thread of this JVM holds or waits to acquire to {@code names}. */
   public void namesInUse(Set<String> names) {
     states.all().forEach(state -> names.add(state.name));
+    handles.namesInUse(names);
   }
 
   /**

@@ -26,10 +26,12 @@ public final class ReadWriteFamily {
   private final Mutexes writes;
   private final LockConditions writeConditions;
   private final Shares reads;
-  private final ObjectHolds readHandles = new ObjectHolds();
+  private final ObjectHolds readHandles;
 
-  ReadWriteFamily(Mutexes writes, LockConditions writeConditions, Shares reads) {
+  ReadWriteFamily(
+      Mutexes writes, LockConditions writeConditions, Shares reads, ObjectHolds readHandles) {
     this.writes = writes;
+    this.readHandles = readHandles;
     this.writeConditions = writeConditions;
     this.reads = reads;
   }
@@ -202,10 +204,12 @@ public final class ReadWriteFamily {
   /** Every hold of these locks, write and read: what the renewer renews. */
   void forEachHold(Consumer<Hold> action) {
     writes.forEachHold(action); // the shares are on the same names
+    readHandles.forEachHold(action);
   }
 
   /** Wakes the writers queued locally once the factory is closed. */
   void wakeQueuedAfterClose() {
+    readHandles.close();
     writes.wakeQueuedAfterClose();
     writeConditions.close();
   }
@@ -216,6 +220,7 @@ public final class ReadWriteFamily {
    */
   void namesInUse(Set<String> names) {
     writes.namesInUse(names); // the readers' shares are on the same names
+    readHandles.namesInUse(names);
   }
 
   /** Awaits on the write locks' conditions woken without a signal they could see. */
