@@ -20,11 +20,27 @@ import java.util.concurrent.atomic.AtomicBoolean;
 final class HandleHold implements LockHandle {
   private static final Duration MAX_LEASE = Duration.ofDays(1);
 
-  private final ObjectHolds owner;
+  /** What a handle asks of the holds it belongs to. */
+  interface Owner {
+    void lose(Hold hold, String reason);
+
+    /** Gives the hold a lease, not renewed; {@code false} when it is not ours. */
+    boolean relet(Hold hold, long leaseNanos);
+
+    /** Keeps a released hold in Redis a while; {@code false} when it is not ours. */
+    boolean reletReleased(Hold hold, long delayNanos);
+
+    Release releaseByOwner(Hold hold);
+
+    /** The handle is done with its hold: released, or lost. */
+    void forget(HandleHold handle);
+  }
+
+  private final Owner owner;
   final Hold hold;
   private final AtomicBoolean ended = new AtomicBoolean();
 
-  HandleHold(ObjectHolds owner, Hold hold) {
+  HandleHold(Owner owner, Hold hold) {
     this.owner = owner;
     this.hold = hold;
   }

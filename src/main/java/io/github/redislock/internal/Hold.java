@@ -6,6 +6,7 @@ import io.github.redislock.internal.backend.Release;
 import io.github.redislock.internal.kind.FencedKind;
 import io.github.redislock.internal.kind.LockKind;
 import io.github.redislock.internal.util.Ticker;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Consumer;
@@ -25,6 +26,17 @@ public final class Hold {
   private static final int HELD = 0;
   private static final int RELEASING = 1;
   private static final int LOST = 2;
+
+  /** The reason given when a hold outlived its maximum hold time and expired with its lease. */
+  static final String MAX_HOLD_TIME =
+      "max hold time reached: renewal stopped and the lease ran out";
+
+  /** The reason given when a lease given with a call ran out. */
+  static String leaseRanOut(long leaseNanos) {
+    return "its lease of "
+        + TimeUnit.NANOSECONDS.toMillis(leaseNanos)
+        + " ms, given with the call, ran out (such a lease is not renewed)";
+  }
 
   final LockKind kind;
 
@@ -74,7 +86,7 @@ public final class Hold {
    * is reported as.
    */
   private record Limit(long sinceNanos, long maxNanos, String reason) {
-    static final Limit NONE = new Limit(0, 0, LossReporter.MAX_HOLD_TIME);
+    static final Limit NONE = new Limit(0, 0, MAX_HOLD_TIME);
   }
 
   /** The lease given with the call that took it, not renewed; 0: the factory's, renewed. */
@@ -184,7 +196,7 @@ public final class Hold {
    */
   void limitTo(long sinceNanos, long nanos) {
     if (givenLeaseNanos == 0) {
-      limit = new Limit(sinceNanos, nanos, LossReporter.MAX_HOLD_TIME);
+      limit = new Limit(sinceNanos, nanos, MAX_HOLD_TIME);
     }
   }
 
@@ -196,7 +208,7 @@ public final class Hold {
    */
   void leaseGiven(long sinceNanos, long leaseNanos) {
     givenLeaseNanos = leaseNanos;
-    limit = new Limit(sinceNanos, 1, LossReporter.leaseRanOut(leaseNanos));
+    limit = new Limit(sinceNanos, 1, leaseRanOut(leaseNanos));
   }
 
   /** Whether its lease was given with a call, and is not renewed. */

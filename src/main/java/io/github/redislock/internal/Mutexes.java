@@ -137,19 +137,24 @@ public final class Mutexes {
 
   /** {@code lock()} with a lease of {@code leaseNanos}, not renewed. */
   public void lock(LockName name, long leaseNanos) {
-    if (leaseNanos > 0) {
-      throw new UnsupportedOperationException("not yet");
+    try {
+      acquisitions.acquire(name, Mode.UNINTERRUPTIBLE, 0, leaseNanos);
+    } catch (InterruptedException e) {
+      throw new AssertionError("lock() does not throw InterruptedException", e);
     }
-    lock(name);
   }
 
   /** {@code tryLock(timeout)} with a lease of {@code leaseNanos}, not renewed. */
   public boolean tryLock(LockName name, long timeoutNanos, long leaseNanos)
       throws InterruptedException {
-    if (leaseNanos > 0) {
-      throw new UnsupportedOperationException("not yet");
+    if (timeoutNanos <= 0) {
+      if (Thread.interrupted()) {
+        throw new InterruptedException();
+      }
+      return acquisitions.acquire(name, Mode.ONCE_IN_TURN, 0, leaseNanos);
     }
-    return tryLock(name, timeoutNanos);
+    return acquisitions.acquire(
+        name, Mode.TIMED, Math.min(timeoutNanos, MAX_TIMEOUT_NANOS), leaseNanos);
   }
 
   /** The holds of this family that handles own. */
@@ -178,7 +183,7 @@ public final class Mutexes {
       release(state, hold, h -> signals.release(), "unlock");
       return;
     }
-    if (policy.handOff() && handoff.mayHandOff(state, hold)) {
+    if (policy.handOff() && !hold.isLeaseGiven() && handoff.mayHandOff(state, hold)) {
       if (!handoff.handOff(state, hold)) {
         throw lost.lostOrNotHeld(name, true);
       }

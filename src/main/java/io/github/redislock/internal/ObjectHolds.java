@@ -2,9 +2,11 @@ package io.github.redislock.internal;
 
 import io.github.redislock.LockHandle;
 import io.github.redislock.internal.backend.Acquisition;
+import io.github.redislock.internal.backend.ReadWriteOps;
 import io.github.redislock.internal.backend.Release;
 import io.github.redislock.internal.kind.Attempts;
 import io.github.redislock.internal.kind.LockKind;
+import io.github.redislock.internal.kind.ReadKind;
 import io.github.redislock.internal.kind.TokenRelease;
 import io.github.redislock.internal.util.Ticker;
 import io.github.redislock.internal.wakeup.WakeUpHub;
@@ -67,6 +69,40 @@ public final class ObjectHolds {
       new ConcurrentHashMap<>();
   private final ConcurrentHashMap<Long, LockKind> leased = new ConcurrentHashMap<>();
   private volatile long lastWarn;
+  private final Owner owner = new Owner();
+
+  private Owner owner() {
+    return owner;
+  }
+
+  /** The handles of a family of exclusive locks of {@code kind}: they queue by name. */
+  public static ObjectHolds exclusive(Machinery machinery, LockKind kind) {
+    return new ObjectHolds(machinery, (leaseMillis, barge) -> leased(kind, leaseMillis), true);
+  }
+
+  /** The handles of the read locks on {@code ops}: shares, which do not queue. */
+  public static ObjectHolds shared(Machinery machinery, ReadWriteOps ops) {
+    return new ObjectHolds(
+        machinery,
+        (leaseMillis, barge) -> new ReadKind(leasedOps(ops, leaseMillis), "", barge),
+        false);
+  }
+
+  /** {@code kind} with a lease of {@code leaseMillis} given per call (0: the factory's). */
+  private static LockKind leased(LockKind kind, long leaseMillis) {
+    if (leaseMillis == 0) {
+      return kind;
+    }
+    throw new UnsupportedOperationException("leases per call: not yet");
+  }
+
+  /** {@code ops} with a lease of {@code leaseMillis} given per call (0: the factory's). */
+  static ReadWriteOps leasedOps(ReadWriteOps ops, long leaseMillis) {
+    if (leaseMillis == 0) {
+      return ops;
+    }
+    throw new UnsupportedOperationException("leases per call: not yet");
+  }
 
   /**
    * The handles of one family (mode) of locks.
@@ -107,7 +143,7 @@ public final class ObjectHolds {
     long deadline = m.ticker().read() + Math.min(Math.max(waitNanos, 0), Long.MAX_VALUE / 4);
     PendingHold acquisition =
         new PendingHold(
-            this, name, kind, attempts, mode, deadline, leaseNanos, m.telemetry().acquiring());
+            owner, name, kind, attempts, mode, deadline, leaseNanos, m.telemetry().acquiring());
     pending.add(acquisition);
     acquisition.arm();
     if (!queued || mode.once() || joinLine(acquisition)) {
@@ -118,6 +154,11 @@ public final class ObjectHolds {
           new IllegalStateException("this RedisLockFactory is closed"));
     }
     return acquisition.future;
+  }
+
+  /** The kind of this family for a lease of {@code leaseNanos} given with a call (0: none). */
+  public LockKind leasedKind(long leaseNanos) {
+    return kindFor(leaseNanos, false);
   }
 
   /** The kind for {@code leaseNanos} (0: the factory's). */
@@ -169,153 +210,170 @@ public final class ObjectHolds {
     }
   }
 
-  // ---- for PendingHold ----
+  /** What the acquisitions and handles of these holds ask of them. */
+  private final class Owner implements PendingHold.Owner, HandleHold.Owner {
 
-  /** An acquisition ended, granted or not: counted, and out of the line. */
-  void ended(PendingHold acquisition, boolean acquired, Throwable failure) {
-    if (!pending.remove(acquisition)) {
-      return;
+    /** An acquisition ended, granted or not: counted, and out of the line. */
+    @Override
+    public void ended(PendingHold acquisition, boolean acquired, Throwable failure) {
+      if (!pending.remove(acquisition)) {
+        return;
+      }
+      if (queued) {
+        leaveLine(acquisition);
+      }
+      Telemetry.Acquiring seen = acquisitionSeen(acquisition);
+      if (seen != null) {
+        m.telemetry()
+            .acquisitionEnded(
+                seen,
+                acquisition.name.name,
+                acquisition.kind(),
+                acquisition.mode(),
+                acquired,
+                failure);
+      }
     }
-    if (queued) {
-      leaveLine(acquisition);
+
+    private static Telemetry.Acquiring acquisitionSeen(PendingHold acquisition) {
+      return acquisition.seen();
     }
-    Telemetry.Acquiring seen = acquisitionSeen(acquisition);
-    if (seen != null) {
-      m.telemetry()
-          .acquisitionEnded(
-              seen,
-              acquisition.name.name,
-              acquisition.kind(),
-              acquisition.mode(),
-              acquired,
-              failure);
+
+    /** Publishes the hold an acquisition got, for a new handle, and renews it. */
+    @Override
+    public HandleHold install(
+        PendingHold acquisition,
+        LockKind kind,
+        String token,
+        Acquisition granted,
+        long startNanos,
+        long leaseNanos) {
+      HandleHold[] handle = new HandleHold[1];
+      Hold hold =
+          m.holds()
+              .newHold(
+                  kind,
+                  h -> forget(handle[0]),
+                  acquisition.name,
+                  token,
+                  granted,
+                  startNanos,
+                  leaseNanos);
+      handle[0] = new HandleHold(owner(), hold);
+      held.add(handle[0]);
+      m.holds().renew(hold, () -> held.remove(handle[0]));
+      m.holds().describe(hold);
+      return handle[0];
     }
-  }
 
-  private static Telemetry.Acquiring acquisitionSeen(PendingHold acquisition) {
-    return acquisition.seen();
-  }
-
-  /** Publishes the hold an acquisition got, for a new handle, and renews it. */
-  HandleHold install(
-      PendingHold acquisition,
-      LockKind kind,
-      String token,
-      Acquisition granted,
-      long startNanos,
-      long leaseNanos) {
-    HandleHold[] handle = new HandleHold[1];
-    Hold hold =
-        m.holds()
-            .newHold(
-                kind,
-                h -> forget(handle[0]),
-                acquisition.name,
-                token,
-                granted,
-                startNanos,
-                leaseNanos);
-    handle[0] = new HandleHold(this, hold);
-    held.add(handle[0]);
-    m.holds().renew(hold, () -> held.remove(handle[0]));
-    m.holds().describe(hold);
-    return handle[0];
-  }
-
-  Timer timer() {
-    return m.timer();
-  }
-
-  NodeExecutor attempts() {
-    return m.attempts();
-  }
-
-  WakeUpHub wakeUps() {
-    return m.wakeUps();
-  }
-
-  long now() {
-    return m.ticker().read();
-  }
-
-  boolean isClosed() {
-    return m.lifecycle().isClosed();
-  }
-
-  long validNanos(long leaseNanos) {
-    return m.holds().validNanos(leaseNanos);
-  }
-
-  void releaseLater(TokenRelease kind, LockName name, String token) {
-    m.releases().releaseLater(kind, name.keys, token);
-  }
-
-  /** The wait's entry leaves Redis in the background. */
-  void leaveLater(Attempts attempts, LockName name) {
-    try {
-      m.attempts().execute(name.keys, () -> leaveQuietly(attempts, name));
-    } catch (RejectedExecutionException e) {
-      // closing (the kind takes its waiters' entries out) or the node is stuck: its lease ends it
+    @Override
+    public Timer timer() {
+      return m.timer();
     }
-  }
 
-  private static void leaveQuietly(Attempts attempts, LockName name) {
-    try {
-      attempts.leave(name.keys);
-    } catch (RuntimeException e) {
-      log.debug("could not take a withdrawn wait for '{}' out of Redis", name.name, e);
+    @Override
+    public NodeExecutor attempts() {
+      return m.attempts();
     }
-  }
 
-  void releaseUnwanted(HandleHold handle) {
-    try {
-      handle.close();
-    } catch (RuntimeException e) {
-      log.debug("could not release an unwanted hold of '{}'", handle.name(), e);
+    @Override
+    public WakeUpHub wakeUps() {
+      return m.wakeUps();
     }
-  }
 
-  void warnUnavailable(PendingHold acquisition, RuntimeException e) {
-    long now = now();
-    long last = lastWarn;
-    if (last == 0 || now - last >= WARN_EVERY_NANOS) {
-      lastWarn = now;
-      log.warn(
-          "Redis is unavailable to acquire lock '{}'; retrying: {}",
-          acquisition.name.name,
-          e.getMessage());
+    @Override
+    public long now() {
+      return m.ticker().read();
     }
-  }
 
-  // ---- for HandleHold ----
+    @Override
+    public boolean isClosed() {
+      return m.lifecycle().isClosed();
+    }
 
-  void lose(Hold hold, String reason) {
-    m.losses().lose(hold, reason);
-  }
+    @Override
+    public long validNanos(long leaseNanos) {
+      return m.holds().validNanos(leaseNanos);
+    }
 
-  /** The handle's hold of a new lease of {@code leaseNanos}, not renewed. */
-  boolean relet(Hold hold, long leaseNanos) {
-    return m.holds().relet(hold, kindFor(leaseNanos, false), leaseNanos);
-  }
+    @Override
+    public void releaseLater(TokenRelease kind, LockName name, String token) {
+      m.releases().releaseLater(kind, name.keys, token);
+    }
 
-  /**
-   * Keeps a hold its handle released for {@code delayNanos} more in Redis; {@code false} when the
-   * key was not the hold's any more.
-   */
-  boolean reletReleased(Hold hold, long delayNanos) {
-    boolean ours = m.holds().relet(hold, kindFor(delayNanos, false), delayNanos);
-    m.telemetry().released(hold, hold.kind, ours);
-    return ours;
-  }
+    /** The wait's entry leaves Redis in the background. */
+    @Override
+    public void leaveLater(Attempts attempts, LockName name) {
+      try {
+        m.attempts().execute(name.keys, () -> leaveQuietly(attempts, name));
+      } catch (RejectedExecutionException e) {
+        // closing (the kind takes its waiters' entries out) or the node is stuck: its lease ends it
+      }
+    }
 
-  Release releaseByOwner(Hold hold) {
-    return m.releases().byOwner(hold, null);
-  }
+    private static void leaveQuietly(Attempts attempts, LockName name) {
+      try {
+        attempts.leave(name.keys);
+      } catch (RuntimeException e) {
+        log.debug("could not take a withdrawn wait for '{}' out of Redis", name.name, e);
+      }
+    }
 
-  /** The handle is done with its hold: released, or lost. */
-  void forget(HandleHold handle) {
-    if (handle != null) {
-      held.remove(handle);
+    @Override
+    public void releaseUnwanted(HandleHold handle) {
+      try {
+        handle.close();
+      } catch (RuntimeException e) {
+        log.debug("could not release an unwanted hold of '{}'", handle.name(), e);
+      }
+    }
+
+    @Override
+    public void warnUnavailable(PendingHold acquisition, RuntimeException e) {
+      long now = now();
+      long last = lastWarn;
+      if (last == 0 || now - last >= WARN_EVERY_NANOS) {
+        lastWarn = now;
+        log.warn(
+            "Redis is unavailable to acquire lock '{}'; retrying: {}",
+            acquisition.name.name,
+            e.getMessage());
+      }
+    }
+
+    @Override
+    public void lose(Hold hold, String reason) {
+      m.losses().lose(hold, reason);
+    }
+
+    /** The handle's hold of a new lease of {@code leaseNanos}, not renewed. */
+    @Override
+    public boolean relet(Hold hold, long leaseNanos) {
+      return m.holds().relet(hold, kindFor(leaseNanos, false), leaseNanos);
+    }
+
+    /**
+     * Keeps a hold its handle released for {@code delayNanos} more in Redis; {@code false} when the
+     * key was not the hold's any more.
+     */
+    @Override
+    public boolean reletReleased(Hold hold, long delayNanos) {
+      boolean ours = m.holds().relet(hold, kindFor(delayNanos, false), delayNanos);
+      m.telemetry().released(hold, hold.kind, ours);
+      return ours;
+    }
+
+    @Override
+    public Release releaseByOwner(Hold hold) {
+      return m.releases().byOwner(hold, null);
+    }
+
+    /** The handle is done with its hold: released, or lost. */
+    @Override
+    public void forget(HandleHold handle) {
+      if (handle != null) {
+        held.remove(handle);
+      }
     }
   }
 

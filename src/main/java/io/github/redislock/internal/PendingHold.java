@@ -6,9 +6,11 @@ import io.github.redislock.internal.backend.Acquisition;
 import io.github.redislock.internal.backend.Failures;
 import io.github.redislock.internal.kind.Attempts;
 import io.github.redislock.internal.kind.LockKind;
+import io.github.redislock.internal.kind.TokenRelease;
 import io.github.redislock.internal.util.Backoff;
 import io.github.redislock.internal.util.Tokens;
 import io.github.redislock.internal.wakeup.Signal;
+import io.github.redislock.internal.wakeup.WakeUpHub;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.RejectedExecutionException;
@@ -33,7 +35,44 @@ final class PendingHold {
   private static final long SHORT_RECHECK_NANOS = TimeUnit.MILLISECONDS.toNanos(100);
   private static final long LONG_RECHECK_NANOS = TimeUnit.MILLISECONDS.toNanos(1500);
 
-  private final ObjectHolds owner;
+  /** What an acquisition asks of the holds it is for. */
+  interface Owner {
+    Timer timer();
+
+    NodeExecutor attempts();
+
+    WakeUpHub wakeUps();
+
+    long now();
+
+    boolean isClosed();
+
+    /** How long a hold of a lease given per call (0: none) counts as held. */
+    long validNanos(long leaseNanos);
+
+    void releaseLater(TokenRelease kind, LockName name, String token);
+
+    /** The wait's entry leaves Redis in the background. */
+    void leaveLater(Attempts attempts, LockName name);
+
+    /** Publishes the hold an acquisition got, for a new handle, and renews it. */
+    HandleHold install(
+        PendingHold acquisition,
+        LockKind kind,
+        String token,
+        Acquisition granted,
+        long startNanos,
+        long leaseNanos);
+
+    /** An acquisition ended, granted or not. */
+    void ended(PendingHold acquisition, boolean acquired, Throwable failure);
+
+    void releaseUnwanted(HandleHold handle);
+
+    void warnUnavailable(PendingHold acquisition, RuntimeException e);
+  }
+
+  private final Owner owner;
   final LockName name;
   private final LockKind kind;
   private final Attempts attempts;
@@ -58,7 +97,7 @@ final class PendingHold {
   private long lastAttemptStart;
 
   PendingHold(
-      ObjectHolds owner,
+      Owner owner,
       LockName name,
       LockKind kind,
       Attempts attempts,

@@ -30,8 +30,6 @@ import io.github.redislock.internal.condition.LockConditions;
 import io.github.redislock.internal.kind.ExclusiveKind;
 import io.github.redislock.internal.kind.FairKind;
 import io.github.redislock.internal.kind.FencedKind;
-import io.github.redislock.internal.kind.LockKind;
-import io.github.redislock.internal.kind.ReadKind;
 import io.github.redislock.internal.kind.WriteKind;
 import io.github.redislock.internal.util.Threads;
 import io.github.redislock.internal.util.Ticker;
@@ -214,21 +212,13 @@ public final class LockEngine implements AutoCloseable {
   private Mutexes family(Mutexes.Policy policy) {
     NameRegistry states = new NameRegistry(lifecycle, policy.firstComeFirstServed());
     LostHolds lost = new LostHolds(states);
-    Acquisitions acquisitions =
-        new Acquisitions(policy.kind(), states, lost, holds, waits, handoff, turns, telemetry);
     FencedKind kind = policy.kind();
-    ObjectHolds handles =
-        new ObjectHolds(machinery, (leaseMillis, barge) -> leased(kind, leaseMillis), true);
+    ObjectHolds handles = ObjectHolds.exclusive(machinery, kind);
+    Acquisitions acquisitions =
+        new Acquisitions(
+            kind, states, lost, holds, waits, handoff, turns, telemetry, handles::leasedKind);
     return new Mutexes(
         policy, names, states, lost, acquisitions, releases, handoff, turns, losses, handles);
-  }
-
-  /** {@code kind} with a lease of {@code leaseMillis} given per call (0: the factory's). */
-  private static LockKind leased(LockKind kind, long leaseMillis) {
-    if (leaseMillis == 0) {
-      return kind;
-    }
-    throw new UnsupportedOperationException("leases per call: not yet");
   }
 
   /**
@@ -311,15 +301,7 @@ public final class LockEngine implements AutoCloseable {
                   writes,
                   conditions(writes, ConditionQueue.Kind.WRITE),
                   writes.shares(ops, lifecycle),
-                  new ObjectHolds(
-                      machinery,
-                      (leaseMillis, barge) -> {
-                        if (leaseMillis != 0) {
-                          throw new UnsupportedOperationException("leases per call: not yet");
-                        }
-                        return new ReadKind(ops, "", barge);
-                      },
-                      false));
+                  ObjectHolds.shared(machinery, ops));
           readWrite = family;
         }
       }
