@@ -5,6 +5,7 @@ import io.github.redislock.internal.Waits.RedisWait;
 import io.github.redislock.internal.backend.Acquisition;
 import io.github.redislock.internal.kind.Attempts;
 import io.github.redislock.internal.kind.LockKind;
+import java.util.function.Consumer;
 
 /**
  * How a thread of one family of locks ({@link Mutexes}) comes to hold a name, in either mode. In
@@ -162,7 +163,12 @@ public final class Acquisitions {
    * @return whether it holds a share now
    */
   boolean acquireShared(
-      LockName name, Mode mode, long timeoutNanos, LockKind shareKind, LostHolds lostShares)
+      LockName name,
+      Mode mode,
+      long timeoutNanos,
+      LockKind shareKind,
+      LostHolds lostShares,
+      long leaseNanos)
       throws InterruptedException {
     long deadline = begin(name, mode, timeoutNanos, lostShares);
     Thread thread = Thread.currentThread();
@@ -178,9 +184,16 @@ public final class Acquisitions {
     try {
       RedisWait wait =
           waits
-              .wait(state.name, state.keys, shareKind.forWait(mode == Mode.ONCE), mode, deadline)
+              .wait(
+                  state.name,
+                  state.keys,
+                  shareKind.forWait(mode == Mode.ONCE),
+                  mode,
+                  deadline,
+                  holds.validNanos(leaseNanos))
               .watchedBy(seen);
-      acquired = wait.run() && installShare(state, name, shareKind, wait, thread, lostShares);
+      acquired =
+          wait.run() && installShare(state, name, shareKind, wait, thread, lostShares, leaseNanos);
       return acquired;
     } catch (Throwable e) {
       failure = e;
@@ -341,18 +354,16 @@ public final class Acquisitions {
       LockKind shareKind,
       RedisWait wait,
       Thread thread,
-      LostHolds lostShares) {
+      LostHolds lostShares,
+      long leaseNanos) {
     long start = wait.attemptStart();
+    Consumer<Hold> revoke = h -> lostShares.revokeShare(h, thread);
     Hold hold =
-        holds.newHold(
-            shareKind,
-            h -> lostShares.revokeShare(h, thread),
-            state,
-            name,
-            wait.token(),
-            wait.granted(),
-            start,
-            start);
+        leaseNanos > 0
+            ? holds.newHold(
+                shareKind, revoke, name, wait.token(), wait.granted(), start, leaseNanos)
+            : holds.newHold(
+                shareKind, revoke, state, name, wait.token(), wait.granted(), start, start);
     NameState.Share share = new NameState.Share(hold);
     state.addShare(thread, share);
     holds.renew(hold, () -> state.removeShare(thread, share));

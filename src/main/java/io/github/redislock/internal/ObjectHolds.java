@@ -90,18 +90,12 @@ public final class ObjectHolds {
 
   /** {@code kind} with a lease of {@code leaseMillis} given per call (0: the factory's). */
   private static LockKind leased(LockKind kind, long leaseMillis) {
-    if (leaseMillis == 0) {
-      return kind;
-    }
-    throw new UnsupportedOperationException("leases per call: not yet");
+    return leaseMillis == 0 ? kind : kind.withLease(leaseMillis);
   }
 
   /** {@code ops} with a lease of {@code leaseMillis} given per call (0: the factory's). */
   static ReadWriteOps leasedOps(ReadWriteOps ops, long leaseMillis) {
-    if (leaseMillis == 0) {
-      return ops;
-    }
-    throw new UnsupportedOperationException("leases per call: not yet");
+    return leaseMillis == 0 ? ops : ops.withLease(leaseMillis);
   }
 
   /**

@@ -168,18 +168,23 @@ public final class ReadWriteFamily {
   // ---- leases given per call, and handles ----
 
   public void lockRead(LockName name, long leaseNanos) {
-    if (leaseNanos > 0) {
-      throw new UnsupportedOperationException("not yet");
+    try {
+      reads.acquire(name, Mode.UNINTERRUPTIBLE, 0, false, writes.currentHold(name), leaseNanos);
+    } catch (InterruptedException e) {
+      throw new AssertionError("lock() does not throw InterruptedException", e);
     }
-    lockRead(name);
   }
 
   public boolean tryLockRead(LockName name, long timeoutNanos, long leaseNanos)
       throws InterruptedException {
-    if (leaseNanos > 0) {
-      throw new UnsupportedOperationException("not yet");
+    Hold writeHold = writes.currentHold(name);
+    if (timeoutNanos <= 0) {
+      if (Thread.interrupted()) {
+        throw new InterruptedException();
+      }
+      return reads.acquire(name, Mode.ONCE, 0, false, writeHold, leaseNanos);
     }
-    return tryLockRead(name, timeoutNanos);
+    return reads.acquire(name, Mode.TIMED, timeoutNanos, false, writeHold, leaseNanos);
   }
 
   public void lockWrite(LockName name, long leaseNanos) {
