@@ -185,4 +185,9 @@ public final class Holds {
   void describe(Hold hold) {
     holders.acquired(hold);
   }
+
+  /** Describes the holder of {@code hold}, a handle rather than a thread, when the factory does. */
+  void describeHandle(Hold hold) {
+    holders.acquired(hold, "LockHandle");
+  }
 }
