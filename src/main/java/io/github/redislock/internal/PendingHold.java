@@ -271,6 +271,7 @@ final class PendingHold {
       if (finished) { // withdrawn while the attempt was in flight
         owner.releaseLater(attempts, name, token);
         inFlight = false;
+        forgetSignal();
         leave();
         return;
       }
@@ -321,6 +322,7 @@ final class PendingHold {
     synchronized (this) {
       inFlight = false;
       if (finished) {
+        forgetSignal(); // it may have subscribed after the withdrawal, which left it to us
         leave();
         return;
       }
@@ -357,7 +359,10 @@ final class PendingHold {
       cancel(recheck);
       cancel(timeout);
     }
-    forgetSignal();
+    // The attempt in flight, if any, owns the signal and the entry: its end forgets and leaves.
+    if (leaveNow) {
+      forgetSignal();
+    }
     owner.ended(this, false, failure);
     if (leaveNow) {
       owner.leaveLater(attempts, name);
@@ -383,10 +388,13 @@ final class PendingHold {
     }
   }
 
+  /** Forgets the signal, once: by the attempt in flight, or by the withdrawal when none is. */
   private void forgetSignal() {
     Signal forgotten = signal;
     if (forgotten != null) {
+      signal = null;
       owner.wakeUps().forget(forgotten, name.keys.channel(), subscribed);
+      subscribed = false;
     }
   }
 
