@@ -1,0 +1,214 @@
+package io.github.redislock.contract;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
+
+import io.github.redislock.LockHandle;
+import io.github.redislock.LockLostException;
+import io.github.redislock.RedisLock;
+import io.github.redislock.RedisLockFactory;
+import io.github.redislock.testing.Timing;
+import java.time.Duration;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The contract of leases given per call ({@link RedisLock#lock(Duration)}, {@link
+ * RedisLock#tryLock(Duration, Duration)} and the leased {@code acquireHold} forms) and of a
+ * handle's own lease ({@link LockHandle#extend}, {@link LockHandle#releaseAfter}), as their Javadoc
+ * states it: the lease is the hold's time to live in Redis, it is not renewed, and when it runs out
+ * the hold is lost and reported; one property per test, for the kind of lock ({@link HoldKind}) a
+ * subclass names.
+ *
+ * <p>The factories keep their default lease of 30 seconds, renewed, while the leases given per call
+ * are half a second: a key that outlives the per-call lease by the time Awaitility gives it (20
+ * seconds, below the factory's lease) was renewed.
+ *
+ * <p>These cases wait for leases to run out, so they run on the standalone server (every kind) and
+ * on Redlock (the plain lock: a lease on every master), not on Sentinel and Cluster: there the
+ * lease is set by the same scripts on one master, and the handle suite ({@link HandleContractTest})
+ * covers what goes through their wire.
+ */
+public abstract class LeaseContractTest extends FormsFixture {
+
+  /** A lease given per call that is meant to run out during the test. */
+  static final Duration LAPSING = Duration.ofMillis(500);
+
+  /** A lease given per call that outlasts the test, and is shorter than the factory's 30 s. */
+  static final Duration LONG = Duration.ofSeconds(10);
+
+  private void assertLeaseAtMost(Duration lease, String form) {
+    assertThat(leaseLeftMillis())
+        .as("the hold's time to live after %s", form)
+        .isPositive()
+        .isLessThanOrEqualTo(lease.toMillis());
+  }
+
+  /** Waits until the hold is gone from every server, within less than the factory's lease. */
+  private void awaitExpired() {
+    await("the hold expires with its lease, not renewed")
+        .atMost(Timing.awaitAtMost())
+        .until(() -> !heldOnAnyCopy());
+  }
+
+  private void awaitLossReported() {
+    await("the listener hears of the lapsed lease")
+        .atMost(Timing.awaitAtMost())
+        .until(() -> !lostEvents.isEmpty());
+    assertThat(lostEvents).hasSize(1);
+    assertThat(lostEvents.get(0).lockName()).isEqualTo(name());
+    assertThat(lostEvents.get(0).reason()).isNotBlank();
+  }
+
+  // ---- the lease given per call is the hold's ----
+
+  @Test
+  void theThreadFormsSetTheLeaseGivenWithTheCall() throws InterruptedException {
+    RedisLock lock = lock();
+    lock.lock(LONG);
+    try {
+      assertLeaseAtMost(LONG, "lock(lease)");
+    } finally {
+      lock.unlock();
+    }
+    assertThat(lock.tryLock(Duration.ofSeconds(1), LONG)).isTrue();
+    try {
+      assertLeaseAtMost(LONG, "tryLock(wait, lease)");
+    } finally {
+      lock.unlock();
+    }
+    assertThat(heldOnAnyCopy()).isFalse();
+  }
+
+  @Test
+  void theHandleFormsSetTheLeaseGivenWithTheCall() throws Exception {
+    RedisLock lock = lock();
+    LockHandle blocking = lock.acquireHold(LONG);
+    assertLeaseAtMost(LONG, "acquireHold(lease)");
+    blocking.release();
+    LockHandle timed = lock.tryAcquireHold(Duration.ofSeconds(1), LONG).orElseThrow();
+    assertLeaseAtMost(LONG, "tryAcquireHold(wait, lease)");
+    timed.release();
+    LockHandle async = lock.acquireHoldAsync(LONG).get(1, TimeUnit.MINUTES);
+    assertLeaseAtMost(LONG, "acquireHoldAsync(lease)");
+    async.release();
+    LockHandle timedAsync =
+        lock.tryAcquireHoldAsync(Duration.ofSeconds(1), LONG)
+            .get(1, TimeUnit.MINUTES)
+            .orElseThrow();
+    assertLeaseAtMost(LONG, "tryAcquireHoldAsync(wait, lease)");
+    timedAsync.release();
+    assertThat(heldOnAnyCopy()).isFalse();
+  }
+
+  // ---- a lease given per call runs out ----
+
+  @Test
+  void aHandlesLeaseRunsOutUnrenewedAndTheLossIsReportedAndThrownByRelease() {
+    LockHandle handle = lock().acquireHold(LAPSING);
+    assertLeaseAtMost(LAPSING, "acquireHold(lease)");
+    awaitExpired();
+    awaitLossReported();
+    await().atMost(Timing.awaitAtMost()).until(() -> !handle.isHeld());
+    assertThatThrownBy(handle::release)
+        .isInstanceOf(LockLostException.class)
+        .hasMessageContaining(name());
+    assertThatThrownBy(handle::release)
+        .as("told once")
+        .isInstanceOf(IllegalMonitorStateException.class)
+        .isNotInstanceOf(LockLostException.class);
+  }
+
+  @Test
+  void aThreadsLeaseRunsOutUnrenewedAndTheLossIsReportedAndThrownByUnlock() {
+    RedisLockFactory factory = factory();
+    RedisLock lock = lockOf(factory);
+    lock.lock(LAPSING);
+    assertLeaseAtMost(LAPSING, "lock(lease)");
+    awaitExpired();
+    awaitLossReported();
+    await()
+        .atMost(Timing.awaitAtMost())
+        .pollInSameThread()
+        .until(() -> kind().holdCount(factory, name()) == 0);
+    assertThatThrownBy(lock::unlock)
+        .isInstanceOf(LockLostException.class)
+        .hasMessageContaining(name());
+  }
+
+  @Test
+  void aReentrantLockKeepsTheLeaseGivenWithTheFirstCall() {
+    RedisLockFactory factory = factory();
+    RedisLock lock = lockOf(factory);
+    lock.lock(LAPSING);
+    lock.lock();
+    assertThat(kind().holdCount(factory, name())).as("the hold count").isEqualTo(2);
+    assertLeaseAtMost(LAPSING, "lock(lease), then lock()");
+    awaitExpired(); // a hold that took the factory's renewed lease would stay
+    awaitLossReported();
+    assertThatThrownBy(lock::unlock).isInstanceOf(LockLostException.class);
+  }
+
+  // ---- a handle's lease set again ----
+
+  @Test
+  void extendSetsALongerLease() {
+    LockHandle handle = lock().acquireHold(Duration.ofSeconds(2));
+    try {
+      long before = leaseLeftMillis();
+      assertThat(handle.extend(LONG)).isTrue();
+      assertThat(leaseLeftMillis()).isGreaterThan(before).isLessThanOrEqualTo(LONG.toMillis());
+      assertThat(handle.isHeld()).isTrue();
+    } finally {
+      handle.release();
+    }
+    assertThat(heldOnAnyCopy()).isFalse();
+  }
+
+  @Test
+  void anExtendedHandleIsNoLongerRenewedAndItsLeaseRunsOut() {
+    LockHandle handle = lock().acquireHold(); // the factory's lease, renewed
+    assertThat(handle.extend(LAPSING)).isTrue();
+    assertLeaseAtMost(LAPSING, "extend(lease)");
+    awaitExpired();
+    awaitLossReported();
+    assertThatThrownBy(handle::release).isInstanceOf(LockLostException.class);
+  }
+
+  @Test
+  void releaseAfterKeepsTheLockForTheDelayThenItExpiresWithoutALoss() throws Exception {
+    LockHandle handle = lock().acquireHold();
+    handle.releaseAfter(LAPSING);
+    assertThat(handle.isHeld()).as("released in the JVM").isFalse();
+    assertLeaseAtMost(LAPSING, "releaseAfter(delay)");
+    Optional<LockHandle> meanwhile = blockerOf(factory()).tryAcquireHold();
+    releaseQuietly(meanwhile);
+    assertThat(meanwhile).as("the lock stays held for the delay").isEmpty();
+    // A waiter takes the lock when it expires (well before the factory's lease of 30 s).
+    CompletableFuture<LockHandle> next = blockerOf(factory()).acquireHoldAsync();
+    LockHandle nextHandle = next.get(Timing.awaitAtMost().toMillis(), TimeUnit.MILLISECONDS);
+    nextHandle.release();
+    holdsFor(QUIET, "no loss reported", lostEvents::isEmpty);
+    assertThatThrownBy(handle::release)
+        .isInstanceOf(IllegalMonitorStateException.class)
+        .isNotInstanceOf(LockLostException.class);
+    handle.close(); // released already: nothing
+  }
+
+  @Test
+  void releaseAfterZeroOrLessReleasesAtOnce() {
+    for (Duration delay : new Duration[] {Duration.ZERO, Duration.ofSeconds(-1)}) {
+      LockHandle handle = lock().acquireHold();
+      handle.releaseAfter(delay);
+      assertThat(handle.isHeld()).isFalse();
+      assertThat(heldOnAnyCopy()).as("the hold after releaseAfter(%s)", delay).isFalse();
+      Optional<LockHandle> next = blockerOf(factory()).tryAcquireHold();
+      assertThat(next).as("the next acquirer gets the lock at once").isPresent();
+      next.orElseThrow().release();
+    }
+    assertThat(lostEvents).isEmpty();
+  }
+}
