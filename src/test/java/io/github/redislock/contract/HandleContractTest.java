@@ -529,7 +529,7 @@ public abstract class HandleContractTest extends FormsFixture {
     long before = redisCalls();
     Duration wait = Duration.ofSeconds(1);
     Duration lease = Duration.ofSeconds(1);
-    assertNamesArgument(() -> lock.lock(null), NullPointerException.class, "lease");
+    assertNamesArgument(() -> lock.lockFor(null), NullPointerException.class, "lease");
     assertNamesArgument(() -> lock.tryLock(null, lease), NullPointerException.class, "wait");
     assertNamesArgument(() -> lock.tryLock(wait, null), NullPointerException.class, "lease");
     assertNamesArgument(() -> lock.acquireHold(null), NullPointerException.class, "lease");
@@ -545,7 +545,7 @@ public abstract class HandleContractTest extends FormsFixture {
     for (Duration bad :
         List.of(Duration.ZERO, Duration.ofMillis(-1), Duration.ofDays(1).plusMillis(1))) {
       Class<IllegalArgumentException> iae = IllegalArgumentException.class;
-      assertNamesArgument(() -> lock.lock(bad), iae, "lease");
+      assertNamesArgument(() -> lock.lockFor(bad), iae, "lease");
       assertNamesArgument(() -> lock.tryLock(wait, bad), iae, "lease");
       assertNamesArgument(() -> lock.acquireHold(bad), iae, "lease");
       assertNamesArgument(() -> lock.tryAcquireHold(wait, bad), iae, "lease");

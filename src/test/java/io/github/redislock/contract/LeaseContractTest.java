@@ -16,7 +16,7 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 
 /**
- * The contract of leases given per call ({@link RedisLock#lock(Duration)}, {@link
+ * The contract of leases given per call ({@link RedisLock#lockFor(Duration)}, {@link
  * RedisLock#tryLock(Duration, Duration)} and the leased {@code acquireHold} forms) and of a
  * handle's own lease ({@link LockHandle#extend}, {@link LockHandle#releaseAfter}), as their Javadoc
  * states it: the lease is the hold's time to live in Redis, it is not renewed, and when it runs out
@@ -68,9 +68,9 @@ public abstract class LeaseContractTest extends FormsFixture {
   @Test
   void theThreadFormsSetTheLeaseGivenWithTheCall() throws InterruptedException {
     RedisLock lock = lock();
-    lock.lock(LONG);
+    lock.lockFor(LONG);
     try {
-      assertLeaseAtMost(LONG, "lock(lease)");
+      assertLeaseAtMost(LONG, "lockFor(lease)");
     } finally {
       lock.unlock();
     }
@@ -126,8 +126,8 @@ public abstract class LeaseContractTest extends FormsFixture {
   void aThreadsLeaseRunsOutUnrenewedAndTheLossIsReportedAndThrownByUnlock() {
     RedisLockFactory factory = factory();
     RedisLock lock = lockOf(factory);
-    lock.lock(LAPSING);
-    assertLeaseAtMost(LAPSING, "lock(lease)");
+    lock.lockFor(LAPSING);
+    assertLeaseAtMost(LAPSING, "lockFor(lease)");
     awaitExpired();
     awaitLossReported();
     await()
@@ -143,10 +143,10 @@ public abstract class LeaseContractTest extends FormsFixture {
   void aReentrantLockKeepsTheLeaseGivenWithTheFirstCall() {
     RedisLockFactory factory = factory();
     RedisLock lock = lockOf(factory);
-    lock.lock(LAPSING);
+    lock.lockFor(LAPSING);
     lock.lock();
     assertThat(kind().holdCount(factory, name())).as("the hold count").isEqualTo(2);
-    assertLeaseAtMost(LAPSING, "lock(lease), then lock()");
+    assertLeaseAtMost(LAPSING, "lockFor(lease), then lock()");
     awaitExpired(); // a hold that took the factory's renewed lease would stay
     awaitLossReported();
     assertThatThrownBy(lock::unlock).isInstanceOf(LockLostException.class);
