@@ -2,7 +2,6 @@ package io.github.redislock.contract;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
-import static org.awaitility.Awaitility.await;
 
 import io.github.redislock.LockHandle;
 import io.github.redislock.LockLostException;
@@ -23,9 +22,11 @@ import org.junit.jupiter.api.Test;
  * the hold is lost and reported; one property per test, for the kind of lock ({@link HoldKind}) a
  * subclass names.
  *
- * <p>The factories keep their default lease of 30 seconds, renewed, while the leases given per call
- * are half a second: a key that outlives the per-call lease by the time Awaitility gives it (20
- * seconds, below the factory's lease) was renewed.
+ * <p>Where a lease given per call must run out, it is half a second and the factory's lease is
+ * {@link #TICKING_LEASE}: a hold that is renewed, whatever lease its renewal sets, never expires,
+ * so a key that is gone within the 20 seconds Awaitility gives it was not renewed. Where the lease
+ * given per call must be the hold's, the factory keeps its default of 30 seconds, longer than the
+ * lease given.
  *
  * <p>These cases wait for leases to run out, so they run on the standalone server (every kind) and
  * on Redlock (the plain lock: a lease on every master), not on Sentinel and Cluster: there the
@@ -40,6 +41,24 @@ public abstract class LeaseContractTest extends FormsFixture {
   /** A lease given per call that outlasts the test, and is shorter than the factory's 30 s. */
   static final Duration LONG = Duration.ofSeconds(10);
 
+  /**
+   * The factory lease of the cases where a lease runs out: longer than {@link #LAPSING}, so that a
+   * hold that took it would show a longer time to live, and short enough that a renewal of the
+   * factory's (a third of it, 400 ms) would reach the key before it expired, and that the factory,
+   * which looks for lapsed leases every sixth of its lease, reports a lapse soon.
+   */
+  static final Duration TICKING_LEASE = Duration.ofMillis(1200);
+
+  /** A factory whose lease is {@link #TICKING_LEASE}. */
+  RedisLockFactory tickingFactory() {
+    return factory(b -> b.leaseTime(TICKING_LEASE));
+  }
+
+  /** The lock under test from a {@link #tickingFactory()}. */
+  RedisLock ticking() {
+    return lockOf(tickingFactory());
+  }
+
   private void assertLeaseAtMost(Duration lease, String form) {
     assertThat(leaseLeftMillis())
         .as("the hold's time to live after %s", form)
@@ -47,7 +66,7 @@ public abstract class LeaseContractTest extends FormsFixture {
         .isLessThanOrEqualTo(lease.toMillis());
   }
 
-  /** Waits until the hold is gone from every server, within less than the factory's lease. */
+  /** Waits until the hold is gone from every server: a renewed one would stay. */
   private void awaitExpired() {
     await("the hold expires with its lease, not renewed")
         .atMost(Timing.awaitAtMost())
@@ -108,7 +127,7 @@ public abstract class LeaseContractTest extends FormsFixture {
 
   @Test
   void aHandlesLeaseRunsOutUnrenewedAndTheLossIsReportedAndThrownByRelease() {
-    LockHandle handle = lock().acquireHold(LAPSING);
+    LockHandle handle = ticking().acquireHold(LAPSING);
     assertLeaseAtMost(LAPSING, "acquireHold(lease)");
     awaitExpired();
     awaitLossReported();
@@ -124,7 +143,7 @@ public abstract class LeaseContractTest extends FormsFixture {
 
   @Test
   void aThreadsLeaseRunsOutUnrenewedAndTheLossIsReportedAndThrownByUnlock() {
-    RedisLockFactory factory = factory();
+    RedisLockFactory factory = tickingFactory();
     RedisLock lock = lockOf(factory);
     lock.lockFor(LAPSING);
     assertLeaseAtMost(LAPSING, "lockFor(lease)");
@@ -141,7 +160,7 @@ public abstract class LeaseContractTest extends FormsFixture {
 
   @Test
   void aReentrantLockKeepsTheLeaseGivenWithTheFirstCall() {
-    RedisLockFactory factory = factory();
+    RedisLockFactory factory = tickingFactory();
     RedisLock lock = lockOf(factory);
     lock.lockFor(LAPSING);
     lock.lock();
@@ -170,7 +189,7 @@ public abstract class LeaseContractTest extends FormsFixture {
 
   @Test
   void anExtendedHandleIsNoLongerRenewedAndItsLeaseRunsOut() {
-    LockHandle handle = lock().acquireHold(); // the factory's lease, renewed
+    LockHandle handle = ticking().acquireHold(); // the factory's lease, renewed
     assertThat(handle.extend(LAPSING)).isTrue();
     assertLeaseAtMost(LAPSING, "extend(lease)");
     awaitExpired();
@@ -180,7 +199,7 @@ public abstract class LeaseContractTest extends FormsFixture {
 
   @Test
   void releaseAfterKeepsTheLockForTheDelayThenItExpiresWithoutALoss() throws Exception {
-    LockHandle handle = lock().acquireHold();
+    LockHandle handle = ticking().acquireHold();
     handle.releaseAfter(LAPSING);
     assertThat(handle.isHeld()).as("released in the JVM").isFalse();
     assertLeaseAtMost(LAPSING, "releaseAfter(delay)");
@@ -191,7 +210,7 @@ public abstract class LeaseContractTest extends FormsFixture {
     CompletableFuture<LockHandle> next = blockerOf(factory()).acquireHoldAsync();
     LockHandle nextHandle = next.get(Timing.awaitAtMost().toMillis(), TimeUnit.MILLISECONDS);
     nextHandle.release();
-    holdsFor(QUIET, "no loss reported", lostEvents::isEmpty);
+    holdsFor(TICKING_LEASE.dividedBy(3), "no loss reported", lostEvents::isEmpty);
     assertThatThrownBy(handle::release)
         .isInstanceOf(IllegalMonitorStateException.class)
         .isNotInstanceOf(LockLostException.class);
