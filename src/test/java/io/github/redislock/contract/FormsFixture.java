@@ -68,6 +68,15 @@ abstract class FormsFixture {
   /** The kind of lock this subclass tests. */
   protected abstract HoldKind kind();
 
+  /**
+   * Whether this subclass runs every case of its suite, or only those that the deployment can
+   * change (the suite's description says which): a test that only the full run needs is annotated
+   * {@code @EnabledIf("everyCase")}.
+   */
+  protected boolean everyCase() {
+    return true;
+  }
+
   @BeforeAll
   void startRedis() {
     deployment = startDeployment();
