@@ -497,7 +497,7 @@ public class RedisDistributedLock implements RedisLock {
   // ---- RedisLock: leases given per call, and holds owned by handles ----
 
   @Override
-  public void lock(Duration lease) {
+  public void lockFor(Duration lease) {
     engine.lock(lockName(), HoldForms.lease(lease));
   }
 

@@ -17,7 +17,7 @@ import java.util.concurrent.locks.Lock;
  * <ul>
  *   <li>{@code lock()}/{@code unlock()} (the {@link Lock} methods): the thread that locks unlocks;
  *       reentrant. Code written for {@code ReentrantLock}.
- *   <li>{@link #lock(Duration)} and {@link #tryLock(Duration, Duration)}: the same, with a lease
+ *   <li>{@link #lockFor(Duration)} and {@link #tryLock(Duration, Duration)}: the same, with a lease
  *       that is not renewed: the hold ends when it runs out, even if the thread never unlocks.
  *   <li>{@link #acquireHold()} and its timed and leased forms: a {@link LockHandle} that any thread
  *       may release. The calling thread waits for it.
@@ -82,6 +82,10 @@ public interface RedisLock extends Lock {
    * thread has not unlocked by then. If the current thread holds the lock already, the hold count
    * goes up and the hold keeps its lease.
    *
+   * <p>It is not an overload of {@code lock()}: that would make the method reference {@code
+   * lock::lock} ambiguous where both a {@code Runnable} and a {@code Callable} fit (as in {@code
+   * executor.submit(lock::lock)}), and code that compiles today would not.
+   *
    * @param lease the hold's lease, between 1 millisecond and one day
    * @throws NullPointerException if {@code lease} is null
    * @throws IllegalArgumentException if {@code lease} is out of range
@@ -89,12 +93,12 @@ public interface RedisLock extends Lock {
    * @throws RedisLockException if Redis answers with an error that waiting cannot cure
    * @throws IllegalStateException if the factory is closed
    */
-  void lock(Duration lease);
+  void lockFor(Duration lease);
 
   /**
    * Acquires the lock for the current thread within {@code wait}, as {@link Lock#tryLock(long,
    * java.util.concurrent.TimeUnit)} does, with a lease of {@code lease} that is not renewed (see
-   * {@link #lock(Duration)}).
+   * {@link #lockFor(Duration)}).
    *
    * @param wait the longest time to wait; zero or less makes one attempt
    * @param lease the hold's lease, between 1 millisecond and one day

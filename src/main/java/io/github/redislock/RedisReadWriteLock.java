@@ -497,7 +497,7 @@ public final class RedisReadWriteLock implements ReadWriteLock {
     }
 
     @Override
-    public void lock(Duration lease) {
+    public void lockFor(Duration lease) {
       lock.engine.lockRead(lock.lockName(), HoldForms.lease(lease));
     }
 
@@ -945,7 +945,7 @@ public final class RedisReadWriteLock implements ReadWriteLock {
     }
 
     @Override
-    public void lock(Duration lease) {
+    public void lockFor(Duration lease) {
       lock.engine.lockWrite(lock.lockName(), HoldForms.lease(lease));
     }
 

@@ -5,6 +5,7 @@ import io.github.redislock.internal.Waits.RedisWait;
 import io.github.redislock.internal.backend.Acquisition;
 import io.github.redislock.internal.kind.Attempts;
 import io.github.redislock.internal.kind.LockKind;
+import java.util.function.Consumer;
 
 /**
  * How a thread of one family of locks ({@link Mutexes}) comes to hold a name, in either mode. In
@@ -26,6 +27,9 @@ public final class Acquisitions {
   private final Turns turns;
   private final Telemetry telemetry;
 
+  /** The kind for a lease given per call. */
+  private final java.util.function.LongFunction<LockKind> leasedKinds;
+
   /**
    * The acquisitions of one family of locks.
    *
@@ -41,8 +45,10 @@ public final class Acquisitions {
       Waits waits,
       LocalHandoff handoff,
       Turns turns,
-      Telemetry telemetry) {
+      Telemetry telemetry,
+      java.util.function.LongFunction<LockKind> leasedKinds) {
     this.kind = kind;
+    this.leasedKinds = leasedKinds;
     this.states = states;
     this.lost = lost;
     this.holds = holds;
@@ -100,6 +106,16 @@ public final class Acquisitions {
    * @return whether it holds the lock now
    */
   boolean acquire(LockName name, Mode mode, long timeoutNanos) throws InterruptedException {
+    return acquire(name, mode, timeoutNanos, 0);
+  }
+
+  /**
+   * As {@link #acquire(LockName, Mode, long)}, with a lease of {@code leaseNanos} given with the
+   * call (0: the factory's): a new hold gets it, not renewed; a reentrant acquisition keeps its
+   * hold's.
+   */
+  boolean acquire(LockName name, Mode mode, long timeoutNanos, long leaseNanos)
+      throws InterruptedException {
     long deadline = begin(name, mode, timeoutNanos, lost);
     NameState current = states.get(name.name);
     if (current != null && current.local.isHeldByCurrentThread()) {
@@ -113,7 +129,9 @@ public final class Acquisitions {
     try {
       owned = queueLocally(state, mode, timeoutNanos);
       acquired =
-          owned && (takeHandOff(state, name) || acquireInRedis(state, name, mode, deadline, seen));
+          owned
+              && (takeHandOff(state, name, leaseNanos)
+                  || acquireInRedis(state, name, mode, deadline, seen, leaseNanos));
       return acquired;
     } catch (Throwable e) {
       failure = e;
@@ -145,7 +163,12 @@ public final class Acquisitions {
    * @return whether it holds a share now
    */
   boolean acquireShared(
-      LockName name, Mode mode, long timeoutNanos, LockKind shareKind, LostHolds lostShares)
+      LockName name,
+      Mode mode,
+      long timeoutNanos,
+      LockKind shareKind,
+      LostHolds lostShares,
+      long leaseNanos)
       throws InterruptedException {
     long deadline = begin(name, mode, timeoutNanos, lostShares);
     Thread thread = Thread.currentThread();
@@ -161,9 +184,16 @@ public final class Acquisitions {
     try {
       RedisWait wait =
           waits
-              .wait(state.name, state.keys, shareKind.forWait(mode == Mode.ONCE), mode, deadline)
+              .wait(
+                  state.name,
+                  state.keys,
+                  shareKind.forWait(mode == Mode.ONCE),
+                  mode,
+                  deadline,
+                  holds.validNanos(leaseNanos))
               .watchedBy(seen);
-      acquired = wait.run() && installShare(state, name, shareKind, wait, thread, lostShares);
+      acquired =
+          wait.run() && installShare(state, name, shareKind, wait, thread, lostShares, leaseNanos);
       return acquired;
     } catch (Throwable e) {
       failure = e;
@@ -239,25 +269,51 @@ public final class Acquisitions {
    * fencing token is its own, see {@link Hold#handedOff}): the maximum hold time of the lock object
    * it acquires through applies, counted from now, set before the hold is published.
    */
-  private boolean takeHandOff(NameState state, LockName name) {
+  private boolean takeHandOff(NameState state, LockName name, long leaseNanos) {
     Hold handed = handoff.take(state);
     if (handed == null) {
       return false;
     }
     handed.limitTo(holds.now(), holds.maxHoldNanos(name));
-    return lost.take(state, handed);
+    if (!lost.take(state, handed)) {
+      return false;
+    }
+    if (leaseNanos > 0 && !holds.relet(handed, leasedKinds.apply(leaseNanos), leaseNanos)) {
+      // The key was not the handed hold's any more: lost, as a renewal would have found it.
+      throw lost.drop(state, handed);
+    }
+    return true;
   }
 
   private boolean acquireInRedis(
-      NameState state, LockName name, Mode mode, long deadline, Telemetry.Acquiring seen)
+      NameState state,
+      LockName name,
+      Mode mode,
+      long deadline,
+      Telemetry.Acquiring seen,
+      long leaseNanos)
       throws InterruptedException {
+    LockKind holdKind = leaseNanos > 0 ? leasedKinds.apply(leaseNanos) : kind;
     Attempts waiting =
-        mode == Mode.ONCE_IN_TURN ? kind.forAttemptInTurn() : kind.forWait(mode == Mode.ONCE);
-    RedisWait wait = waits.wait(state.name, state.keys, waiting, mode, deadline).watchedBy(seen);
+        mode == Mode.ONCE_IN_TURN
+            ? holdKind.forAttemptInTurn()
+            : holdKind.forWait(mode == Mode.ONCE);
+    RedisWait wait =
+        waits
+            .wait(state.name, state.keys, waiting, mode, deadline, holds.validNanos(leaseNanos))
+            .watchedBy(seen);
     if (!wait.run()) {
       return false;
     }
-    install(state, name, wait.token(), wait.granted(), wait.attemptStart(), wait.attemptStart());
+    long start = wait.attemptStart();
+    if (leaseNanos > 0) {
+      Hold hold =
+          holds.newHold(
+              holdKind, lost::revoke, name, wait.token(), wait.granted(), start, leaseNanos);
+      publish(state, hold);
+      return true;
+    }
+    install(state, name, wait.token(), wait.granted(), start, start);
     return true;
   }
 
@@ -272,8 +328,13 @@ public final class Acquisitions {
       Acquisition granted,
       long startNanos,
       long heldSinceNanos) {
-    Hold hold =
-        holds.newHold(kind, lost::revoke, state, name, token, granted, startNanos, heldSinceNanos);
+    publish(
+        state,
+        holds.newHold(kind, lost::revoke, state, name, token, granted, startNanos, heldSinceNanos));
+  }
+
+  /** Publishes {@code hold}, just acquired in Redis, for the calling thread, and renews it. */
+  private void publish(NameState state, Hold hold) {
     handoff.acquiredInRedis(state);
     hold.takenBy(state.local); // before it is published, so that a loss can revoke it
     state.hold = hold;
@@ -293,18 +354,16 @@ public final class Acquisitions {
       LockKind shareKind,
       RedisWait wait,
       Thread thread,
-      LostHolds lostShares) {
+      LostHolds lostShares,
+      long leaseNanos) {
     long start = wait.attemptStart();
+    Consumer<Hold> revoke = h -> lostShares.revokeShare(h, thread);
     Hold hold =
-        holds.newHold(
-            shareKind,
-            h -> lostShares.revokeShare(h, thread),
-            state,
-            name,
-            wait.token(),
-            wait.granted(),
-            start,
-            start);
+        leaseNanos > 0
+            ? holds.newHold(
+                shareKind, revoke, name, wait.token(), wait.granted(), start, leaseNanos)
+            : holds.newHold(
+                shareKind, revoke, state, name, wait.token(), wait.granted(), start, start);
     NameState.Share share = new NameState.Share(hold);
     state.addShare(thread, share);
     holds.renew(hold, () -> state.removeShare(thread, share));

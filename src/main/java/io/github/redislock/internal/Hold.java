@@ -6,6 +6,7 @@ import io.github.redislock.internal.backend.Release;
 import io.github.redislock.internal.kind.FencedKind;
 import io.github.redislock.internal.kind.LockKind;
 import io.github.redislock.internal.util.Ticker;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Consumer;
@@ -25,6 +26,17 @@ public final class Hold {
   private static final int HELD = 0;
   private static final int RELEASING = 1;
   private static final int LOST = 2;
+
+  /** The reason given when a hold outlived its maximum hold time and expired with its lease. */
+  static final String MAX_HOLD_TIME =
+      "max hold time reached: renewal stopped and the lease ran out";
+
+  /** The reason given when a lease given with a call ran out. */
+  static String leaseRanOut(long leaseNanos) {
+    return "its lease of "
+        + TimeUnit.NANOSECONDS.toMillis(leaseNanos)
+        + " ms, given with the call, ran out (such a lease is not renewed)";
+  }
 
   final LockKind kind;
 
@@ -70,11 +82,15 @@ public final class Hold {
   /**
    * A holder's maximum hold time: renewal stops once it has held the hold {@code maxNanos} since
    * {@code sinceNanos}; {@code maxNanos} 0: no limit. One object, so that a reader never sees the
-   * start of one holder's limit with the length of another's.
+   * start of one holder's limit with the length of another's. {@code reason}: what a loss after it
+   * is reported as.
    */
-  private record Limit(long sinceNanos, long maxNanos) {
-    static final Limit NONE = new Limit(0, 0);
+  private record Limit(long sinceNanos, long maxNanos, String reason) {
+    static final Limit NONE = new Limit(0, 0, MAX_HOLD_TIME);
   }
+
+  /** The lease given with the call that took it, not renewed; 0: the factory's, renewed. */
+  private volatile long givenLeaseNanos;
 
   /** Whether {@link #fencingToken} was made binding (see {@code LockBackend.confirmFence}). */
   private volatile boolean fenceConfirmed;
@@ -179,7 +195,30 @@ public final class Hold {
    * can tell, so its own maximum counts from then, whatever its giver's was.
    */
   void limitTo(long sinceNanos, long nanos) {
-    limit = new Limit(sinceNanos, nanos);
+    if (givenLeaseNanos == 0) {
+      limit = new Limit(sinceNanos, nanos, MAX_HOLD_TIME);
+    }
+  }
+
+  /**
+   * From {@code sinceNanos} on, the hold is not renewed: it lasts the lease of {@code leaseNanos}
+   * given with a call (an acquisition's, or a handle's {@code extend}), set in Redis from then, and
+   * its loss when that runs out is reported as such. A limit set later ({@link #limitTo}, by a
+   * handoff) does not undo it.
+   */
+  void leaseGiven(long sinceNanos, long leaseNanos) {
+    givenLeaseNanos = leaseNanos;
+    limit = new Limit(sinceNanos, 1, leaseRanOut(leaseNanos));
+  }
+
+  /** Whether its lease was given with a call, and is not renewed. */
+  boolean isLeaseGiven() {
+    return givenLeaseNanos != 0;
+  }
+
+  /** What a loss after the hold stopped being renewed is reported as. */
+  String limitReason() {
+    return limit.reason();
   }
 
   /** Whether this hold has lasted its maximum hold time at {@code nowNanos}: no more renewals. */

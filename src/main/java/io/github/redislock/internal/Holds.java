@@ -3,6 +3,8 @@ package io.github.redislock.internal;
 import io.github.redislock.internal.backend.Acquisition;
 import io.github.redislock.internal.kind.LockKind;
 import io.github.redislock.internal.util.Ticker;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
 import java.util.function.Consumer;
 
 /**
@@ -19,6 +21,9 @@ public final class Holds {
   private final Lifecycle lifecycle;
   private final HolderDescriptions holders;
 
+  /** Whether the backend allows for clock drift (Redlock): then so do leases given per call. */
+  private final boolean drifts;
+
   /**
    * @param validNanos how long a hold counts as held after its acquisition or renewal started: the
    *     lease less the backend's drift allowance
@@ -31,7 +36,8 @@ public final class Holds {
       LeaseRenewer renewer,
       Releases releases,
       Lifecycle lifecycle,
-      HolderDescriptions holders) {
+      HolderDescriptions holders,
+      boolean drifts) {
     this.ticker = ticker;
     this.validNanos = validNanos;
     this.maxHoldNanos = maxHoldNanos;
@@ -39,6 +45,44 @@ public final class Holds {
     this.releases = releases;
     this.lifecycle = lifecycle;
     this.holders = holders;
+    this.drifts = drifts;
+  }
+
+  /**
+   * How long a hold of a lease of {@code leaseNanos} given with a call counts as held after the
+   * attempt that set it started: the lease, less the backend's allowance for clock drift where it
+   * has one (Redlock's: 1% of the lease and 2 ms).
+   */
+  long validNanos(long leaseNanos) {
+    if (leaseNanos == 0) {
+      return validNanos;
+    }
+    return drifts ? leaseNanos - leaseNanos / 100 - TimeUnit.MILLISECONDS.toNanos(2) : leaseNanos;
+  }
+
+  /**
+   * Gives {@code hold} a lease of {@code leaseNanos} from now, set in Redis by {@code leased} (its
+   * kind for that lease), not renewed from then on. Waits for a renewal in flight to end first, so
+   * that its lease does not overwrite this one.
+   *
+   * @return {@code false} when the hold is not ours any more (the caller reports the loss)
+   * @throws io.github.redislock.RedisLockException when Redis failed: the hold is renewed as before
+   */
+  boolean relet(Hold hold, LockKind leased, long leaseNanos) {
+    while (!hold.beginRenewal()) {
+      LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(1));
+    }
+    try {
+      long start = ticker.read();
+      if (!leased.extend(hold.keys, hold.token)) {
+        return false;
+      }
+      hold.leaseGiven(start, leaseNanos);
+      hold.extendedUntil(start, start + validNanos(leaseNanos));
+      return true;
+    } finally {
+      hold.endRenewal();
+    }
   }
 
   /** Now, on the clock of leases. */
@@ -78,6 +122,39 @@ public final class Holds {
             startNanos + validNanos,
             ticker);
     hold.limitTo(heldSinceNanos, maxHoldNanos(name));
+    return hold;
+  }
+
+  /**
+   * A hold of {@code name} as {@code kind} for a handle, revoked by {@code revoke} when lost: its
+   * lease ({@code leaseNanos} given with the call, not renewed; 0: the factory's, renewed) counts
+   * from {@code startNanos}, as does its maximum hold time.
+   */
+  Hold newHold(
+      LockKind kind,
+      Consumer<Hold> revoke,
+      LockName name,
+      String token,
+      Acquisition granted,
+      long startNanos,
+      long leaseNanos) {
+    Hold hold =
+        new Hold(
+            kind,
+            revoke,
+            name.name,
+            name.keys,
+            token,
+            granted.fencingToken(),
+            granted.grant(),
+            startNanos,
+            startNanos + validNanos(leaseNanos),
+            ticker);
+    if (leaseNanos > 0) {
+      hold.leaseGiven(startNanos, leaseNanos);
+    } else {
+      hold.limitTo(startNanos, maxHoldNanos(name));
+    }
     return hold;
   }
 

@@ -153,7 +153,7 @@ public final class LeaseRenewer implements AutoCloseable {
           any[0] = true;
           if (hold.outlived(now)) {
             if (now - hold.leaseEndNanos() >= 0) {
-              losses.lose(hold, LossReporter.MAX_HOLD_TIME);
+              losses.lose(hold, hold.limitReason());
             }
             return; // no more renewals: it expires with its lease
           }

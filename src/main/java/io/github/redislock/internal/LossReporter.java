@@ -16,10 +16,6 @@ public final class LossReporter {
   public static final String NOT_OURS =
       "the lock key was deleted, expired or taken by another owner";
 
-  /** The reason given when a hold outlived its maximum hold time and expired with its lease. */
-  static final String MAX_HOLD_TIME =
-      "max hold time reached: renewal stopped and the lease ran out";
-
   private final Consumer<LockLostEvent> listener;
   private final Consumer<Hold> afterLoss;
 

@@ -46,7 +46,7 @@ public final class Mutexes {
   private final LocalHandoff handoff;
   private final Turns turns;
   private final LossReporter losses;
-  private final ObjectHolds handles = new ObjectHolds();
+  private final ObjectHolds handles;
 
   /**
    * A family of locks.
@@ -65,8 +65,10 @@ public final class Mutexes {
       Releases releases,
       LocalHandoff handoff,
       Turns turns,
-      LossReporter losses) {
+      LossReporter losses,
+      ObjectHolds handles) {
     this.policy = policy;
+    this.handles = handles;
     this.kind = policy.kind();
     this.names = names;
     this.states = states;
@@ -135,19 +137,24 @@ public final class Mutexes {
 
   /** {@code lock()} with a lease of {@code leaseNanos}, not renewed. */
   public void lock(LockName name, long leaseNanos) {
-    if (leaseNanos > 0) {
-      throw new UnsupportedOperationException("not yet");
+    try {
+      acquisitions.acquire(name, Mode.UNINTERRUPTIBLE, 0, leaseNanos);
+    } catch (InterruptedException e) {
+      throw new AssertionError("lock() does not throw InterruptedException", e);
     }
-    lock(name);
   }
 
   /** {@code tryLock(timeout)} with a lease of {@code leaseNanos}, not renewed. */
   public boolean tryLock(LockName name, long timeoutNanos, long leaseNanos)
       throws InterruptedException {
-    if (leaseNanos > 0) {
-      throw new UnsupportedOperationException("not yet");
+    if (timeoutNanos <= 0) {
+      if (Thread.interrupted()) {
+        throw new InterruptedException();
+      }
+      return acquisitions.acquire(name, Mode.ONCE_IN_TURN, 0, leaseNanos);
     }
-    return tryLock(name, timeoutNanos);
+    return acquisitions.acquire(
+        name, Mode.TIMED, Math.min(timeoutNanos, MAX_TIMEOUT_NANOS), leaseNanos);
   }
 
   /** The holds of this family that handles own. */
@@ -176,7 +183,7 @@ public final class Mutexes {
       release(state, hold, h -> signals.release(), "unlock");
       return;
     }
-    if (policy.handOff() && handoff.mayHandOff(state, hold)) {
+    if (policy.handOff() && !hold.isLeaseGiven() && handoff.mayHandOff(state, hold)) {
       if (!handoff.handOff(state, hold)) {
         throw lost.lostOrNotHeld(name, true);
       }
@@ -333,6 +340,7 @@ public final class Mutexes {
   /** Every hold of this family: held, handed off, or lost but not returned. */
   public void forEachHold(Consumer<Hold> action) {
     states.forEachHold(action);
+    handles.forEachHold(action);
   }
 
   /**
@@ -341,12 +349,14 @@ public final class Mutexes {
    */
   public void wakeQueuedAfterClose() {
     states.all().forEach(state -> state.local.wakeQueuedAfterClose());
+    handles.close();
     kind.closing();
   }
 
   /** Adds the names some thread of this JVM holds or waits to acquire to {@code names}. */
   public void namesInUse(Set<String> names) {
     states.all().forEach(state -> names.add(state.name));
+    handles.namesInUse(names);
   }
 
   /**

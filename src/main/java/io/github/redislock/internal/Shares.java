@@ -46,8 +46,20 @@ public final class Shares {
    */
   public boolean acquire(LockName name, Mode mode, long timeoutNanos, boolean barge, Hold writeHold)
       throws InterruptedException {
-    ReadKind kind = new ReadKind(ops, writeHold == null ? "" : writeHold.token, barge);
-    return acquisitions.acquireShared(name, mode, timeoutNanos, kind, lost);
+    return acquire(name, mode, timeoutNanos, barge, writeHold, 0);
+  }
+
+  /**
+   * As {@link #acquire(LockName, Mode, long, boolean, Hold)}, with a lease of {@code leaseNanos}
+   * given with the call, not renewed (0: the factory's); a reentrant acquisition keeps its share's.
+   */
+  public boolean acquire(
+      LockName name, Mode mode, long timeoutNanos, boolean barge, Hold writeHold, long leaseNanos)
+      throws InterruptedException {
+    ReadWriteOps leased =
+        leaseNanos == 0 ? ops : ops.withLease(Math.max(1, (leaseNanos + 999_999) / 1_000_000));
+    ReadKind kind = new ReadKind(leased, writeHold == null ? "" : writeHold.token, barge);
+    return acquisitions.acquireShared(name, mode, timeoutNanos, kind, lost, leaseNanos);
   }
 
   /** Releases one hold of the calling thread's share; the last gives the share back in Redis. */

@@ -85,7 +85,16 @@ public final class Waits {
    * deadline}.
    */
   RedisWait wait(String name, LockKeys keys, Attempts kind, Mode mode, long deadline) {
-    return new RedisWait(name, keys, kind, mode, deadline);
+    return new RedisWait(name, keys, kind, mode, deadline, validNanos);
+  }
+
+  /**
+   * As {@link #wait(String, LockKeys, Attempts, Mode, long)}, for a hold that counts as held {@code
+   * holdValidNanos} after its attempt started (a lease given with the call).
+   */
+  RedisWait wait(
+      String name, LockKeys keys, Attempts kind, Mode mode, long deadline, long holdValidNanos) {
+    return new RedisWait(name, keys, kind, mode, deadline, holdValidNanos);
   }
 
   /**
@@ -133,6 +142,9 @@ public final class Waits {
     private final Mode mode;
     private final long deadline;
 
+    /** How long a hold counts as held after the attempt that got it started. */
+    private final long validNanos;
+
     // Between attempts.
     private Signal signal;
     private boolean subscribed;
@@ -157,7 +169,9 @@ public final class Waits {
     private Acquisition granted;
     private long grantedAttemptStart;
 
-    private RedisWait(String name, LockKeys keys, Attempts kind, Mode mode, long deadline) {
+    private RedisWait(
+        String name, LockKeys keys, Attempts kind, Mode mode, long deadline, long validNanos) {
+      this.validNanos = validNanos;
       this.name = name;
       this.keys = keys;
       this.kind = kind;

@@ -76,7 +76,7 @@ class WakeUpRaceTest {
     int onASubscribedChannel = 0;
     for (int round = 0; round < ROUNDS; round++) {
       // The waiter waits once, so that its factory subscribes to the channel, which then lingers.
-      holderThread.submit(holder::lock).get();
+      holderThread.submit(() -> holder.lock()).get();
       Future<?> first = waiterThread.submit(() -> lockAndUnlock(waiter));
       await()
           .atMost(Timing.awaitAtMost())
@@ -86,7 +86,7 @@ class WakeUpRaceTest {
 
       // The holder takes the lock again; the waiter's next busy answer has it released before the
       // answer comes back.
-      holderThread.submit(holder::lock).get();
+      holderThread.submit(() -> holder.lock()).get();
       AtomicReference<Boolean> subscribedAtRelease = new AtomicReference<>();
       client.onNextBusy(
           () -> {

@@ -208,7 +208,7 @@ class ClusterLockTest {
     RedisDistributedLock waiter = waiting.getLock(name);
     ExecutorService holderThread = Executors.newSingleThreadExecutor();
     try {
-      holderThread.submit(holder::lock).get();
+      holderThread.submit(() -> holder.lock()).get();
       Future<?> waited = threads.submit(() -> lockAndUnlock(waiter));
       // The waiter's subscription sits on the key's master, in its shard channels.
       try (Jedis jedis = master.jedis()) {
@@ -255,7 +255,7 @@ class ClusterLockTest {
       List<RedisDistributedLock> held = new ArrayList<>();
       for (String name : names) {
         RedisDistributedLock lock = holding.getLock(name);
-        holderThread.submit(lock::lock).get();
+        holderThread.submit(() -> lock.lock()).get();
         held.add(lock);
       }
       List<Future<?>> waiters = new ArrayList<>();
@@ -286,7 +286,7 @@ class ClusterLockTest {
     RedisDistributedLock waiter = factory().getLock(name);
     ExecutorService holderThread = Executors.newSingleThreadExecutor();
     try (Jedis jedis = master.jedis()) {
-      holderThread.submit(holder::lock).get();
+      holderThread.submit(() -> holder.lock()).get();
       Future<?> waited = threads.submit(() -> lockAndUnlock(waiter));
       await().atMost(Timing.awaitAtMost()).until(() -> subscribersOnAllMasters() == 1);
       String subscriber = subscriberId(jedis);
@@ -322,7 +322,7 @@ class ClusterLockTest {
     ExecutorService holderThread = Executors.newSingleThreadExecutor();
     boolean moved = false;
     try (Jedis jedis = source.jedis()) {
-      holderThread.submit(holder::lock).get();
+      holderThread.submit(() -> holder.lock()).get();
       Future<?> waited = threads.submit(() -> lockAndUnlock(waiter));
       await().atMost(Timing.awaitAtMost()).until(() -> subscribersOnAllMasters() == 1);
       String subscriber = subscriberId(jedis);

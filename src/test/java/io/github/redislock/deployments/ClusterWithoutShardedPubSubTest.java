@@ -89,7 +89,7 @@ class ClusterWithoutShardedPubSubTest {
       }
     }
     for (int round = 0; round < 2; round++) {
-      holderThread.submit(holder::lock).get();
+      holderThread.submit(() -> holder.lock()).get();
       Future<?> waited =
           waiterThread.submit(
               () -> {

@@ -72,7 +72,7 @@ class WakeUpFaultsTest {
         Jedis jedis = redis.server().jedis()) {
       RedisDistributedLock holder = factory(redis.server().uri()).getLock(name);
       RedisDistributedLock waiter = factory(proxy.uri()).getLock(name);
-      holderThread.submit(holder::lock).get();
+      holderThread.submit(() -> holder.lock()).get();
       Future<?> waiting = waiterThread.submit(() -> lockAndUnlock(waiter));
       String channel = awaitOneSubscriber(jedis);
 
@@ -94,7 +94,7 @@ class WakeUpFaultsTest {
     RedisDistributedLock holder = factory(redis.server().uri()).getLock(name);
     RedisDistributedLock waiter = factory(redis.server().uri()).getLock(name);
     try (Jedis jedis = redis.server().jedis()) {
-      holderThread.submit(holder::lock).get();
+      holderThread.submit(() -> holder.lock()).get();
       Future<?> waiting = waiterThread.submit(() -> lockAndUnlock(waiter));
       awaitOneSubscriber(jedis);
       long subscriber = subscriberId(jedis);
@@ -131,7 +131,7 @@ class WakeUpFaultsTest {
       try {
         RedisDistributedLock holder = holderFactory.getLock(name);
         RedisDistributedLock waiter = factory.getLock(name);
-        holderThread.submit(holder::lock).get();
+        holderThread.submit(() -> holder.lock()).get();
         Future<?> waiting = waiterThread.submit(() -> lockAndUnlock(waiter));
         awaitOneSubscriber(jedis);
         long subscriber = subscriberId(jedis);

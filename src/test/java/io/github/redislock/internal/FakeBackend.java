@@ -431,6 +431,12 @@ final class FakeBackend implements LockBackend {
     return Optional.ofNullable(ordered);
   }
 
+  /** Not modelled: this fake has one lease. */
+  @Override
+  public LockBackend withLease(long leaseMillis) {
+    throw new UnsupportedOperationException("FakeBackend has one lease");
+  }
+
   @Override
   public synchronized void close() {
     closed = true;

@@ -27,6 +27,7 @@ public final class ConditionQueue {
   /** Checks, at the first await or signal, that the Redis user may run what conditions need. */
   private final Consumer<LockKeys> firstContact;
 
+  private final WireArguments wire;
   private final String lease;
   private final String ttl;
   private final String publish;
@@ -111,6 +112,7 @@ public final class ConditionQueue {
     this.client = client;
     this.direct = direct;
     this.firstContact = firstContact;
+    this.wire = wire;
     this.lease = wire.lease();
     this.ttl = wire.companionTtl();
     this.publish = wire.publish();
@@ -351,5 +353,15 @@ public final class ConditionQueue {
     return value instanceof byte[] bytes
         ? new String(bytes, StandardCharsets.UTF_8)
         : value.toString();
+  }
+
+  /**
+   * The same queues, on the same client, for holds and awaiters of {@code leaseMillis}; the first
+   * contact's access check is this one's.
+   *
+   * @throws IllegalArgumentException unless {@code leaseMillis} is from 1 ms to one day
+   */
+  public ConditionQueue withLease(long leaseMillis) {
+    return new ConditionQueue(client, direct, wire.withLease(leaseMillis), firstContact);
   }
 }

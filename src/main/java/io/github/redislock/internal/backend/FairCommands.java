@@ -10,6 +10,7 @@ import java.util.List;
  * lock key are {@code ...:lock-fq} (the queue) and {@code ...:lock-ft} (its entries' leases).
  */
 final class FairCommands {
+  private final WireArguments wire;
   private final String lease;
   private final String waiterLease;
   private final String companionTtl;
@@ -20,6 +21,7 @@ final class FairCommands {
    * entry.
    */
   FairCommands(WireArguments wire) {
+    this.wire = wire;
     this.lease = wire.lease();
     this.waiterLease = lease;
     this.companionTtl = wire.companionTtl();
@@ -89,5 +91,10 @@ final class FairCommands {
     // first: how long that waiter's place lasts, and 1 (it publishes when it releases or leaves).
     return Acquisition.busy(
         ((Number) values.get(1)).longValue(), ((Number) values.get(2)).longValue() == 1);
+  }
+
+  /** The same commands for holds of {@code leaseMillis} ({@link WireArguments#withLease}). */
+  FairCommands withLease(long leaseMillis) {
+    return new FairCommands(wire.withLease(leaseMillis));
   }
 }

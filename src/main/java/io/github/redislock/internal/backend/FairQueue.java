@@ -54,4 +54,14 @@ public final class FairQueue {
     Direct.Reply<Release> reply = direct.send(commands.release(keys, token), keys.lock());
     return reply.value().released() ? reply.value() : Release.notOurs(reply.server());
   }
+
+  /**
+   * The same queues, on the same client, whose every acquisition, place and hand-over sets {@code
+   * leaseMillis}; the first acquisition's access check is this one's.
+   *
+   * @throws IllegalArgumentException unless {@code leaseMillis} is from 1 ms to one day
+   */
+  public FairQueue withLease(long leaseMillis) {
+    return new FairQueue(client, commands.withLease(leaseMillis), direct, firstContact);
+  }
 }

@@ -103,6 +103,17 @@ public interface LockBackend extends AutoCloseable {
    */
   Optional<OrderedOps> orderedOps();
 
+  /**
+   * A view of this backend whose every acquisition, renewal, fencing, fair place and read or write
+   * entry sets {@code leaseMillis} instead of the backend's own lease, on the same clients and
+   * transport. It owns nothing: its {@link #close()} does nothing, and it is cheap to make (no I/O,
+   * no thread, no access check redone). Its {@link #safetyMarginNanos()} is that lease's.
+   *
+   * @param leaseMillis the lease, from 1 ms to one day
+   * @throws IllegalArgumentException for a lease out of that range
+   */
+  LockBackend withLease(long leaseMillis);
+
   @Override
   void close();
 }

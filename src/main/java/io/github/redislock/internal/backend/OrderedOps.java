@@ -71,4 +71,17 @@ public record OrderedOps(
     return ops.orElseThrow(
         () -> new UnsupportedOperationException(why + " (see " + DOCS + page + ")"));
   }
+
+  /**
+   * The same operations, on the same deployment, for holds and entries of {@code leaseMillis} (each
+   * one's {@code withLease}).
+   *
+   * @throws IllegalArgumentException unless {@code leaseMillis} is from 1 ms to one day
+   */
+  public OrderedOps withLease(long leaseMillis) {
+    return new OrderedOps(
+        fairQueue.withLease(leaseMillis),
+        readWriteOps.withLease(leaseMillis),
+        conditionQueue.withLease(leaseMillis));
+  }
 }

@@ -11,6 +11,7 @@ import java.util.List;
  * sorted sets scored by the server time (ms) each entry's lease ends.
  */
 final class ReadWriteCommands {
+  private final WireArguments wire;
   private final String lease;
   private final String companionTtl;
   private final String publish;
@@ -20,6 +21,7 @@ final class ReadWriteCommands {
    * writer's intent.
    */
   ReadWriteCommands(WireArguments wire) {
+    this.wire = wire;
     this.lease = wire.lease();
     this.companionTtl = wire.companionTtl();
     this.publish = wire.publish();
@@ -99,5 +101,10 @@ final class ReadWriteCommands {
         List.of(keys.readShares()),
         List.of(),
         reply -> Math.toIntExact(((Number) reply).longValue()));
+  }
+
+  /** The same commands for holds of {@code leaseMillis} ({@link WireArguments#withLease}). */
+  ReadWriteCommands withLease(long leaseMillis) {
+    return new ReadWriteCommands(wire.withLease(leaseMillis));
   }
 }

@@ -77,4 +77,14 @@ public final class ReadWriteOps {
   public int readers(LockKeys keys) {
     return commands.readers(keys).call(client);
   }
+
+  /**
+   * The same operations, on the same client, whose every write hold, read share and intent sets
+   * {@code leaseMillis}; the first acquisition's access check is this one's.
+   *
+   * @throws IllegalArgumentException unless {@code leaseMillis} is from 1 ms to one day
+   */
+  public ReadWriteOps withLease(long leaseMillis) {
+    return new ReadWriteOps(client, commands.withLease(leaseMillis), direct, firstContact);
+  }
 }

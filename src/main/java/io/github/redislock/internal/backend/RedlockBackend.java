@@ -1,6 +1,5 @@
 package io.github.redislock.internal.backend;
 
-import io.github.redislock.RedisLockException;
 import io.github.redislock.internal.backend.Acquisition.Grant;
 import io.github.redislock.internal.backend.Quorum.ReleaseVerdict;
 import io.github.redislock.internal.events.Jfr;
@@ -11,7 +10,6 @@ import io.github.redislock.internal.transport.Request;
 import io.github.redislock.internal.transport.Round;
 import io.github.redislock.internal.transport.Transport;
 import io.github.redislock.internal.util.Ticker;
-import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Optional;
@@ -47,6 +45,11 @@ import redis.clients.jedis.UnifiedJedis;
 public final class RedlockBackend implements LockBackend {
   private final List<Node> nodes;
   private final boolean ownsClients;
+
+  /** Whether this is a view for another lease ({@link #withLease}), which closes nothing. */
+  private final boolean view;
+
+  private final WireArguments wire;
   private final LockCommands commands;
   private final Quorum quorum;
   private final RedlockReports reports;
@@ -54,9 +57,9 @@ public final class RedlockBackend implements LockBackend {
   private final long nodeTimeoutNanos;
   private final long releaseTimeoutNanos;
   private final ExecutorService executor;
-  private final InFlight inFlight = new InFlight();
+  private final InFlight inFlight;
   private final MasterIdentities identities;
-  private final AccessCheck access = new AccessCheck();
+  private final AccessCheck access;
   private final InspectCommands inspection;
 
   /** Every operation's way to the masters ({@link RedlockTransport}). */
@@ -99,7 +102,8 @@ public final class RedlockBackend implements LockBackend {
       Ticker ticker) {
     this.nodes = Node.of(labels, clients, dials);
     this.ownsClients = ownsClients;
-    WireArguments wire = WireArguments.of(leaseMillis, false); // masters publish by plain Pub/Sub
+    this.view = false;
+    this.wire = WireArguments.of(leaseMillis, false); // masters publish by plain Pub/Sub
     this.commands = new LockCommands(wire);
     this.inspection = new InspectCommands(wire);
     this.quorum = new Quorum(nodes.size(), leaseMillis, ticker);
@@ -118,6 +122,8 @@ public final class RedlockBackend implements LockBackend {
     this.executor = chosen.executor();
     this.plainFirst = chosen.pipelined();
     this.identities = new MasterIdentities(nodes, executor, ticker);
+    this.inFlight = new InFlight();
+    this.access = new AccessCheck();
     this.acquisitionDecided =
         round ->
             quorum.decided(
@@ -127,6 +133,44 @@ public final class RedlockBackend implements LockBackend {
         round -> quorum.decided(round.count(Boolean::booleanValue), round.count(yes -> !yes));
     this.fenceDecided =
         round -> quorum.decided(round.count(fence -> fence >= 0), round.count(fence -> fence < 0));
+  }
+
+  /** A view of {@code base} whose holds last {@code leaseMillis} (see {@link #withLease}). */
+  private RedlockBackend(RedlockBackend base, long leaseMillis) {
+    this.nodes = base.nodes;
+    this.ownsClients = false;
+    this.view = true;
+    this.wire = base.wire.withLease(leaseMillis);
+    this.commands = new LockCommands(wire);
+    this.inspection = new InspectCommands(wire);
+    this.quorum = new Quorum(nodes.size(), leaseMillis, base.ticker);
+    this.reports = base.reports; // its counts of nodes and majority are the same
+    this.ticker = base.ticker;
+    this.nodeTimeoutNanos = base.nodeTimeoutNanos;
+    this.releaseTimeoutNanos = base.releaseTimeoutNanos;
+    this.transport = base.transport;
+    this.executor = base.executor;
+    this.plainFirst = base.plainFirst;
+    this.identities = base.identities;
+    this.inFlight = base.inFlight;
+    this.access = base.access;
+    this.acquisitionDecided = base.acquisitionDecided; // a majority, whatever the lease
+    this.yesOrNoDecided = base.yesOrNoDecided;
+    this.fenceDecided = base.fenceDecided;
+  }
+
+  /**
+   * {@inheritDoc}
+   *
+   * <p>Here: on the same masters, transport, threads, masters' identities and access check, with a
+   * {@link Quorum} of that lease, which judges an acquisition's validity by it: a lease no longer
+   * than the drift allowance (1% of it + 2 ms) leaves no validity, and every acquisition throws as
+   * slower than the lease. A late reply is waited for, and a release for a master that does not
+   * answer, as long as for the base's lease (the transport's bound).
+   */
+  @Override
+  public LockBackend withLease(long leaseMillis) {
+    return new RedlockBackend(this, leaseMillis);
   }
 
   /**
@@ -205,33 +249,7 @@ public final class RedlockBackend implements LockBackend {
         transport
             .send(commands.checkAccess(keys), ticker.read() + nodeTimeoutNanos, decided)
             .await(decided);
-    List<String> refusals = new ArrayList<>();
-    int accepted = 0;
-    List<Node> asked = round.nodes();
-    List<List<String>> replies = round.replies();
-    for (int i = 0; i < asked.size(); i++) {
-      List<String> denied = replies.get(i);
-      if (denied != null && denied.isEmpty()) {
-        accepted++;
-      } else if (denied != null) {
-        refusals.add(asked.get(i).label() + " denies " + String.join(", ", denied));
-      }
-    }
-    for (RuntimeException failure : round.failures()) {
-      if (!Failures.isTransient(failure)) {
-        refusals.add(failure.getMessage());
-      }
-    }
-    if (refusals.size() > quorum.nodes() - quorum.majority()) {
-      RedisLockException refused =
-          AccessCheck.refused(keys, List.of(String.join("; ", refusals)), "a majority of masters");
-      round.failures().forEach(refused::addSuppressed);
-      throw refused;
-    }
-    if (!refusals.isEmpty()) {
-      reports.warnAboutRefusals(keys, refusals);
-    }
-    if (quorum.reached(accepted)) {
+    if (quorum.reached(reports.judgeAccess(round, keys))) {
       access.pass();
     }
   }
@@ -446,6 +464,9 @@ public final class RedlockBackend implements LockBackend {
 
   @Override
   public void close() {
+    if (view) {
+      return; // the base's transport, threads and clients
+    }
     transport.close();
     executor.shutdownNow();
     if (ownsClients) {

@@ -2,8 +2,10 @@ package io.github.redislock.internal.backend;
 
 import io.github.redislock.RedisLockException;
 import io.github.redislock.internal.events.RedlockRoundEvent;
+import io.github.redislock.internal.transport.Node;
 import io.github.redislock.internal.transport.Round;
 import io.github.redislock.internal.util.Ticker;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
@@ -123,6 +125,43 @@ final class RedlockReports {
           keys.lock(),
           round.describeFailures(nodeTimeoutMillis));
     }
+  }
+
+  /**
+   * Judges the replies of an access check ({@link AccessCheck}): throws, permanently, when so many
+   * masters refuse (by denying a command, or by failing for a reason no retry cures) that no
+   * majority is left without them; warns of a refusing minority ({@link #warnAboutRefusals}).
+   *
+   * @return how many masters accepted
+   */
+  int judgeAccess(Round<List<String>> round, LockKeys keys) {
+    List<String> refusals = new ArrayList<>();
+    int accepted = 0;
+    List<Node> asked = round.nodes();
+    List<List<String>> replies = round.replies();
+    for (int i = 0; i < asked.size(); i++) {
+      List<String> denied = replies.get(i);
+      if (denied != null && denied.isEmpty()) {
+        accepted++;
+      } else if (denied != null) {
+        refusals.add(asked.get(i).label() + " denies " + String.join(", ", denied));
+      }
+    }
+    for (RuntimeException failure : round.failures()) {
+      if (!Failures.isTransient(failure)) {
+        refusals.add(failure.getMessage());
+      }
+    }
+    if (refusals.size() > quorum.nodes() - quorum.majority()) {
+      RedisLockException refused =
+          AccessCheck.refused(keys, List.of(String.join("; ", refusals)), "a majority of masters");
+      round.failures().forEach(refused::addSuppressed);
+      throw refused;
+    }
+    if (!refusals.isEmpty()) {
+      warnAboutRefusals(keys, refusals);
+    }
+    return accepted;
   }
 
   /**

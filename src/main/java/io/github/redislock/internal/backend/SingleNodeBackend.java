@@ -21,13 +21,18 @@ public final class SingleNodeBackend implements LockBackend {
   /** Closes the client, when this backend made it (the caller's is never closed); or null. */
   private final Runnable closeClient;
 
+  private final WireArguments wire;
   private final LockCommands commands;
   private final Direct direct;
-  private final AccessCheck access = new AccessCheck();
+  private final AccessCheck access;
   private final AccessCheck fairAccess = new AccessCheck();
   private final AccessCheck readWriteAccess = new AccessCheck();
   private final AccessCheck conditionAccess = new AccessCheck();
   private final OrderedOps ordered;
+
+  /** Whether this is a view for another lease ({@link #withLease}), which closes nothing. */
+  private final boolean view;
+
   private final InspectCommands inspection;
 
   /** On a Cluster, which master serves each slot; else {@code null}. */
@@ -66,8 +71,9 @@ public final class SingleNodeBackend implements LockBackend {
     Lender lender = Lenders.of(client);
     boolean cluster = lender.shape() == Lender.Shape.CLUSTER;
     // A Redis Cluster carries wake-ups by sharded Pub/Sub (see internal.wakeup's PubSubClient).
-    WireArguments wire = WireArguments.of(leaseMillis, cluster);
+    this.wire = WireArguments.of(leaseMillis, cluster);
     this.commands = new LockCommands(wire);
+    this.access = new AccessCheck();
     this.direct = new Direct(client);
     this.ordered =
         new OrderedOps(
@@ -86,6 +92,32 @@ public final class SingleNodeBackend implements LockBackend {
     this.inspection = new InspectCommands(wire);
     this.slotMasters = cluster ? new SlotMasters(lender, ticker) : null;
     this.sentinel = lender.shape() == Lender.Shape.SENTINEL && knowsMaster(lender) ? lender : null;
+    this.view = false;
+  }
+
+  /** A view of {@code base} whose holds and entries last {@code leaseMillis} (see withLease). */
+  private SingleNodeBackend(SingleNodeBackend base, long leaseMillis) {
+    this.client = base.client;
+    this.closeClient = null;
+    this.wire = base.wire.withLease(leaseMillis);
+    this.commands = new LockCommands(wire);
+    this.direct = base.direct;
+    this.access = base.access;
+    this.ordered = base.ordered.withLease(leaseMillis); // its checks are the base's
+    this.inspection = new InspectCommands(wire);
+    this.slotMasters = base.slotMasters;
+    this.sentinel = base.sentinel;
+    this.view = true;
+  }
+
+  /**
+   * {@inheritDoc}
+   *
+   * <p>Here: on the same client, connections, access checks and nodes' names.
+   */
+  @Override
+  public LockBackend withLease(long leaseMillis) {
+    return new SingleNodeBackend(this, leaseMillis);
   }
 
   /** Whether the client tells its current master (one built on a provider of its own may not). */
@@ -221,6 +253,9 @@ public final class SingleNodeBackend implements LockBackend {
 
   @Override
   public void close() {
+    if (view) {
+      return; // the base's client and slot masters
+    }
     if (slotMasters != null) {
       slotMasters.close();
     }

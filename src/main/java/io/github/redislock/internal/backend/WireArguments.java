@@ -39,4 +39,26 @@ record WireArguments(
   static long companionTtlMillis(long leaseMillis) {
     return Math.max(2 * leaseMillis, TimeUnit.MINUTES.toMillis(1));
   }
+
+  /** The longest lease given per call: one day. */
+  static final long MAX_LEASE_MILLIS = TimeUnit.DAYS.toMillis(1);
+
+  /**
+   * The same arguments (the same way of publishing) for holds of {@code leaseMillis}.
+   *
+   * @throws IllegalArgumentException unless {@code leaseMillis} is from 1 ms to one day
+   */
+  WireArguments withLease(long leaseMillis) {
+    if (leaseMillis < 1 || leaseMillis > MAX_LEASE_MILLIS) {
+      throw new IllegalArgumentException(
+          "lease: " + leaseMillis + " ms, not from 1 ms to " + MAX_LEASE_MILLIS + " ms (one day)");
+    }
+    return new WireArguments(
+        leaseMillis,
+        Long.toString(leaseMillis),
+        Long.toString(companionTtlMillis(leaseMillis)),
+        publish,
+        subscribe,
+        unsubscribe);
+  }
 }

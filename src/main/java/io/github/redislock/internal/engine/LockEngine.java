@@ -13,19 +13,23 @@ import io.github.redislock.internal.LossReporter;
 import io.github.redislock.internal.LostHolds;
 import io.github.redislock.internal.Mutexes;
 import io.github.redislock.internal.NameRegistry;
+import io.github.redislock.internal.ObjectHolds;
 import io.github.redislock.internal.Releases;
 import io.github.redislock.internal.Settings;
 import io.github.redislock.internal.Telemetry;
+import io.github.redislock.internal.Timer;
 import io.github.redislock.internal.Turns;
 import io.github.redislock.internal.Waits;
 import io.github.redislock.internal.backend.ConditionQueue;
 import io.github.redislock.internal.backend.LockBackend;
 import io.github.redislock.internal.backend.LockState;
 import io.github.redislock.internal.backend.OrderedOps;
+import io.github.redislock.internal.backend.ReadWriteOps;
 import io.github.redislock.internal.condition.Conditions;
 import io.github.redislock.internal.condition.LockConditions;
 import io.github.redislock.internal.kind.ExclusiveKind;
 import io.github.redislock.internal.kind.FairKind;
+import io.github.redislock.internal.kind.FencedKind;
 import io.github.redislock.internal.kind.WriteKind;
 import io.github.redislock.internal.util.Threads;
 import io.github.redislock.internal.util.Ticker;
@@ -101,6 +105,8 @@ public final class LockEngine implements AutoCloseable {
   private final LockNames names;
   private final Mutexes exclusive;
   private final LockConditions exclusiveConditions;
+  private final Timer timer = new Timer();
+  private final ObjectHolds.Machinery machinery;
 
   /** The fair locks, made at the first {@link #fair()} call: Redlock has none. */
   private volatile Mutexes fair;
@@ -176,7 +182,15 @@ public final class LockEngine implements AutoCloseable {
             });
     this.names = new LockNames(settings.keyPrefix, backend, lifecycle);
     this.holds =
-        new Holds(ticker, validNanos, settings.maxHoldNanos, renewer, releases, lifecycle, holders);
+        new Holds(
+            ticker,
+            validNanos,
+            settings.maxHoldNanos,
+            renewer,
+            releases,
+            lifecycle,
+            holders,
+            backend.safetyMarginNanos() > 0);
     this.waits =
         new Waits(
             wakeUps,
@@ -187,6 +201,9 @@ public final class LockEngine implements AutoCloseable {
             settings.slowCallNanos(),
             validNanos,
             attempts);
+    this.machinery =
+        new ObjectHolds.Machinery(
+            holds, releases, wakeUps, losses, telemetry, lifecycle, attempts, timer, ticker);
     this.exclusive = family(new Mutexes.Policy(new ExclusiveKind(backend), true, false));
     this.exclusiveConditions = conditions(exclusive, ConditionQueue.Kind.PLAIN);
   }
@@ -195,9 +212,13 @@ public final class LockEngine implements AutoCloseable {
   private Mutexes family(Mutexes.Policy policy) {
     NameRegistry states = new NameRegistry(lifecycle, policy.firstComeFirstServed());
     LostHolds lost = new LostHolds(states);
+    FencedKind kind = policy.kind();
+    ObjectHolds handles = ObjectHolds.exclusive(machinery, kind);
     Acquisitions acquisitions =
-        new Acquisitions(policy.kind(), states, lost, holds, waits, handoff, turns, telemetry);
-    return new Mutexes(policy, names, states, lost, acquisitions, releases, handoff, turns, losses);
+        new Acquisitions(
+            kind, states, lost, holds, waits, handoff, turns, telemetry, handles::leasedKind);
+    return new Mutexes(
+        policy, names, states, lost, acquisitions, releases, handoff, turns, losses, handles);
   }
 
   /**
@@ -273,12 +294,14 @@ public final class LockEngine implements AutoCloseable {
         family = readWrite;
         if (family == null) {
           WriteKind kind = new WriteKind(backend, io, settings.leaseNanos);
+          ReadWriteOps ops = OrderedOps.readWriteOps(backend.orderedOps());
           Mutexes writes = family(new Mutexes.Policy(kind, false, false));
           family =
               new ReadWriteFamily(
                   writes,
                   conditions(writes, ConditionQueue.Kind.WRITE),
-                  writes.shares(OrderedOps.readWriteOps(backend.orderedOps()), lifecycle));
+                  writes.shares(ops, lifecycle),
+                  ObjectHolds.shared(machinery, ops));
           readWrite = family;
         }
       }
@@ -440,6 +463,7 @@ public final class LockEngine implements AutoCloseable {
         }
         wakeUps.close();
       } finally {
+        timer.close();
         attempts.close(); // timed attempts' callers stop waiting
         renewals.close();
         io.shutdownNow();

@@ -26,10 +26,12 @@ public final class ReadWriteFamily {
   private final Mutexes writes;
   private final LockConditions writeConditions;
   private final Shares reads;
-  private final ObjectHolds readHandles = new ObjectHolds();
+  private final ObjectHolds readHandles;
 
-  ReadWriteFamily(Mutexes writes, LockConditions writeConditions, Shares reads) {
+  ReadWriteFamily(
+      Mutexes writes, LockConditions writeConditions, Shares reads, ObjectHolds readHandles) {
     this.writes = writes;
+    this.readHandles = readHandles;
     this.writeConditions = writeConditions;
     this.reads = reads;
   }
@@ -166,18 +168,23 @@ public final class ReadWriteFamily {
   // ---- leases given per call, and handles ----
 
   public void lockRead(LockName name, long leaseNanos) {
-    if (leaseNanos > 0) {
-      throw new UnsupportedOperationException("not yet");
+    try {
+      reads.acquire(name, Mode.UNINTERRUPTIBLE, 0, false, writes.currentHold(name), leaseNanos);
+    } catch (InterruptedException e) {
+      throw new AssertionError("lock() does not throw InterruptedException", e);
     }
-    lockRead(name);
   }
 
   public boolean tryLockRead(LockName name, long timeoutNanos, long leaseNanos)
       throws InterruptedException {
-    if (leaseNanos > 0) {
-      throw new UnsupportedOperationException("not yet");
+    Hold writeHold = writes.currentHold(name);
+    if (timeoutNanos <= 0) {
+      if (Thread.interrupted()) {
+        throw new InterruptedException();
+      }
+      return reads.acquire(name, Mode.ONCE, 0, false, writeHold, leaseNanos);
     }
-    return tryLockRead(name, timeoutNanos);
+    return reads.acquire(name, Mode.TIMED, timeoutNanos, false, writeHold, leaseNanos);
   }
 
   public void lockWrite(LockName name, long leaseNanos) {
@@ -202,10 +209,12 @@ public final class ReadWriteFamily {
   /** Every hold of these locks, write and read: what the renewer renews. */
   void forEachHold(Consumer<Hold> action) {
     writes.forEachHold(action); // the shares are on the same names
+    readHandles.forEachHold(action);
   }
 
   /** Wakes the writers queued locally once the factory is closed. */
   void wakeQueuedAfterClose() {
+    readHandles.close();
     writes.wakeQueuedAfterClose();
     writeConditions.close();
   }
@@ -216,6 +225,7 @@ public final class ReadWriteFamily {
    */
   void namesInUse(Set<String> names) {
     writes.namesInUse(names); // the readers' shares are on the same names
+    readHandles.namesInUse(names);
   }
 
   /** Awaits on the write locks' conditions woken without a signal they could see. */

@@ -3,6 +3,7 @@ package io.github.redislock.internal.kind;
 import io.github.redislock.internal.backend.Acquisition;
 import io.github.redislock.internal.backend.LockBackend;
 import io.github.redislock.internal.backend.LockKeys;
+import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
  * The exclusive lock ({@code RedisDistributedLock}): one owner per name, on a {@link LockBackend}.
@@ -12,6 +13,10 @@ public final class ExclusiveKind extends LockKeyKind {
     super(backend);
   }
 
+  private ExclusiveKind(LockBackend backend, AtomicBoolean fencing) {
+    super(backend, fencing);
+  }
+
   @Override
   public String label() {
     return "lock";
@@ -19,6 +24,12 @@ public final class ExclusiveKind extends LockKeyKind {
 
   @Override
   public Acquisition tryAcquire(LockKeys keys, String token, boolean expectBusy) {
-    return backend.tryAcquire(keys, token, fencingWanted, expectBusy);
+    return backend.tryAcquire(keys, token, fenced(), expectBusy);
+  }
+
+  /** The plain lock over {@code backend.withLease(leaseMillis)}, sharing its fencing flag. */
+  @Override
+  public ExclusiveKind withLease(long leaseMillis) {
+    return new ExclusiveKind(backend.withLease(leaseMillis), fencing);
   }
 }

@@ -10,6 +10,8 @@ import io.github.redislock.internal.backend.Release;
 import io.github.redislock.internal.backend.Turn;
 import io.github.redislock.internal.util.Tokens;
 import java.util.concurrent.Executor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
  * The fair lock ({@code RedisLockFactory.getFairLock}): waiters of every process queue in Redis and
@@ -33,7 +35,8 @@ public final class FairKind implements FencedKind, Attempts {
   /** The places of waits not over yet: acquired or left, a place goes. */
   private final WaitEntries places;
 
-  private volatile boolean fencingWanted;
+  /** Whether acquisitions issue fencing tokens: one flag for this kind and its leased ones. */
+  private final AtomicBoolean fencing;
 
   /**
    * The fair locks of {@code backend}.
@@ -48,6 +51,17 @@ public final class FairKind implements FencedKind, Attempts {
     this.io = io;
     this.places = new WaitEntries(io);
     this.maxWaitNanos = leaseNanos / 3;
+    this.fencing = new AtomicBoolean();
+  }
+
+  /** {@code base} over its backend's view for {@code leaseMillis} (see {@link #withLease}). */
+  private FairKind(FairKind base, long leaseMillis) {
+    this.backend = base.backend.withLease(leaseMillis);
+    this.queue = OrderedOps.fairQueue(backend.orderedOps());
+    this.io = base.io;
+    this.places = base.places;
+    this.maxWaitNanos = TimeUnit.MILLISECONDS.toNanos(leaseMillis) / 3;
+    this.fencing = base.fencing;
   }
 
   @Override
@@ -79,7 +93,7 @@ public final class FairKind implements FencedKind, Attempts {
   /** A {@code tryLock()}: takes a free lock, whoever queues. */
   @Override
   public Acquisition tryAcquire(LockKeys keys, String token, boolean expectBusy) {
-    return queue.tryAcquire(keys, token, "", fencingWanted, Turn.BARGE);
+    return queue.tryAcquire(keys, token, "", fencing.get(), Turn.BARGE);
   }
 
   @Override
@@ -109,8 +123,8 @@ public final class FairKind implements FencedKind, Attempts {
 
   @Override
   public void fencingWanted() {
-    if (!fencingWanted) {
-      fencingWanted = true;
+    if (!fencing.get()) {
+      fencing.set(true);
     }
   }
 
@@ -121,7 +135,7 @@ public final class FairKind implements FencedKind, Attempts {
   private final class InTurn implements Attempts {
     @Override
     public Acquisition tryAcquire(LockKeys keys, String token, boolean expectBusy) {
-      return queue.tryAcquire(keys, token, "", fencingWanted, Turn.IF_NOBODY_WAITS);
+      return queue.tryAcquire(keys, token, "", fencing.get(), Turn.IF_NOBODY_WAITS);
     }
 
     @Override
@@ -138,7 +152,7 @@ public final class FairKind implements FencedKind, Attempts {
 
     @Override
     Acquisition attempt(LockKeys keys, String token) {
-      return queue.tryAcquire(keys, token, id, fencingWanted, Turn.QUEUE);
+      return queue.tryAcquire(keys, token, id, fencing.get(), Turn.QUEUE);
     }
 
     @Override
@@ -162,5 +176,16 @@ public final class FairKind implements FencedKind, Attempts {
     public long maxWaitNanos() {
       return maxWaitNanos;
     }
+  }
+
+  /**
+   * {@inheritDoc}
+   *
+   * <p>Its places are this kind's: {@link #closing()} of either takes them all out; a wait attempts
+   * at least every third of {@code leaseMillis}, which renews its place.
+   */
+  @Override
+  public FairKind withLease(long leaseMillis) {
+    return new FairKind(this, leaseMillis);
   }
 }

@@ -4,6 +4,7 @@ import io.github.redislock.internal.backend.Acquisition.Grant;
 import io.github.redislock.internal.backend.LockBackend;
 import io.github.redislock.internal.backend.LockKeys;
 import io.github.redislock.internal.backend.Release;
+import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
  * A kind whose hold is the lock key itself, holding the owner's token: renewed, released and fenced
@@ -17,11 +18,23 @@ public abstract class LockKeyKind implements FencedKind, Attempts {
    * Whether anyone asked this factory for a fencing token: from then on every acquisition issues
    * its token at once, in the same script, rather than at the first request, which would cost a
    * round trip more. Until then acquisitions are a plain {@code SET NX PX} where the kind allows.
+   * One flag for a kind and the kinds made from it for other leases ({@link #withLease}).
    */
-  volatile boolean fencingWanted;
+  final AtomicBoolean fencing;
 
   LockKeyKind(LockBackend backend) {
+    this(backend, new AtomicBoolean());
+  }
+
+  /** A kind on {@code backend} that shares {@code fencing} with the kind it was made from. */
+  LockKeyKind(LockBackend backend, AtomicBoolean fencing) {
     this.backend = backend;
+    this.fencing = fencing;
+  }
+
+  /** Whether acquisitions issue fencing tokens (see {@link #fencing}). */
+  final boolean fenced() {
+    return fencing.get();
   }
 
   /** A {@code tryLock()}, or a wait that keeps nothing in Redis: the kind's own attempts. */
@@ -32,8 +45,8 @@ public abstract class LockKeyKind implements FencedKind, Attempts {
 
   @Override
   public final void fencingWanted() {
-    if (!fencingWanted) {
-      fencingWanted = true;
+    if (!fencing.get()) {
+      fencing.set(true);
     }
   }
 

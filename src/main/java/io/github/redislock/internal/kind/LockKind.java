@@ -56,4 +56,14 @@ public interface LockKind extends TokenRelease {
    * processes behind it until its lease ran out).
    */
   default void closing() {}
+
+  /**
+   * The same kind over {@link io.github.redislock.internal.backend.LockBackend#withLease}: every
+   * acquisition, renewal and entry in Redis of the returned kind sets {@code leaseMillis}. It
+   * shares what must stay one per factory with this kind: the entries its waits keep (which {@link
+   * #closing()} of either takes out) and whether fencing tokens are wanted.
+   *
+   * @param leaseMillis the lease, from 1 ms to one day
+   */
+  LockKind withLease(long leaseMillis);
 }

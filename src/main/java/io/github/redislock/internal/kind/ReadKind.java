@@ -73,4 +73,14 @@ public final class ReadKind implements LockKind, Attempts {
   public Attempts forWait(boolean barge) {
     return this;
   }
+
+  /**
+   * The same acquisition's share over {@code ops.withLease(leaseMillis)}: as {@code new
+   * ReadKind(ops.withLease(leaseMillis), writeToken, barge)}, which makes one over leased
+   * operations directly.
+   */
+  @Override
+  public ReadKind withLease(long leaseMillis) {
+    return new ReadKind(ops.withLease(leaseMillis), writeToken, barge);
+  }
 }

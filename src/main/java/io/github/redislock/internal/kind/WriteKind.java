@@ -7,6 +7,7 @@ import io.github.redislock.internal.backend.OrderedOps;
 import io.github.redislock.internal.backend.ReadWriteOps;
 import io.github.redislock.internal.util.Tokens;
 import java.util.concurrent.Executor;
+import java.util.concurrent.TimeUnit;
 
 /**
  * The write lock of a read-write lock ({@code RedisReadWriteLock.writeLock()}): the lock key, taken
@@ -39,6 +40,15 @@ public final class WriteKind extends LockKeyKind {
     this.maxWaitNanos = leaseNanos / 3;
   }
 
+  /** {@code base} over its backend's view for {@code leaseMillis} (see {@link #withLease}). */
+  private WriteKind(WriteKind base, long leaseMillis) {
+    super(base.backend.withLease(leaseMillis), base.fencing);
+    this.ops = OrderedOps.readWriteOps(backend.orderedOps());
+    this.io = base.io;
+    this.intents = base.intents;
+    this.maxWaitNanos = TimeUnit.MILLISECONDS.toNanos(leaseMillis) / 3;
+  }
+
   @Override
   public String label() {
     return "write";
@@ -63,7 +73,7 @@ public final class WriteKind extends LockKeyKind {
   /** A {@code tryLock()}: one attempt, which leaves no intent. */
   @Override
   public Acquisition tryAcquire(LockKeys keys, String token, boolean expectBusy) {
-    return ops.tryWrite(keys, token, "", fencingWanted);
+    return ops.tryWrite(keys, token, "", fenced());
   }
 
   /** One waiting writer's intent: its attempts, and its withdrawal (see {@link WaitEntry}). */
@@ -74,7 +84,7 @@ public final class WriteKind extends LockKeyKind {
 
     @Override
     Acquisition attempt(LockKeys keys, String token) {
-      return ops.tryWrite(keys, token, id, fencingWanted);
+      return ops.tryWrite(keys, token, id, fenced());
     }
 
     @Override
@@ -92,5 +102,16 @@ public final class WriteKind extends LockKeyKind {
     public long maxWaitNanos() {
       return maxWaitNanos;
     }
+  }
+
+  /**
+   * {@inheritDoc}
+   *
+   * <p>Its intents are this kind's: {@link #closing()} of either withdraws them all; a wait
+   * attempts at least every third of {@code leaseMillis}, which renews its intent.
+   */
+  @Override
+  public WriteKind withLease(long leaseMillis) {
+    return new WriteKind(this, leaseMillis);
   }
 }

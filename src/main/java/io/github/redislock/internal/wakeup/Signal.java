@@ -10,6 +10,10 @@ public final class Signal {
   public static final String TO = "to:";
 
   private final Thread waiter = Thread.currentThread();
+
+  /** What a wake-up runs instead of unparking the creating thread; {@code null}: unpark it. */
+  private final Runnable onWake;
+
   private final Ticker ticker;
 
   /** {@code to:<id>}, or {@code null} for a waiter without an id. */
@@ -38,9 +42,24 @@ public final class Signal {
   }
 
   private Signal(Ticker ticker, String address, Predicate<String> route) {
+    this(ticker, address, route, null);
+  }
+
+  private Signal(Ticker ticker, String address, Predicate<String> route, Runnable onWake) {
     this.ticker = ticker;
     this.address = address;
     this.route = route;
+    this.onWake = onWake;
+  }
+
+  /**
+   * A signal that no thread waits on: each wake-up runs {@code onWake} (on the thread that raised
+   * it, such as a subscription's reader, so it must only hand work on), instead of unparking.
+   *
+   * @param id the waiter's id, as for {@link #Signal(Ticker, String)}
+   */
+  static Signal calling(Ticker ticker, String id, Runnable onWake) {
+    return new Signal(ticker, id == null ? null : TO + id, null, onWake);
   }
 
   /**
@@ -101,7 +120,11 @@ public final class Signal {
 
   /** Unparks the waiter, whose signal was raised. */
   void wake() {
-    LockSupport.unpark(waiter);
+    if (onWake != null) {
+      onWake.run();
+    } else {
+      LockSupport.unpark(waiter);
+    }
   }
 
   /**

@@ -57,6 +57,19 @@ public final class WakeUpHub implements AutoCloseable {
     return signal;
   }
 
+  /**
+   * A signal no thread waits on, waiter {@code id}: each wake-up runs {@code onWake} instead (see
+   * {@link Signal#calling}); raised at once if the factory is closed.
+   */
+  public Signal newSignal(String id, Runnable onWake) {
+    Signal signal = Signal.calling(ticker, id, onWake);
+    waiters.add(signal);
+    if (closed) {
+      signal.raise();
+    }
+    return signal;
+  }
+
   /** A signal for the calling thread, raised by the messages {@code route} accepts. */
   public Signal routedSignal(java.util.function.Predicate<String> route) {
     Signal signal = Signal.routed(ticker, route);
