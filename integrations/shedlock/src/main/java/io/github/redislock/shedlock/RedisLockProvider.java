@@ -49,7 +49,9 @@ import org.slf4j.LoggerFactory;
  * </ul>
  *
  * <p>{@code lockAtMostFor} may be at most one day, the longest lease redis-lock gives; a longer one
- * is refused with {@link IllegalArgumentException}. Redis failures are thrown as ShedLock's {@link
+ * is refused with {@link IllegalArgumentException}. A lock taken less than 20 ms before its {@code
+ * lockAtMostUntil} (or after it) gets a lease of 20 ms, the shortest an acquisition reliably fits
+ * in; such a lock can no longer be extended. Redis failures are thrown as ShedLock's {@link
  * LockException}, with the {@link RedisLockException} as the cause: a failing Redis is never taken
  * for a busy lock.
  *
@@ -61,8 +63,12 @@ import org.slf4j.LoggerFactory;
 public final class RedisLockProvider implements ExtensibleLockProvider {
   private static final Logger log = LoggerFactory.getLogger(RedisLockProvider.class);
 
-  /** The shortest lease redis-lock gives: a lock whose {@code lockAtMostUntil} passed gets it. */
-  private static final Duration MIN_LEASE = Duration.ofMillis(1);
+  /**
+   * The shortest lease the provider asks for: a lock whose {@code lockAtMostUntil} is nearer (or
+   * passed already) gets it. Shorter, an acquisition would often take longer than the lease, which
+   * redis-lock refuses as worthless.
+   */
+  private static final Duration MIN_LEASE = Duration.ofMillis(20);
 
   /** The longest lease redis-lock gives. */
   private static final Duration MAX_LEASE = Duration.ofDays(1);
@@ -122,7 +128,7 @@ public final class RedisLockProvider implements ExtensibleLockProvider {
     return handle.map(held -> new HeldLock(held, configuration));
   }
 
-  /** The lease that ends at {@code configuration}'s {@code lockAtMostUntil}, at least 1 ms. */
+  /** The lease that ends at {@code configuration}'s {@code lockAtMostUntil}, at least 20 ms. */
   private static Duration lease(LockConfiguration configuration) {
     Duration lease = until(configuration.getLockAtMostUntil());
     if (lease.compareTo(MAX_LEASE) > 0) {
@@ -166,12 +172,13 @@ public final class RedisLockProvider implements ExtensibleLockProvider {
         } else {
           handle.releaseAfter(keep); // the key stays until lockAtLeastUntil, then expires
         }
-      } catch (LockLostException e) {
+      } catch (LockLostException e) { // its lease (lockAtMostFor) ran out, most likely
         log.warn(
-            "the lock '{}' ended before its job did (lockAtMostFor {}): another node may have run"
-                + " the job meanwhile",
+            "the lock '{}' was lost before its job ended (lockAtMostFor {}): another node may have"
+                + " run the job meanwhile; {}",
             handle.name(),
-            lockConfiguration.getLockAtMostFor());
+            lockConfiguration.getLockAtMostFor(),
+            e.getMessage());
       } catch (RedisLockException e) {
         throw new LockException(
             "cannot unlock '" + handle.name() + "' in Redis: it expires with its lease", e);
@@ -180,6 +187,10 @@ public final class RedisLockProvider implements ExtensibleLockProvider {
 
     @Override
     protected Optional<SimpleLock> doExtend(LockConfiguration newConfiguration) {
+      if (expired(lockConfiguration)) { // held by the shortest lease only: too late to extend
+        forget();
+        return Optional.empty();
+      }
       boolean extended;
       try {
         extended = handle.extend(lease(newConfiguration));
@@ -193,14 +204,19 @@ public final class RedisLockProvider implements ExtensibleLockProvider {
       return Optional.empty();
     }
 
-    /** Closes a handle that lost its hold, so that the factory forgets it; nobody unlocks it. */
+    private static boolean expired(LockConfiguration configuration) {
+      Duration left = until(configuration.getLockAtMostUntil());
+      return left.isNegative() || left.isZero();
+    }
+
+    /** Releases (or forgets, if it was lost) a hold nobody will unlock. */
     private void forget() {
       try {
         handle.close();
       } catch (IllegalMonitorStateException e) { // a LockLostException: reported by the factory
         // lost, as extend said
       } catch (RedisLockException e) {
-        log.debug("closing the lost hold of '{}' failed", handle.name(), e);
+        log.debug("releasing the hold of '{}' failed: it expires with its lease", handle.name(), e);
       }
     }
 

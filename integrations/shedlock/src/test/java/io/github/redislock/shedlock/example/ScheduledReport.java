@@ -11,9 +11,11 @@ import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.context.annotation.AnnotationConfigApplicationContext;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.context.annotation.DependsOn;
 import org.springframework.core.env.MapPropertySource;
 import org.springframework.scheduling.annotation.EnableScheduling;
 import org.springframework.scheduling.annotation.Scheduled;
+import org.springframework.scheduling.concurrent.ThreadPoolTaskScheduler;
 
 /**
  * The example: a Spring application whose {@code @Scheduled} report job runs on every node's
@@ -45,6 +47,21 @@ public class ScheduledReport {
   @Bean
   LockProvider lockProvider(RedisLockFactory redisLockFactory) {
     return new RedisLockProvider(redisLockFactory, "jobs:");
+  }
+
+  /**
+   * The scheduler that runs the {@code @Scheduled} jobs (Spring takes the bean named {@code
+   * taskScheduler}). It depends on the factory, so the context stops it first when it closes: a
+   * report still being written ends, and unlocks, before the factory closes.
+   *
+   * @return the scheduler
+   */
+  @Bean
+  @DependsOn("redisLockFactory")
+  ThreadPoolTaskScheduler taskScheduler() {
+    ThreadPoolTaskScheduler scheduler = new ThreadPoolTaskScheduler();
+    scheduler.setWaitForTasksToCompleteOnShutdown(true);
+    return scheduler;
   }
 
   @Bean
