@@ -49,11 +49,11 @@ import org.slf4j.LoggerFactory;
  * </ul>
  *
  * <p>{@code lockAtMostFor} may be at most one day, the longest lease redis-lock gives; a longer one
- * is refused with {@link IllegalArgumentException}. A lock taken less than 20 ms before its {@code
- * lockAtMostUntil} (or after it) gets a lease of 20 ms, the shortest an acquisition reliably fits
- * in; such a lock can no longer be extended. Redis failures are thrown as ShedLock's {@link
- * LockException}, with the {@link RedisLockException} as the cause: a failing Redis is never taken
- * for a busy lock.
+ * is refused with {@link IllegalArgumentException}. A lock taken less than 50 ms before its {@code
+ * lockAtMostUntil} (or after it) gets a lease of 50 ms, the shortest an acquisition reliably fits
+ * in; such a lock can no longer be extended once its {@code lockAtMostUntil} passed. Redis failures
+ * are thrown as ShedLock's {@link LockException}, with the {@link RedisLockException} as the cause:
+ * a failing Redis is never taken for a busy lock.
  *
  * <p>The provider does not own the factory: close the factory after the schedulers that use the
  * provider stopped. Closing it ends the holds still held (the keys expire with their leases).
@@ -65,10 +65,11 @@ public final class RedisLockProvider implements ExtensibleLockProvider {
 
   /**
    * The shortest lease the provider asks for: a lock whose {@code lockAtMostUntil} is nearer (or
-   * passed already) gets it. Shorter, an acquisition would often take longer than the lease, which
+   * passed already) gets it. Shorter, an acquisition on a loaded machine, or of a Redlock lock
+   * (whose validity is the lease less 1% and 2 ms), would often take longer than the lease, which
    * redis-lock refuses as worthless.
    */
-  private static final Duration MIN_LEASE = Duration.ofMillis(20);
+  private static final Duration MIN_LEASE = Duration.ofMillis(50);
 
   /** The longest lease redis-lock gives. */
   private static final Duration MAX_LEASE = Duration.ofDays(1);
@@ -128,7 +129,7 @@ public final class RedisLockProvider implements ExtensibleLockProvider {
     return handle.map(held -> new HeldLock(held, configuration));
   }
 
-  /** The lease that ends at {@code configuration}'s {@code lockAtMostUntil}, at least 20 ms. */
+  /** The lease that ends at {@code configuration}'s {@code lockAtMostUntil}, at least 50 ms. */
   private static Duration lease(LockConfiguration configuration) {
     Duration lease = until(configuration.getLockAtMostUntil());
     if (lease.compareTo(MAX_LEASE) > 0) {

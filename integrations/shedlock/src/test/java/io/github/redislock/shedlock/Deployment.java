@@ -4,6 +4,7 @@ import io.github.redislock.RedisLockFactory;
 import io.github.redislock.test.ThrowawayCluster;
 import io.github.redislock.test.ThrowawayRedis;
 import io.github.redislock.test.ThrowawaySentinel;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import redis.clients.jedis.Jedis;
@@ -133,8 +134,11 @@ interface Deployment extends AutoCloseable {
     return new Deployment() {
       @Override
       public RedisLockFactory.Builder builder() {
+        // The default node timeout (50 ms) is for masters on a network that answer at once; on a
+        // loaded 2-core machine a master's answer can take longer.
         return RedisLockFactory.builder()
-            .redlock(masters.stream().map(ThrowawayRedis::uri).toArray(String[]::new));
+            .redlock(masters.stream().map(ThrowawayRedis::uri).toArray(String[]::new))
+            .redlockNodeTimeout(Duration.ofMillis(250));
       }
 
       @Override
