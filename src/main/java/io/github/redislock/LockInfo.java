@@ -28,7 +28,8 @@ public final class LockInfo {
    *
    * @param host the holder's host name
    * @param pid the holder's process id
-   * @param thread the name of the thread that acquired the lock in Redis
+   * @param thread the name of the thread that acquired the lock in Redis, or {@code "LockHandle"}
+   *     for a hold owned by a {@link io.github.redislock.LockHandle}
    * @param since when it acquired the lock, by the Redis server's clock
    */
   public record Holder(String host, long pid, String thread, Instant since) {

@@ -29,11 +29,16 @@ public final class HolderDescriptions {
 
   /** The calling thread has just acquired {@code hold} in Redis. */
   void acquired(Hold hold) {
+    acquired(hold, Thread.currentThread().getName());
+  }
+
+  /** As {@link #acquired(Hold)}, for a holder named {@code holder} rather than a thread. */
+  void acquired(Hold hold, String holder) {
     if (!enabled) {
       return;
     }
     try {
-      backend.describeHolder(hold.keys, hold.token, host, pid, Thread.currentThread().getName());
+      backend.describeHolder(hold.keys, hold.token, host, pid, holder);
       hold.described();
     } catch (RuntimeException e) {
       log.debug("could not describe the holder of lock '{}'", hold.name, e);

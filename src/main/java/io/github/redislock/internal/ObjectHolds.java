@@ -256,7 +256,7 @@ public final class ObjectHolds {
       handle[0] = new HandleHold(owner(), hold);
       held.add(handle[0]);
       m.holds().renew(hold, () -> held.remove(handle[0]));
-      m.holds().describe(hold);
+      m.holds().describeHandle(hold);
       return handle[0];
     }
 

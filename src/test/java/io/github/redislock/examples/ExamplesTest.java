@@ -143,6 +143,15 @@ class ExamplesTest {
   }
 
   @Test
+  void asyncPipelineTakesTheLockInOneStageAndReleasesItInAnother() {
+    AsyncPipeline.Result result = AsyncPipeline.run(redis.uri());
+
+    assertThat(result.balance()).isEqualTo(1000 - result.orders());
+    assertThat(result.mostAtOnce()).isOne();
+    assertThat(result.releasedElsewhere()).isEqualTo(result.orders());
+  }
+
+  @Test
   void mainsRunAgainstTheRedisNamedByTheSystemProperty() throws Exception {
     String previous = System.setProperty(ExampleRedis.PROPERTY, redis.uri());
     try {
@@ -155,6 +164,7 @@ class ExamplesTest {
       FairJobClaiming.main(new String[0]);
       ReadMostlyCache.main(new String[0]);
       RunUnderTheLock.main(new String[0]);
+      AsyncPipeline.main(new String[0]);
     } finally {
       if (previous == null) {
         System.clearProperty(ExampleRedis.PROPERTY);

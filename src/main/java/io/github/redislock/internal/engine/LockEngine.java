@@ -201,6 +201,7 @@ public final class LockEngine implements AutoCloseable {
             settings.slowCallNanos(),
             validNanos,
             attempts);
+    holds.reportGivenLeasesOn(timer, losses);
     this.machinery =
         new ObjectHolds.Machinery(
             holds, releases, wakeUps, losses, telemetry, lifecycle, attempts, timer, ticker);
