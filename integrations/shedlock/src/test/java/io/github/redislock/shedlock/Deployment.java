@@ -16,6 +16,14 @@ import redis.clients.jedis.Jedis;
 interface Deployment extends AutoCloseable {
 
   /**
+   * How long the factories wait for an answer of Redis (a tenth of it for each Redlock master):
+   * longer than the library's default, since on a 2-core machine shared with other builds (a load
+   * of 16 was seen) a server or the test JVM stalls for seconds, and ShedLock's fuzz test fails on
+   * the first {@code LockException}. The tests are of what the provider does, not of how fast.
+   */
+  Duration PATIENCE = Duration.ofSeconds(10);
+
+  /**
    * A builder of factories on this deployment.
    *
    * @return the builder, with the endpoint set
@@ -48,7 +56,7 @@ interface Deployment extends AutoCloseable {
     return new Deployment() {
       @Override
       public RedisLockFactory.Builder builder() {
-        return RedisLockFactory.builder().standalone(redis.uri());
+        return RedisLockFactory.builder().standalone(redis.uri()).commandTimeout(PATIENCE);
       }
 
       @Override
@@ -74,7 +82,7 @@ interface Deployment extends AutoCloseable {
     return new Deployment() {
       @Override
       public RedisLockFactory.Builder builder() {
-        return RedisLockFactory.builder().sentinel(redis.uri());
+        return RedisLockFactory.builder().sentinel(redis.uri()).commandTimeout(PATIENCE);
       }
 
       @Override
@@ -100,7 +108,7 @@ interface Deployment extends AutoCloseable {
     return new Deployment() {
       @Override
       public RedisLockFactory.Builder builder() {
-        return RedisLockFactory.builder().cluster(cluster.uri());
+        return RedisLockFactory.builder().cluster(cluster.uri()).commandTimeout(PATIENCE);
       }
 
       @Override
@@ -134,11 +142,10 @@ interface Deployment extends AutoCloseable {
     return new Deployment() {
       @Override
       public RedisLockFactory.Builder builder() {
-        // The default node timeout (50 ms) is for masters on a network that answer at once; on a
-        // loaded 2-core machine a master's answer can take longer.
+        // The default node timeout (50 ms) is for masters that answer at once.
         return RedisLockFactory.builder()
             .redlock(masters.stream().map(ThrowawayRedis::uri).toArray(String[]::new))
-            .redlockNodeTimeout(Duration.ofMillis(250));
+            .redlockNodeTimeout(PATIENCE.dividedBy(10));
       }
 
       @Override

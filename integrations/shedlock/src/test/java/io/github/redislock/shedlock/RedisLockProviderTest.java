@@ -30,7 +30,8 @@ import redis.clients.jedis.Jedis;
 class RedisLockProviderTest {
   @RegisterExtension
   static final RedisLockExtension redis =
-      RedisLockExtension.withSettings(builder -> builder.keyPrefix("app:"));
+      RedisLockExtension.withSettings(
+          builder -> builder.keyPrefix("app:").commandTimeout(Deployment.PATIENCE));
 
   private final String job = "job-" + UUID.randomUUID();
 
