@@ -156,6 +156,12 @@ final class PendingHold {
 
   /** Runs the next attempt on a thread of the key's node. */
   void submit() {
+    if (owner.isClosed()) {
+      // No attempt starts once the factory closes: one in flight during the close would leave its
+      // entry barred in Redis (see WaitEntry) if the closing clients cut its reply off.
+      future.completeExceptionally(new IllegalStateException("this RedisLockFactory is closed"));
+      return;
+    }
     synchronized (this) {
       if (finished || inFlight) {
         return;
