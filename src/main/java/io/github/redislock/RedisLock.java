@@ -41,11 +41,13 @@ import java.util.concurrent.locks.Lock;
  *
  * <p>The future of an asynchronous acquisition is pending while the lock is busy; no thread waits
  * for it. The first attempt runs in the calling thread (so an uncontended acquisition costs what a
- * {@code tryLock()} costs, and the future is complete when the method returns); when the lock is
- * busy, the acquisition is a registration on the lock's wake-up channel, woken by the holder's
- * release as a waiting thread is, and re-checked at the holder's lease end and periodically, by
- * attempts that run on the factory's background threads. Acquisitions of one name by handles of one
- * factory queue in the JVM, so that only the first of them asks Redis.
+ * {@code tryLock()} costs, and the future is complete when the method returns), unless the wait is
+ * shorter than a Redis call may take at worst (three command timeouts): then it runs on the
+ * factory's background threads, so that a stalled Redis cannot hold the caller past the wait; when
+ * the lock is busy, the acquisition is a registration on the lock's wake-up channel, woken by the
+ * holder's release as a waiting thread is, and re-checked at the holder's lease end and
+ * periodically, by attempts that run on the factory's background threads. Acquisitions of one name
+ * by handles of one factory queue in the JVM, so that only the first of them asks Redis.
  *
  * <ul>
  *   <li><b>Timeout</b>: a {@code tryAcquireHoldAsync} whose time runs out completes with an empty

@@ -129,6 +129,18 @@ public final class Holds {
     }
   }
 
+  Ticker ticker() {
+    return ticker;
+  }
+
+  Releases releases() {
+    return releases;
+  }
+
+  Lifecycle lifecycle() {
+    return lifecycle;
+  }
+
   /** Now, on the clock of leases. */
   long now() {
     return ticker.read();

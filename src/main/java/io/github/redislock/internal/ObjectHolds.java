@@ -38,14 +38,24 @@ public final class ObjectHolds {
   /** What the holds of handles use of the factory's engine. */
   public record Machinery(
       Holds holds,
-      Releases releases,
       WakeUpHub wakeUps,
       LossReporter losses,
       Telemetry telemetry,
-      Lifecycle lifecycle,
       NodeExecutor attempts,
       Timer timer,
-      Ticker ticker) {}
+      long slowCallNanos) {
+    Releases releases() {
+      return holds.releases();
+    }
+
+    Lifecycle lifecycle() {
+      return holds.lifecycle();
+    }
+
+    Ticker ticker() {
+      return holds.ticker();
+    }
+  }
 
   /** The kind of a family's holds, for a lease given per call (0: the factory's). */
   @FunctionalInterface
@@ -139,9 +149,17 @@ public final class ObjectHolds {
         new PendingHold(
             owner, name, kind, attempts, mode, deadline, leaseNanos, m.telemetry().acquiring());
     pending.add(acquisition);
+    // In the line before its deadline is armed: a deadline that passes at once takes it out again.
+    boolean first = !queued || mode.once() || joinLine(acquisition);
     acquisition.arm();
-    if (!queued || mode.once() || joinLine(acquisition)) {
-      acquisition.runFirst();
+    if (first) {
+      if (mode == Mode.TIMED && waitNanos <= m.slowCallNanos()) {
+        // A short wait: the attempt runs on the node's threads, so that a stalled Redis cannot
+        // hold the caller past it (as a timed tryLock's would not).
+        acquisition.submit();
+      } else {
+        acquisition.runFirst();
+      }
     }
     if (m.lifecycle().isClosed()) {
       acquisition.future.completeExceptionally(

@@ -254,6 +254,28 @@ public abstract class HandleContractTest extends FormsFixture {
 
   @Test
   @EnabledIf("everyCase")
+  void acquisitionsWhoseTimeRanOutAtOnceLeaveTheNextOneFreeToAcquire() throws Exception {
+    Holder holder = holdInOtherThread(blockerOf(factory()));
+    RedisLock lock = lock();
+    List<CompletableFuture<Optional<LockHandle>>> expired = new ArrayList<>();
+    for (int i = 0; i < 50; i++) {
+      // Deadlines that pass before the acquisition has even queued behind the others.
+      expired.add(lock.tryAcquireHoldAsync(Duration.ofNanos(1 + i % 3)));
+    }
+    for (CompletableFuture<Optional<LockHandle>> each : expired) {
+      releaseQuietly(each.get(Timing.awaitAtMost().toMillis(), TimeUnit.MILLISECONDS));
+    }
+    holder.release();
+    CompletableFuture<LockHandle> next = lock.acquireHoldAsync();
+    await("the next acquisition, the lock being free")
+        .atMost(Timing.awaitAtMost())
+        .until(next::isDone);
+    next.join().release();
+    assertThat(heldOnAnyCopy()).isFalse();
+  }
+
+  @Test
+  @EnabledIf("everyCase")
   void aTimedAsyncAcquisitionOfABusyLockCompletesEmptyAndLeavesNothingBehind() throws Exception {
     Holder holder = holdInOtherThread(blockerOf(factory()));
     RedisLockFactory probe = factory();

@@ -204,7 +204,7 @@ public final class LockEngine implements AutoCloseable {
     holds.reportGivenLeasesOn(timer, losses);
     this.machinery =
         new ObjectHolds.Machinery(
-            holds, releases, wakeUps, losses, telemetry, lifecycle, attempts, timer, ticker);
+            holds, wakeUps, losses, telemetry, attempts, timer, settings.slowCallNanos());
     this.exclusive = family(new Mutexes.Policy(new ExclusiveKind(backend), true, false));
     this.exclusiveConditions = conditions(exclusive, ConditionQueue.Kind.PLAIN);
   }
