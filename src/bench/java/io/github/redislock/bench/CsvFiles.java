@@ -144,6 +144,29 @@ final class CsvFiles {
               quote(w.note())));
     }
     write(dir.resolve("waiting.csv"), rows);
+
+    if (!results.pending.isEmpty()) {
+      rows = new ArrayList<>();
+      rows.add(
+          "form,names,acquisitions,threads_added,heap_added_bytes,threads_per_acquisition,"
+              + "heap_bytes_per_acquisition,completed,drain_ms,note");
+      for (PendingAcquisitions.Result p : results.pending) {
+        rows.add(
+            String.join(
+                ",",
+                quote(p.form()),
+                Integer.toString(p.names()),
+                Integer.toString(p.count()),
+                Long.toString(p.threadsAdded()),
+                Long.toString(p.heapAdded()),
+                num(p.threadsPerAcquisition()),
+                num(p.heapPerAcquisition()),
+                Integer.toString(p.completed()),
+                Long.toString(p.drainMillis()),
+                quote(p.note())));
+      }
+      write(dir.resolve("pending.csv"), rows);
+    }
   }
 
   private static String num(double value) {

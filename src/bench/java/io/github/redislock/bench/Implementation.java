@@ -13,6 +13,7 @@ enum Implementation {
   PING_FLOOR("ping-floor", "floor: PING (1 round trip)", 1, false, false),
   RAW_FLOOR("raw-floor", "floor: SET NX PX + EVALSHA", 1, true, false),
   OURS("ours", "redis-lock", 1, true, true),
+  OURS_ASYNC("ours-async", "redis-lock async hold", 1, true, false),
   OURS_BASE("ours-base", "ours-base", 1, true, true),
   REDISSON("redisson", "Redisson RLock", 1, true, true),
   SPRING_SPIN("spring-spin", "Spring RedisLockRegistry (spin)", 1, true, true),
@@ -122,6 +123,7 @@ enum Implementation {
       case PING_FLOOR -> new PingFloor(uri);
       case RAW_FLOOR -> new RawLockFloor(uri, settings.rawBackoffMicros());
       case OURS -> OursUnderTest.standalone(uri);
+      case OURS_ASYNC -> OursUnderTest.standaloneAsync(uri);
       case OURS_BASE -> BaselineUnderTest.standalone(Baseline.require().loader(), uri);
       case REDISSON -> RedissonUnderTest.single(uri);
       case SPRING_SPIN -> new SpringUnderTest(uri, RedisLockType.SPIN_LOCK);

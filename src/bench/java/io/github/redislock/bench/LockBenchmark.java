@@ -458,6 +458,27 @@ public final class LockBenchmark {
                   w.subscribedConnections(),
                   w.commandsPerSecond()));
         }
+        checkpoint.run();
+      }
+      if (settings.runsScenario("pending")) {
+        log(settings.waiters() + " pending asynchronous acquisitions beside parked threads");
+        for (PendingAcquisitions.Result p : PendingAcquisitions.measure(settings)) {
+          results.pending.add(p);
+          log(
+              String.format(
+                  Locale.ROOT,
+                  "  %-28s on %,d name(s): %,d threads added (%.3f each), %,.0f B heap each;"
+                      + " %,d of %,d completed, the last after %,d ms%s",
+                  p.form(),
+                  p.names(),
+                  p.threadsAdded(),
+                  p.threadsPerAcquisition(),
+                  p.heapPerAcquisition(),
+                  p.completed(),
+                  p.count(),
+                  p.drainMillis(),
+                  p.note().isEmpty() ? "" : " (" + p.note() + ")"));
+        }
       }
     }
 

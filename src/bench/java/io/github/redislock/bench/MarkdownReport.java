@@ -37,6 +37,7 @@ final class MarkdownReport {
     heap();
     redis();
     waiting();
+    pending();
     ReadWriteRuns.render(results.readWrite, this::line);
     conditionWake();
     new TargetCheck(results, out).render();
@@ -530,6 +531,47 @@ final class MarkdownReport {
               w.commandsPerSecond(),
               w.threadsAdded(),
               w.note()));
+    }
+    line("");
+  }
+
+  private void pending() {
+    if (results.pending.isEmpty()) {
+      return;
+    }
+    line("## Pending asynchronous acquisitions beside parked threads");
+    line("");
+    line(
+        "redis-lock on a fresh server, each row with fresh factories: a first factory (another"
+            + " process) holds the lock(s); the measured one makes N acquisitions on 1 name or on"
+            + " N names, as pending `acquireHoldAsync()` futures or as platform threads parked in"
+            + " `lock()`. Live JVM threads (`ThreadMXBean`) and live heap (used heap after a full"
+            + " collection, the least of three readings) while they wait, against the readings"
+            + " before they were made (the lock objects, connections and subscription already"
+            + " there). Then the holder releases and every acquisition must complete: a future's"
+            + " stage releases its handle (on an executor of two threads started before the"
+            + " readings), a thread unlocks and ends. A thread's stack is native memory, not in"
+            + " the heap figure.");
+    line("");
+    line(
+        "| form | names | waiting | threads added | per acquisition | heap added | bytes per"
+            + " acquisition | completed | all done after | notes |");
+    line("|---|--:|--:|--:|--:|--:|--:|--:|--:|---|");
+    for (PendingAcquisitions.Result p : results.pending) {
+      line(
+          String.format(
+              Locale.ROOT,
+              "| %s | %,d | %,d | %,d | %.3f | %,d B | %,.0f | %,d | %,d ms | %s |",
+              p.form(),
+              p.names(),
+              p.count(),
+              p.threadsAdded(),
+              p.threadsPerAcquisition(),
+              p.heapAdded(),
+              p.heapPerAcquisition(),
+              p.completed(),
+              p.drainMillis(),
+              p.note()));
     }
     line("");
   }

@@ -8,14 +8,16 @@ import java.util.concurrent.locks.Lock;
 final class OursUnderTest implements LockUnderTest {
   private final RedisLockFactory factory;
   private final boolean fair;
+  private final boolean async;
 
   private OursUnderTest(RedisLockFactory factory) {
-    this(factory, false);
+    this(factory, false, false);
   }
 
-  private OursUnderTest(RedisLockFactory factory, boolean fair) {
+  private OursUnderTest(RedisLockFactory factory, boolean fair, boolean async) {
     this.factory = factory;
     this.fair = fair;
+    this.async = async;
   }
 
   /** On one node: {@code builder().standalone(uri).build()}. */
@@ -25,7 +27,15 @@ final class OursUnderTest implements LockUnderTest {
 
   /** Fair locks on one node: {@code builder().standalone(uri).build()}, {@code getFairLock}. */
   static OursUnderTest standaloneFair(String uri) {
-    return new OursUnderTest(RedisLockFactory.builder().standalone(uri).build(), true);
+    return new OursUnderTest(RedisLockFactory.builder().standalone(uri).build(), true, false);
+  }
+
+  /**
+   * Holds owned by handles on one node, taken asynchronously: {@code getLock(name)}'s {@code
+   * acquireHoldAsync()} and the handle's {@code release()} (see {@link AsyncHoldLock}).
+   */
+  static OursUnderTest standaloneAsync(String uri) {
+    return new OursUnderTest(RedisLockFactory.builder().standalone(uri).build(), false, true);
   }
 
   /**
@@ -40,6 +50,9 @@ final class OursUnderTest implements LockUnderTest {
 
   @Override
   public Lock newLock(String name) {
+    if (async) {
+      return new AsyncHoldLock(factory.getLock(name));
+    }
     return fair ? factory.getFairLock(name) : factory.getLock(name);
   }
 

@@ -20,6 +20,7 @@ final class Results {
   final List<HeapFootprint.Result> heap = new ArrayList<>();
   final List<RedisFootprint.Result> redis = new ArrayList<>();
   final List<WaitingThreads.Result> waiting = new ArrayList<>();
+  final List<PendingAcquisitions.Result> pending = new ArrayList<>();
   final List<ReadWriteRuns.Row> readWrite = new ArrayList<>();
   ConditionWake.Result conditionWake;
 

@@ -32,6 +32,16 @@ final class TargetCheck {
         Implementation.RAW_FLOOR,
         Scenario.UNCONTENDED,
         0.9);
+    Aggregate async = get(Implementation.OURS_ASYNC, Scenario.UNCONTENDED);
+    Aggregate thread = get(Implementation.OURS, Scenario.UNCONTENDED);
+    if (async != null && thread != null && async.opsPerSecond() > 0) {
+      double r = thread.opsPerSecond() / async.opsPerSecond();
+      double p50 = micros(async.latency(), 50) / micros(thread.latency(), 50);
+      verdict(
+          "uncontended async hold pair (acquireHoldAsync + release): time ≤ 1.1× lock+unlock's",
+          times(r) + " (p50 " + times(p50) + ")",
+          r <= 1.1);
+    }
     CommandCounts.Result nested = results.commandsOf(Implementation.OURS, true);
     verdict(
         "reentrant pair: no Redis round trip",

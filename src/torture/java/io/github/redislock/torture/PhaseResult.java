@@ -94,6 +94,15 @@ final class PhaseResult {
    */
   long staleWritesBesideReaders;
 
+  /** Sections per kind of lock ({@link TortureKind#kindOf}). */
+  final Map<String, Long> acquisitionsByKind = new TreeMap<>();
+
+  /** Sections of {@link HandleKind}, by how they were acquired (form, and lock in brackets). */
+  final Map<String, Long> handleForms = new TreeMap<>();
+
+  /** Sections of {@link HandleKind}, by lock: plain, fair, read, write. */
+  final Map<String, Long> handleLocks = new TreeMap<>();
+
   /** Sections on a hold an await re-acquired, by how the await ended. */
   final Map<String, Long> awaits = new TreeMap<>();
 

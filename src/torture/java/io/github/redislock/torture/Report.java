@@ -6,6 +6,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.ZonedDateTime;
 import java.time.format.DateTimeFormatter;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
@@ -218,6 +219,26 @@ final class Report {
               r.validReadWriteOverlaps,
               r.staleWritesBesideReaders));
     }
+    if (r.kinds.contains("handle")) {
+      text.append(
+          String.format(
+              Locale.ROOT,
+              " Object-owned holds (handle, acquired on one thread, used on a second, released on"
+                  + " a third): %,d sections (%s; by lock: %s); pending acquisitions cancelled:"
+                  + " %,d withdrawn, %,d too late to withdraw (the hold then went through its"
+                  + " section).",
+              r.acquisitionsByKind.getOrDefault("handle", 0L),
+              r.handleForms.isEmpty() ? "none" : r.handleForms.toString().replaceAll("[{}]", ""),
+              r.handleLocks.isEmpty() ? "none" : r.handleLocks.toString().replaceAll("[{}]", ""),
+              workerCount(r, "hold_cancel_withdrew"),
+              workerCount(r, "hold_cancel_too_late")));
+    }
+    if (!r.acquisitionsByKind.isEmpty()) {
+      text.append(" Acquisitions by kind: ");
+      List<String> parts = new ArrayList<>();
+      r.acquisitionsByKind.forEach((k, v) -> parts.add(String.format(Locale.ROOT, "%s %,d", k, v)));
+      text.append(String.join(", ", parts)).append('.');
+    }
     if (r.kinds.contains("condition")) {
       long awaits = r.awaits.values().stream().mapToLong(Long::longValue).sum();
       text.append(
@@ -229,6 +250,19 @@ final class Report {
               r.awaits.isEmpty() ? "none" : r.awaits.toString().replaceAll("[{}]", "")));
     }
     return text.toString();
+  }
+
+  /** The sum of one count ({@code key=value}) over the workers' summaries. */
+  static long workerCount(PhaseResult r, String key) {
+    long sum = 0;
+    for (String line : r.workerSummaries) {
+      for (String part : line.split(" ")) {
+        if (part.startsWith(key + "=")) {
+          sum += Long.parseLong(part.substring(key.length() + 1));
+        }
+      }
+    }
+    return sum;
   }
 
   static final String BEGIN =
@@ -273,9 +307,17 @@ final class Report {
       a token at least the highest it has seen for the name; a counter read at the start is
       written at the end, through the fence, and once more without it. After each write the
       holder records whether `isHeldByCurrentThread()` still says it holds the lock; a long
-      section stops when it does not, as the guarantees page advises. Meanwhile a nemesis runs a
-      seeded schedule of faults against the deployment and the workers, one at a time, waiting
-      after each until every name was acquired again.
+      section stops when it does not, as the guarantees page advises. Besides, holds owned by a
+      handle object (kind `handle`, on the plain lock, and where the factory offers them the fair
+      lock and the read and write locks): each is acquired on a worker thread with
+      `acquireHoldAsync()`, `tryAcquireHoldAsync(wait)`, the blocking `acquireHold()` or
+      `tryAcquireHold(wait)`, some with a lease given per call (and `lockFor(lease)` or
+      `tryLock(wait, lease)` for a thread), its section runs on a thread of another pool, where
+      `isHeld()` is what the holder records, and it is released (`release()`, `close()` or
+      `releaseAfter`) on a third; a tenth of the asynchronous acquisitions are cancelled while
+      they may still be pending, and once the workers stop the factory must renew no hold.
+      Meanwhile a nemesis runs a seeded schedule of faults against the deployment and the
+      workers, one at a time, waiting after each until every name was acquired again.
 
       The checker reads the history afterwards:
 

@@ -25,14 +25,36 @@ import java.util.function.Supplier;
  *
  * <p>A factory built with {@code redlock(...)} throws {@link UnsupportedOperationException} from
  * {@code getFairLock}, {@code getReadWriteLock} and {@code newCondition} by design; the workers
- * probe every kind and run those the factory offers, so under Redlock only {@link MutexKind}.
+ * probe every kind and run those the factory offers, so under Redlock only {@link MutexKind} (and
+ * the kinds that fall back on the plain lock: {@link AliasKind}, {@link HandleKind}).
  */
 interface TortureKind {
 
   /** Every kind, in the order workers weigh them; those a factory lacks are skipped. */
   TortureKind[] ALL = {
-    new MutexKind(), new FairKind(), new ReadWriteKind(), new ConditionKind(), new AliasKind()
+    new MutexKind(),
+    new FairKind(),
+    new ReadWriteKind(),
+    new ConditionKind(),
+    new AliasKind(),
+    new HandleKind()
   };
+
+  /** The id of the kind whose names {@code name} is one of (the keepers' too). */
+  static String kindOf(String name) {
+    if (name.startsWith("rw")) {
+      return "read-write";
+    }
+    return switch (name.charAt(0)) {
+      case 'x' -> "mutex";
+      case 'f' -> "fair";
+      case 'c' -> "condition";
+      case 'k' -> "keeper";
+      case 'h' -> "handle";
+      case 'm', '{' -> "alias";
+      default -> "other";
+    };
+  }
 
   /** A short id, for logs and reports. */
   String id();

@@ -70,6 +70,7 @@ public final class Worker {
   private final int sabotagePerMille;
   private final List<Actor> actors = new ArrayList<>();
   private final Stats stats = new Stats();
+  private HandleRunner handles;
   private volatile boolean stopping;
 
   private Worker(
@@ -144,6 +145,13 @@ public final class Worker {
             lease,
             commandTimeout,
             Integer.parseInt(a.getOrDefault("sabotage", "0")));
+    worker.handles =
+        new HandleRunner(
+            history,
+            worker.stats,
+            factories,
+            lease,
+            Long.parseLong(a.getOrDefault("handleMinWaitMillis", "0")));
     int threads = Integer.parseInt(a.get("threads"));
     boolean virtual = Boolean.parseBoolean(a.get("virtual"));
     SplittableRandom seeds = new SplittableRandom(seed);
@@ -181,6 +189,19 @@ public final class Worker {
     }
     worker.stopping = true;
     List<String> hung = worker.awaitActors();
+    if (hung.isEmpty()) {
+      int left = HandleRunner.nothingLeftHeld(factories.current().locks(), lease);
+      if (left > 0) {
+        history.record(
+            "X|"
+                + id
+                + ".handles|contract|"
+                + left
+                + " hold(s) still renewed by the factory once every thread stopped (a cancelled,"
+                + " interrupted or lost acquisition kept its hold)");
+      }
+    }
+    worker.handles.shutdown();
     String summary = worker.stats.summary() + " lostEvents=" + lost.get() + " hung=" + hung.size();
     history.record("P|" + id + "|" + summary);
     history.close();
@@ -358,7 +379,29 @@ public final class Worker {
         System.out.println("hang " + text + stack);
         history.record("X|" + actor.holder + "|hang|" + clean(text + stack));
         hung.add(actor.holder);
+        String call = actor.call;
+        try {
+          System.err.println(
+              "hang: "
+                  + text
+                  + "; the name in Redis: "
+                  + factories.current().locks().inspect(call.substring(call.lastIndexOf(' ') + 1)));
+        } catch (RuntimeException e) {
+          System.err.println("hang: " + text + "; inspect failed: " + e);
+        }
       }
+    }
+    if (!hung.isEmpty()) {
+      // For the worker's log: where every thread of the JVM was (the pools' too), and the factory.
+      System.err.println("hang: " + factories.current().locks().activity() + "; every thread:");
+      Thread.getAllStackTraces()
+          .forEach(
+              (t, stack) -> {
+                System.err.println("\"" + t.getName() + "\" " + t.getState());
+                for (StackTraceElement e : stack) {
+                  System.err.println("    at " + e);
+                }
+              });
     }
     return hung;
   }
@@ -412,6 +455,44 @@ public final class Worker {
 
     /** A keeper: takes only long holds of the keeper's names ({@link TortureKind.KeeperKind}). */
     final boolean keeper;
+
+    /** What this thread lends the operations of {@link HandleKind}. */
+    private final HandleRunner.Caller caller =
+        new HandleRunner.Caller() {
+          @Override
+          public String holder() {
+            return holder;
+          }
+
+          @Override
+          public SplittableRandom random() {
+            return random;
+          }
+
+          @Override
+          public void enterCall(String what, boolean interruptible) {
+            Actor.this.enterCall(what, interruptible);
+          }
+
+          @Override
+          public boolean leaveCall() {
+            return Actor.this.leaveCall();
+          }
+
+          @Override
+          public void contract(String what) {
+            Actor.this.contract(what);
+          }
+
+          @Override
+          public void error(Throwable e) {
+            if (generation != null && factories.closedUnder(generation, e)) {
+              stats.count("closed under a section");
+              return;
+            }
+            history.record("X|" + holder + "|error|" + clean(e + " at " + where(e)));
+          }
+        };
 
     Actor(String holder, SplittableRandom random, boolean virtual) {
       this(holder, random, virtual, false);
@@ -520,6 +601,10 @@ public final class Worker {
       String name = kind.name(index);
       if (depth == 0) {
         generation = factories.current();
+      }
+      if (kind instanceof HandleKind) {
+        handles.operate(caller, generation, name);
+        return;
       }
       TortureKind.Target target = kind.target(generation.locks(), name, random);
       if (sabotagePerMille > 0 && random.nextInt(1000) < sabotagePerMille) {

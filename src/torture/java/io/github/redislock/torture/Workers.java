@@ -93,6 +93,7 @@ final class Workers implements AutoCloseable {
             "leaseMillis=" + settings.lease().toMillis(),
             "commandTimeoutMillis=" + settings.commandTimeout().toMillis(),
             "sabotage=" + settings.sabotagePerMille(),
+            "handleMinWaitMillis=" + Long.getLong("torture.handleMinWaitMillis", 0),
             "keeper=" + deployment.keepers());
     return WorkerJvm.start(
         id, java, virtual, args, logDir.resolve(deployment.id() + "-" + id + ".log"));
