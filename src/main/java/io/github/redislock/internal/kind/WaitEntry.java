@@ -39,6 +39,13 @@ abstract class WaitEntry implements Attempts, WaitEntries.Entry {
   private boolean left;
   private int unanswered;
   private boolean barred;
+
+  /**
+   * Whether the take-out that sets the bar has not returned yet: an attempt answered meanwhile
+   * leaves the bar to that take-out to lift (lifted before it was set, it would stay a lease).
+   */
+  private boolean barring;
+
   private String lastToken;
   private LockKeys reached;
 
@@ -92,7 +99,7 @@ abstract class WaitEntry implements Attempts, WaitEntries.Entry {
     boolean unbar;
     synchronized (this) {
       unanswered--;
-      unbar = left && barred && unanswered == 0;
+      unbar = left && barred && !barring && unanswered == 0;
       if (unbar) {
         barred = false;
       }
@@ -113,13 +120,37 @@ abstract class WaitEntry implements Attempts, WaitEntries.Entry {
     boolean unbar;
     synchronized (this) {
       unanswered--;
-      unbar = left && barred && unanswered == 0;
+      unbar = left && barred && !barring && unanswered == 0;
       if (unbar) {
         barred = false;
       }
     }
     if (unbar) {
       takeOutQuietly(keys, null);
+    }
+  }
+
+  /**
+   * Takes the entry out, barring the wait's id when an attempt was unanswered; once that take-out
+   * returned, lifts the bar if every attempt was answered meanwhile.
+   */
+  private void takeOutThenUnbar(Leaving leaving) {
+    try {
+      takeOut(leaving.keys, leaving.unsettled);
+    } finally {
+      if (leaving.unsettled != null) {
+        boolean unbar;
+        synchronized (this) {
+          barring = false;
+          unbar = barred && unanswered == 0;
+          if (unbar) {
+            barred = false;
+          }
+        }
+        if (unbar) {
+          takeOutQuietly(leaving.keys, null);
+        }
+      }
     }
   }
 
@@ -135,12 +166,12 @@ abstract class WaitEntry implements Attempts, WaitEntries.Entry {
       return;
     }
     try {
-      takeOut(leaving.keys, leaving.unsettled);
+      takeOutThenUnbar(leaving);
     } catch (RuntimeException e) {
       log.debug(
           "could not take out the entry of a wait for '{}'; trying in the background", keys, e);
       try {
-        io.execute(() -> takeOutQuietly(leaving.keys, leaving.unsettled));
+        io.execute(() -> takeOutQuietly(leaving));
       } catch (RejectedExecutionException rejected) {
         log.debug("factory closed; the entry of a wait for '{}' ends with its lease", keys);
       }
@@ -156,7 +187,7 @@ abstract class WaitEntry implements Attempts, WaitEntries.Entry {
   @Override
   public final Runnable leaveAtClose() {
     Leaving leaving = markLeft();
-    return leaving == null ? null : () -> takeOutQuietly(leaving.keys, leaving.unsettled);
+    return leaving == null ? null : () -> takeOutQuietly(leaving);
   }
 
   /**
@@ -174,6 +205,7 @@ abstract class WaitEntry implements Attempts, WaitEntries.Entry {
       return null;
     }
     barred = unanswered > 0;
+    barring = barred;
     return new Leaving(reached, barred ? lastToken : null);
   }
 
@@ -183,6 +215,17 @@ abstract class WaitEntry implements Attempts, WaitEntries.Entry {
   /** The wait acquired without an attempt of its own (a release handed it the lock). */
   final void acquiredByHandOver() {
     entries.remove(this);
+  }
+
+  private void takeOutQuietly(Leaving leaving) {
+    try {
+      takeOutThenUnbar(leaving);
+    } catch (RuntimeException e) {
+      log.debug(
+          "could not take out the entry of a wait for '{}'; it ends with its lease",
+          leaving.keys,
+          e);
+    }
   }
 
   private void takeOutQuietly(LockKeys keys, String unsettled) {
