@@ -273,18 +273,21 @@ final class PendingHold {
   }
 
   private void grant(String token, Acquisition granted, long start) {
+    boolean withdrawn;
     synchronized (this) {
-      if (finished) { // withdrawn while the attempt was in flight
-        owner.releaseLater(attempts, name, token);
-        inFlight = false;
-        forgetSignal();
-        leave();
-        return;
-      }
+      withdrawn = finished; // while the attempt was in flight
       finished = true;
       inFlight = false;
       cancel(recheck);
       cancel(timeout);
+    }
+    if (withdrawn) {
+      // Outside the monitor, as every call to Redis or the wake-ups: the subscription's reader
+      // takes it to wake this acquisition.
+      owner.releaseLater(attempts, name, token);
+      forgetSignal();
+      leave();
+      return;
     }
     forgetSignal();
     HandleHold handle;
@@ -325,21 +328,25 @@ final class PendingHold {
    */
   private void endAttempt(long waitNanos) {
     boolean again;
+    boolean withdrawn;
     synchronized (this) {
       inFlight = false;
-      if (finished) {
-        forgetSignal(); // it may have subscribed after the withdrawal, which left it to us
-        leave();
-        return;
-      }
-      again = woken;
-      if (!again) {
+      withdrawn = finished;
+      again = !withdrawn && woken;
+      if (!withdrawn && !again) {
         try {
           recheck = owner.timer().schedule(this::submit, waitNanos);
         } catch (RejectedExecutionException e) {
           again = true; // closing: the attempt finds the factory closed
         }
       }
+    }
+    if (withdrawn) {
+      // The attempt owned the signal and the entry; outside the monitor, which the subscription's
+      // reader takes to wake this acquisition.
+      forgetSignal(); // it may have subscribed after the withdrawal, which left it to us
+      leave();
+      return;
     }
     if (again) {
       submit();
