@@ -45,13 +45,13 @@ import redis.clients.jedis.Jedis;
  *
  * <p>Each run prints its seed ({@code -Dredislock.test.seed} replays the operations each thread
  * chooses; the interleaving is the machine's); {@code redislock.handles.seconds} sets the length
- * per deployment (default 4).
+ * per deployment (default 3).
  */
 @IntegrationTest
 class HandlePropertyTest {
   private static final long SEED =
       Long.getLong("redislock.test.seed", ThreadLocalRandom.current().nextLong());
-  private static final int SECONDS = Integer.getInteger("redislock.handles.seconds", 4);
+  private static final int SECONDS = Integer.getInteger("redislock.handles.seconds", 3);
   private static final int FACTORIES = 2;
   private static final int WORKERS = 3;
   private static final List<String> NAMES = List.of("h", "{h}", "h}");
