@@ -86,7 +86,7 @@ import java.util.concurrent.locks.ReentrantLock;
  * same lock. This implementation supports a maximum of 2147483647 recursive acquisitions by the
  * same thread.
  */
-public class RedisDistributedLock implements RedisLock {
+public class RedisDistributedLock extends HandleForms {
 
   /*
    * A thin facade: the engine does all the work, keyed by name, for the calling thread.
@@ -508,55 +508,7 @@ public class RedisDistributedLock implements RedisLock {
   }
 
   @Override
-  public LockHandle acquireHold() {
-    return HoldForms.acquire(this::acquireHandle, 0);
-  }
-
-  @Override
-  public LockHandle acquireHold(Duration lease) {
-    return HoldForms.acquire(this::acquireHandle, HoldForms.lease(lease));
-  }
-
-  @Override
-  public Optional<LockHandle> tryAcquireHold() {
-    return HoldForms.tryAcquireOnce(this::acquireHandle);
-  }
-
-  @Override
-  public Optional<LockHandle> tryAcquireHold(Duration wait) throws InterruptedException {
-    return HoldForms.tryAcquire(this::acquireHandle, HoldForms.wait(wait), 0);
-  }
-
-  @Override
-  public Optional<LockHandle> tryAcquireHold(Duration wait, Duration lease)
-      throws InterruptedException {
-    long leaseNanos = HoldForms.lease(lease);
-    return HoldForms.tryAcquire(this::acquireHandle, HoldForms.wait(wait), leaseNanos);
-  }
-
-  @Override
-  public CompletableFuture<LockHandle> acquireHoldAsync() {
-    return HoldForms.acquireAsync(this::acquireHandle, 0);
-  }
-
-  @Override
-  public CompletableFuture<LockHandle> acquireHoldAsync(Duration lease) {
-    return HoldForms.acquireAsync(this::acquireHandle, HoldForms.lease(lease));
-  }
-
-  @Override
-  public CompletableFuture<Optional<LockHandle>> tryAcquireHoldAsync(Duration wait) {
-    return acquireHandle(HoldForms.wait(wait), 0);
-  }
-
-  @Override
-  public CompletableFuture<Optional<LockHandle>> tryAcquireHoldAsync(
-      Duration wait, Duration lease) {
-    long leaseNanos = HoldForms.lease(lease);
-    return acquireHandle(HoldForms.wait(wait), leaseNanos);
-  }
-
-  private CompletableFuture<Optional<LockHandle>> acquireHandle(long waitNanos, long leaseNanos) {
+  CompletableFuture<Optional<LockHandle>> acquireHandle(long waitNanos, long leaseNanos) {
     return engine.handles().acquire(lockName(), waitNanos, leaseNanos);
   }
 

@@ -231,7 +231,7 @@ public final class RedisReadWriteLock implements ReadWriteLock {
   }
 
   /** The lock returned by {@link RedisReadWriteLock#readLock()}. */
-  public static final class ReadLock implements RedisLock {
+  public static final class ReadLock extends HandleForms {
     private final RedisReadWriteLock lock;
 
     ReadLock(RedisReadWriteLock lock) {
@@ -508,55 +508,7 @@ public final class RedisReadWriteLock implements ReadWriteLock {
     }
 
     @Override
-    public LockHandle acquireHold() {
-      return HoldForms.acquire(this::acquireHandle, 0);
-    }
-
-    @Override
-    public LockHandle acquireHold(Duration lease) {
-      return HoldForms.acquire(this::acquireHandle, HoldForms.lease(lease));
-    }
-
-    @Override
-    public Optional<LockHandle> tryAcquireHold() {
-      return HoldForms.tryAcquireOnce(this::acquireHandle);
-    }
-
-    @Override
-    public Optional<LockHandle> tryAcquireHold(Duration wait) throws InterruptedException {
-      return HoldForms.tryAcquire(this::acquireHandle, HoldForms.wait(wait), 0);
-    }
-
-    @Override
-    public Optional<LockHandle> tryAcquireHold(Duration wait, Duration lease)
-        throws InterruptedException {
-      long leaseNanos = HoldForms.lease(lease);
-      return HoldForms.tryAcquire(this::acquireHandle, HoldForms.wait(wait), leaseNanos);
-    }
-
-    @Override
-    public CompletableFuture<LockHandle> acquireHoldAsync() {
-      return HoldForms.acquireAsync(this::acquireHandle, 0);
-    }
-
-    @Override
-    public CompletableFuture<LockHandle> acquireHoldAsync(Duration lease) {
-      return HoldForms.acquireAsync(this::acquireHandle, HoldForms.lease(lease));
-    }
-
-    @Override
-    public CompletableFuture<Optional<LockHandle>> tryAcquireHoldAsync(Duration wait) {
-      return acquireHandle(HoldForms.wait(wait), 0);
-    }
-
-    @Override
-    public CompletableFuture<Optional<LockHandle>> tryAcquireHoldAsync(
-        Duration wait, Duration lease) {
-      long leaseNanos = HoldForms.lease(lease);
-      return acquireHandle(HoldForms.wait(wait), leaseNanos);
-    }
-
-    private CompletableFuture<Optional<LockHandle>> acquireHandle(long waitNanos, long leaseNanos) {
+    CompletableFuture<Optional<LockHandle>> acquireHandle(long waitNanos, long leaseNanos) {
       return lock.engine.readHandles().acquire(lock.lockName(), waitNanos, leaseNanos);
     }
 
@@ -572,7 +524,7 @@ public final class RedisReadWriteLock implements ReadWriteLock {
   }
 
   /** The lock returned by {@link RedisReadWriteLock#writeLock()}. */
-  public static final class WriteLock implements RedisLock {
+  public static final class WriteLock extends HandleForms {
     private final RedisReadWriteLock lock;
 
     WriteLock(RedisReadWriteLock lock) {
@@ -956,55 +908,7 @@ public final class RedisReadWriteLock implements ReadWriteLock {
     }
 
     @Override
-    public LockHandle acquireHold() {
-      return HoldForms.acquire(this::acquireHandle, 0);
-    }
-
-    @Override
-    public LockHandle acquireHold(Duration lease) {
-      return HoldForms.acquire(this::acquireHandle, HoldForms.lease(lease));
-    }
-
-    @Override
-    public Optional<LockHandle> tryAcquireHold() {
-      return HoldForms.tryAcquireOnce(this::acquireHandle);
-    }
-
-    @Override
-    public Optional<LockHandle> tryAcquireHold(Duration wait) throws InterruptedException {
-      return HoldForms.tryAcquire(this::acquireHandle, HoldForms.wait(wait), 0);
-    }
-
-    @Override
-    public Optional<LockHandle> tryAcquireHold(Duration wait, Duration lease)
-        throws InterruptedException {
-      long leaseNanos = HoldForms.lease(lease);
-      return HoldForms.tryAcquire(this::acquireHandle, HoldForms.wait(wait), leaseNanos);
-    }
-
-    @Override
-    public CompletableFuture<LockHandle> acquireHoldAsync() {
-      return HoldForms.acquireAsync(this::acquireHandle, 0);
-    }
-
-    @Override
-    public CompletableFuture<LockHandle> acquireHoldAsync(Duration lease) {
-      return HoldForms.acquireAsync(this::acquireHandle, HoldForms.lease(lease));
-    }
-
-    @Override
-    public CompletableFuture<Optional<LockHandle>> tryAcquireHoldAsync(Duration wait) {
-      return acquireHandle(HoldForms.wait(wait), 0);
-    }
-
-    @Override
-    public CompletableFuture<Optional<LockHandle>> tryAcquireHoldAsync(
-        Duration wait, Duration lease) {
-      long leaseNanos = HoldForms.lease(lease);
-      return acquireHandle(HoldForms.wait(wait), leaseNanos);
-    }
-
-    private CompletableFuture<Optional<LockHandle>> acquireHandle(long waitNanos, long leaseNanos) {
+    CompletableFuture<Optional<LockHandle>> acquireHandle(long waitNanos, long leaseNanos) {
       return lock.engine.writeHandles().acquire(lock.lockName(), waitNanos, leaseNanos);
     }
 
