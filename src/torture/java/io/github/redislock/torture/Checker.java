@@ -430,7 +430,11 @@ final class Checker {
   // ---- 4. liveness ----
 
   private void checkLiveness() {
-    long bound = settings.livenessBound().toMillis();
+    String bound =
+        settings.livenessBound().toMillis()
+            + " ms ("
+            + settings.longestLivenessBound().toMillis()
+            + " ms for the handles' names)";
     for (FaultWindow f : scheduled) {
       PhaseResult.Row row = result.row(f.kind);
       row.faults++;
@@ -444,7 +448,7 @@ final class Checker {
             f.describe()
                 + ": not every name was acquired within "
                 + bound
-                + " ms after it healed ("
+                + " after it healed ("
                 + lateNames(f)
                 + ")",
             f.records.stream().map(Rec::line).toList());
@@ -522,8 +526,8 @@ final class Checker {
 
   private String lateNames(FaultWindow f) {
     List<String> late = new ArrayList<>();
-    long bound = settings.livenessBound().toMillis() * 1000;
     for (Map.Entry<String, List<Section>> e : h.byName.entrySet()) {
+      long bound = settings.livenessBound(e.getKey()).toMillis() * 1000;
       boolean ok =
           e.getValue().stream()
               .anyMatch(s -> s.start.us() >= f.healUs && s.start.us() <= f.healUs + bound);

@@ -86,6 +86,10 @@ final class HandleRunner {
   private final Worker.Stats stats;
   private final Factories factories;
   private final long leaseMillis;
+
+  /** A lease given per call is this many factory leases: longer than any section. */
+  static final int GIVEN_LEASES = 3;
+
   private final ExecutorService sections = Executors.newFixedThreadPool(6, named("section"));
   private final ExecutorService releases = Executors.newFixedThreadPool(3, named("release"));
   private final ScheduledExecutorService canceller =
@@ -173,7 +177,7 @@ final class HandleRunner {
     }
     Duration lease =
         form == Form.THREAD_LEASE || form == Form.THREAD_TRY_LEASE || random.nextInt(5) == 0
-            ? Duration.ofMillis(3 * leaseMillis)
+            ? Duration.ofMillis(GIVEN_LEASES * leaseMillis)
             : null;
     if (form == Form.THREAD_LEASE || form == Form.THREAD_TRY_LEASE) {
       HandleKind.Choice choice = HandleKind.choose(locks, name, random);
@@ -446,7 +450,7 @@ final class HandleRunner {
       boolean valid = hold.isHeld();
       if (random.nextInt(100) < 5) {
         try {
-          boolean extended = hold.extend(Duration.ofMillis(3 * leaseMillis));
+          boolean extended = hold.extend(Duration.ofMillis(GIVEN_LEASES * leaseMillis));
           stats.count("hold extend " + (extended ? "ok" : "not held"));
         } catch (RedisLockException e) {
           stats.count("hold extend unreachable");

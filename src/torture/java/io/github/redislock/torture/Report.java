@@ -54,6 +54,7 @@ final class Report {
         METHOD
             .replace("LEASE", Long.toString(s.lease().toMillis()))
             .replace("BOUND", Long.toString(s.livenessBound().toMillis()))
+            .replace("LONGEST", Long.toString(s.longestLivenessBound().toMillis()))
             .replace(
                 "TOLERANCE",
                 Long.toString(
@@ -129,8 +130,10 @@ final class Report {
       md.append(
               String.format(
                   Locale.ROOT,
-                  "Orphan check, one lease and %d ms after the last worker stopped: %d key(s) of"
+                  "Orphan check, the longest lease (%d ms) and %d ms after the last worker"
+                      + " stopped: %d key(s) of"
                       + " the library left, besides %d fencing counter(s).",
+                  s.longestLease().toMillis(),
                   Torture.ORPHAN_WAIT_MARGIN_MILLIS,
                   r.orphanKeys,
                   r.countersLeft))
@@ -347,7 +350,8 @@ final class Report {
          update lost beyond the refused writes. The unfenced counter equals the number of ends on
          every name the history shows no overlap on.
       4. **Liveness.** After each fault healed, every name was acquired again within BOUND ms
-         (the lease, the longest hold and 5 s); a timed `tryLock` with a positive time returned
+         (the lease, the longest hold and 5 s; LONGEST ms for the names of holds owned by handles,
+         whose lease given per call is three leases and is not renewed); a timed `tryLock` with a positive time returned
          within TOLERANCE ms of its deadline unless its JVM was paused or stalled meanwhile (with
          a time of 0 or less it makes one attempt in the caller's thread, as `tryLock()` does, and
          is held to `tryLock()`'s bound); no thread was still in a call 30 s after the stop, no
@@ -360,7 +364,8 @@ final class Report {
          unreported (a server that lost its data cannot tell a release from a loss); that is
          counted, not failed.
 
-      6. **Orphans.** Once every worker stopped, and one lease and a second later, no key of the
+      6. **Orphans.** Once every worker stopped, and the longest lease (one given per call, three
+         leases) and a second later, no key of the
          library is left in any server but the fencing counters (`...:lock-meta` hashes), which
          outlive their last use by design: every lock key, fair queue (`:lock-fq`, `:lock-ft`),
          read share and writer intent (`:lock-rs`, `:lock-wi`), condition key and holder hash

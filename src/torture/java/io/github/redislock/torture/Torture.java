@@ -188,18 +188,19 @@ public final class Torture {
   }
 
   /**
-   * How long past one lease after the last worker stopped the orphan check looks: every key a
-   * worker left with a lease has expired by then.
+   * How long past the longest lease after the last worker stopped the orphan check looks: every key
+   * a worker left with a lease has expired by then.
    */
   static final long ORPHAN_WAIT_MARGIN_MILLIS = 1000;
 
   /**
-   * Waits one lease and {@link #ORPHAN_WAIT_MARGIN_MILLIS} from now (every worker has stopped),
-   * then looks for keys the library left in the deployment's servers.
+   * Waits the longest lease a hold may have (one given per call) and {@link
+   * #ORPHAN_WAIT_MARGIN_MILLIS} from now (every worker has stopped), then looks for keys the
+   * library left in the deployment's servers.
    */
   private static Orphans.Found awaitOrphans(TortureSettings settings, Deployment deployment)
       throws InterruptedException {
-    Thread.sleep(settings.lease().toMillis() + ORPHAN_WAIT_MARGIN_MILLIS);
+    Thread.sleep(settings.longestLease().toMillis() + ORPHAN_WAIT_MARGIN_MILLIS);
     Orphans.Found found = Orphans.find(deployment.keyServers());
     System.out.println(
         "torture: "

@@ -59,12 +59,36 @@ record TortureSettings(
   }
 
   /**
-   * How long after a fault healed every name must have been acquired again: the lease (a dead
-   * holder's key expires), the longest hold, and 5 s for retries, re-checks and client
-   * reconfiguration.
+   * The longest lease a hold of {@code name} may have: the factory's, or for the handle kind's
+   * names the lease it gives per call ({@link HandleRunner#GIVEN_LEASES} factory leases, not
+   * renewed), which a dead or paused holder's key keeps until it ends.
    */
+  Duration longestLease(String name) {
+    return TortureKind.kindOf(name).equals("handle") ? longestLease() : lease;
+  }
+
+  /** The longest lease any hold may have: the one the handle kind gives per call. */
+  Duration longestLease() {
+    return lease.multipliedBy(HandleRunner.GIVEN_LEASES);
+  }
+
+  /**
+   * How long after a fault healed {@code name} must have been acquired again: the longest lease of
+   * its holds (a dead holder's key expires), the longest hold, and 5 s for retries, re-checks and
+   * client reconfiguration.
+   */
+  Duration livenessBound(String name) {
+    return longestLease(name).plus(maxHold()).plusSeconds(5);
+  }
+
+  /** The liveness bound of the names whose holds have the factory's lease. */
   Duration livenessBound() {
     return lease.plus(maxHold()).plusSeconds(5);
+  }
+
+  /** The liveness bound of the handle kind's names, whose holds may have a lease given per call. */
+  Duration longestLivenessBound() {
+    return longestLease().plus(maxHold()).plusSeconds(5);
   }
 
   static TortureSettings fromSystemProperties() {
