@@ -193,6 +193,9 @@ final class Nemesis {
     failovers.incrementAndGet();
     long live = awaitLiveness(healUs);
     record(fault, "live", target, live);
+    if (live < 0) {
+      log("  thread dumps: " + workers.dumpThreads("fault" + fault.number()));
+    }
     log(
         "  healed after "
             + healedMillis

@@ -63,6 +63,37 @@ final class Workers implements AutoCloseable {
     return slots[slot];
   }
 
+  /**
+   * Writes a thread dump of every running worker ({@code jcmd <pid> Thread.print}) beside the
+   * workers' logs, named after {@code why}; returns the files written. For a liveness miss: what
+   * each worker's threads were doing while a name stayed out of reach.
+   */
+  List<Path> dumpThreads(String why) {
+    List<Path> files = new ArrayList<>();
+    Path jcmd = Path.of(System.getProperty("java.home"), "bin", "jcmd");
+    for (WorkerJvm w : slots) {
+      Path file = logDir.resolve(deployment.id() + "-" + why + "-" + w.id + "-threads.txt");
+      try {
+        Process p =
+            new ProcessBuilder(jcmd.toString(), Long.toString(w.pid()), "Thread.print", "-l")
+                .redirectErrorStream(true)
+                .redirectOutput(file.toFile())
+                .start();
+        if (p.waitFor(30, java.util.concurrent.TimeUnit.SECONDS)) {
+          files.add(file);
+        } else {
+          p.destroyForcibly();
+        }
+      } catch (java.io.IOException e) {
+        System.out.println("  thread dump of " + w.id + " failed: " + e);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        return files;
+      }
+    }
+    return files;
+  }
+
   /** Stops every worker; returns their {@code stopped} lines. */
   List<String> stopAll() throws InterruptedException {
     for (WorkerJvm w : slots) {
