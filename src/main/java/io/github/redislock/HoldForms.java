@@ -88,7 +88,12 @@ final class HoldForms {
     try {
       return outcome(pending);
     } catch (InterruptedException e) {
-      pending.cancel(false); // withdrawn: a grant after this is released at once
+      // Withdrawn: a grant after this is released at once. A grant that landed after the
+      // interrupt woke this thread and before the cancel is in the future, and nobody else will
+      // have it: released here, or its hold would be renewed with no one to release it.
+      if (!pending.cancel(false) && !pending.isCompletedExceptionally()) {
+        pending.join().ifPresent(HoldForms::releaseUnwanted);
+      }
       throw e;
     }
   }
