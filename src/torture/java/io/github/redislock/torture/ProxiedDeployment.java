@@ -139,9 +139,12 @@ final class ProxiedDeployment implements Deployment {
             "kill-delayed-restart",
             2,
             true,
-            "back only after the lease: every key it granted has expired (a delayed restart)",
+            "back only after the longest lease (a lease given per call included): every key it"
+                + " granted has expired (a delayed restart)",
             (rnd, s) ->
-                new Object[] {targets(rnd), s.lease().toMillis() + Fault.between(rnd, 200, 1000)}));
+                new Object[] {
+                  targets(rnd), s.longestLease().toMillis() + Fault.between(rnd, 200, 1000)
+                }));
     types.add(
         new Fault.Type(
             "pause",
