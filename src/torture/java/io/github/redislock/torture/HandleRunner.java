@@ -182,7 +182,8 @@ final class HandleRunner {
     if (form == Form.THREAD_LEASE || form == Form.THREAD_TRY_LEASE) {
       HandleKind.Choice choice = HandleKind.choose(locks, name, random);
       if (choice.lock() instanceof RedisDistributedLock lock) {
-        threadLease(caller, generation, name, lock, form, waitMillis, lease);
+        threadLease(
+            caller, generation, name, lock, choice.what().equals("fair"), form, waitMillis, lease);
         return;
       }
       form = Form.ASYNC;
@@ -677,6 +678,7 @@ final class HandleRunner {
       Factories.Generation generation,
       String name,
       RedisDistributedLock lock,
+      boolean fair,
       Form form,
       long waitMillis,
       Duration lease) {
@@ -722,7 +724,10 @@ final class HandleRunner {
                 + holder
                 + "|"
                 + name
-                + "|tryLock(t)+lease|"
+                + "|tryLock(t)+lease"
+                // A fair waiter that gives up takes its place out of Redis before it returns.
+                + (fair ? LEAVES : "")
+                + "|"
                 + startUs
                 + "|"
                 + endUs
