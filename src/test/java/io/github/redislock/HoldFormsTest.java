@@ -7,7 +7,6 @@ import java.time.Duration;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicInteger;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -18,11 +17,6 @@ import org.junit.jupiter.api.Test;
  * HandleContractTest}.
  */
 class HoldFormsTest {
-
-  @AfterEach
-  void clearInterrupt() {
-    Thread.interrupted();
-  }
 
   /**
    * The interrupt comes while the caller waits, and the grant lands before the caller withdraws

@@ -351,10 +351,10 @@ final class Report {
          every name the history shows no overlap on.
       4. **Liveness.** After each fault healed, every name was acquired again within BOUND ms
          (the lease, the longest hold and 5 s; LONGEST ms for the names of holds owned by handles,
-         whose lease given per call is three leases and is not renewed); a timed `tryLock` with a positive time returned
-         within TOLERANCE ms of its deadline unless its JVM was paused or stalled meanwhile (with
-         a time of 0 or less it makes one attempt in the caller's thread, as `tryLock()` does, and
-         is held to `tryLock()`'s bound); no thread was still in a call 30 s after the stop, no
+         whose lease given per call is three leases and is not renewed); a timed `tryLock` with a
+         positive time returned within TOLERANCE ms of its deadline unless its JVM was paused or
+         stalled meanwhile (with a time of 0 or less it makes one attempt in the caller's thread,
+         as `tryLock()` does, and is held to `tryLock()`'s bound); no thread was still in a call 30 s after the stop, no
          untimed `tryLock` or `unlock` took over 10 s and no `lock()` or `await` over 60 s.
       5. **Loss reports.** Every `LockLostEvent` matches a real loss: another holder started
          before the release, or a fault or a stall of the holder's JVM overlapped the hold. Every

@@ -78,17 +78,21 @@ record TortureSettings(
    * client reconfiguration.
    */
   Duration livenessBound(String name) {
-    return longestLease(name).plus(maxHold()).plusSeconds(5);
+    return livenessBound(longestLease(name));
   }
 
   /** The liveness bound of the names whose holds have the factory's lease. */
   Duration livenessBound() {
-    return lease.plus(maxHold()).plusSeconds(5);
+    return livenessBound(lease);
   }
 
   /** The liveness bound of the handle kind's names, whose holds may have a lease given per call. */
   Duration longestLivenessBound() {
-    return longestLease().plus(maxHold()).plusSeconds(5);
+    return livenessBound(longestLease());
+  }
+
+  private Duration livenessBound(Duration longestLease) {
+    return longestLease.plus(maxHold()).plusSeconds(5);
   }
 
   static TortureSettings fromSystemProperties() {

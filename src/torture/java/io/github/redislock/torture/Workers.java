@@ -1,10 +1,12 @@
 package io.github.redislock.torture;
 
+import java.io.IOException;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.concurrent.TimeUnit;
 
 /**
  * The worker JVMs of one phase, by slot: a killed worker is replaced in its slot by a new one (a
@@ -79,12 +81,12 @@ final class Workers implements AutoCloseable {
                 .redirectErrorStream(true)
                 .redirectOutput(file.toFile())
                 .start();
-        if (p.waitFor(30, java.util.concurrent.TimeUnit.SECONDS)) {
+        if (p.waitFor(30, TimeUnit.SECONDS)) {
           files.add(file);
         } else {
           p.destroyForcibly();
         }
-      } catch (java.io.IOException e) {
+      } catch (IOException e) {
         System.out.println("  thread dump of " + w.id + " failed: " + e);
       } catch (InterruptedException e) {
         Thread.currentThread().interrupt();
